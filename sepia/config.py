@@ -1,0 +1,31 @@
+"""Settings read from the environment, with embedded defaults under one data directory."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+DEFAULT_MAX_XML_BYTES = 64 * 1024 * 1024
+
+
+def sepia_home() -> Path:
+    """The data directory (SEPIA_HOME, default ~/.sepia) holding the SQLite store and the indexes."""
+    home = Path(os.environ.get("SEPIA_HOME") or Path.home() / ".sepia").expanduser()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def database_url() -> str:
+    """SEPIA_DATABASE_URL if set (any SQLAlchemy URL), else SQLite in the data directory."""
+    return os.environ.get("SEPIA_DATABASE_URL") or f"sqlite:///{sepia_home() / 'sepia.db'}"
+
+
+def index_dir() -> Path:
+    path = sepia_home() / "index"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def max_xml_bytes() -> int:
+    """Files larger than this are refused before parsing (SEPIA_MAX_XML_BYTES)."""
+    value = os.environ.get("SEPIA_MAX_XML_BYTES")
+    return int(value) if value else DEFAULT_MAX_XML_BYTES

@@ -1,0 +1,336 @@
+"""The campaign store: one SQLAlchemy 2 model per thing an evaluation campaign keeps.
+
+Assessors appear in votes and judgments by name, not by account, so that gold standards and
+judgment files from outside (other tools, earlier campaigns) import without inventing users; the
+web tool writes the account's username there.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+# ---------------------------------------------------------------- people
+
+ROLES = ("organiser", "topic_developer", "assessor", "participant")
+
+
+class Team(Base):
+    __tablename__ = "team"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    users: Mapped[list[User]] = relationship(back_populates="team")
+
+
+class User(Base):
+    __tablename__ = "user_account"
+    __table_args__ = (CheckConstraint(f"role IN {ROLES}", name="ck_user_role"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(100), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(255))
+    role: Mapped[str] = mapped_column(String(20))
+    display_name: Mapped[str] = mapped_column(String(200), default="")
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    team: Mapped[Team | None] = relationship(back_populates="users")
+
+
+# ---------------------------------------------------------------- collections
+
+class Document(Base):
+    """One document of a target-language collection, fetched by its DOCID for display and checks."""
+    __tablename__ = "document"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    docid: Mapped[str] = mapped_column(String(200), unique=True)
+    lang: Mapped[str] = mapped_column(String(2), index=True)
+    title: Mapped[str] = mapped_column(Text, default="")
+    date: Mapped[str | None] = mapped_column(String(40))
+    text: Mapped[str] = mapped_column(Text)
+    source: Mapped[str | None] = mapped_column(String(500))
+
+
+# ---------------------------------------------------------------- topics, answers, nuggets
+
+class Topic(Base):
+    __tablename__ = "topic"
+    __table_args__ = (CheckConstraint("status IN ('in_progress', 'completed')", name="ck_topic_status"),)
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # e.g. ACLIA2-CS-0001
+    lang: Mapped[str] = mapped_column(String(2), index=True)  # target (collection) language
+    answer_type: Mapped[str | None] = mapped_column(String(20))
+    memo: Mapped[str] = mapped_column(Text, default="")
+    status: Mapped[str] = mapped_column(String(20), default="in_progress")
+    # Optimistic locking: a save carries the version it started from; a stale one is a conflict.
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)
+    updated_by: Mapped[str | None] = mapped_column(String(100))
+    texts: Mapped[list[TopicText]] = relationship(
+        back_populates="topic", cascade="all, delete-orphan", order_by="TopicText.position")
+    answer_texts: Mapped[list[AnswerText]] = relationship(
+        back_populates="topic", cascade="all, delete-orphan", order_by="AnswerText.id")
+    nuggets: Mapped[list[Nugget]] = relationship(
+        back_populates="topic", cascade="all, delete-orphan", order_by="Nugget.position")
+    __mapper_args__ = {"version_id_col": version}
+
+    def text_of(self, kind: str, lang: str) -> str | None:
+        return next((t.text for t in self.texts if t.kind == kind and t.lang == lang), None)
+
+
+class TopicText(Base):
+    """A question or a narrative of a topic in one language (QUESTION LANG / NARRATIVE LANG)."""
+    __tablename__ = "topic_text"
+    __table_args__ = (CheckConstraint("kind IN ('question', 'narrative')", name="ck_topic_text_kind"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    topic_id: Mapped[str] = mapped_column(ForeignKey("topic.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    lang: Mapped[str] = mapped_column(String(2))
+    text: Mapped[str] = mapped_column(Text)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    topic: Mapped[Topic] = relationship(back_populates="texts")
+
+
+nugget_answer_text = Table(
+    "nugget_answer_text",
+    Base.metadata,
+    Column("nugget_id", ForeignKey("nugget.id", ondelete="CASCADE"), primary_key=True),
+    Column("answer_text_id", ForeignKey("answer_text.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+class AnswerText(Base):
+    """An answer-bearing passage a topic developer saved: text, document and character offsets."""
+    __tablename__ = "answer_text"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    topic_id: Mapped[str] = mapped_column(ForeignKey("topic.id", ondelete="CASCADE"), index=True)
+    docid: Mapped[str] = mapped_column(String(200))
+    start: Mapped[int | None] = mapped_column(Integer)  # offset of the first character in the document
+    end: Mapped[int | None] = mapped_column(Integer)  # offset one past the last character
+    text: Mapped[str] = mapped_column(Text)
+    created_by: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    topic: Mapped[Topic] = relationship(back_populates="answer_texts")
+    nuggets: Mapped[list[Nugget]] = relationship(secondary=nugget_answer_text, back_populates="answer_texts")
+
+
+class Nugget(Base):
+    __tablename__ = "nugget"
+    __table_args__ = (UniqueConstraint("topic_id", "label", name="uq_nugget_label"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    topic_id: Mapped[str] = mapped_column(ForeignKey("topic.id", ondelete="CASCADE"), index=True)
+    label: Mapped[str] = mapped_column(String(64))  # the NUGGET ID of the gold standard, e.g. N003
+    text: Mapped[str] = mapped_column(Text)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    # A weight given from outside (a gold standard without individual votes).
+    weight: Mapped[float | None] = mapped_column(Float)
+    # Vote counts given from outside, when the individual votes are not known.
+    vital_count: Mapped[int | None] = mapped_column(Integer)
+    voter_count: Mapped[int | None] = mapped_column(Integer)
+    created_by: Mapped[str | None] = mapped_column(String(100))
+    topic: Mapped[Topic] = relationship(back_populates="nuggets")
+    answer_texts: Mapped[list[AnswerText]] = relationship(secondary=nugget_answer_text, back_populates="nuggets")
+    sources: Mapped[list[NuggetSource]] = relationship(
+        cascade="all, delete-orphan", order_by="NuggetSource.position")
+    votes: Mapped[list[Vote]] = relationship(cascade="all, delete-orphan", order_by="Vote.id")
+
+
+class NuggetSource(Base):
+    """A document a nugget was taken from, when no saved answer text records it (imported gold)."""
+    __tablename__ = "nugget_source"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
+    docid: Mapped[str] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Vote(Base):
+    """One assessor's vital / not-vital decision on one nugget."""
+    __tablename__ = "vote"
+    __table_args__ = (UniqueConstraint("nugget_id", "assessor", name="uq_vote"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(100))
+    vital: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ---------------------------------------------------------------- runs
+
+RUN_KINDS = ("qa", "ir4qa", "cclqa")
+
+
+class Run(Base):
+    __tablename__ = "run"
+    __table_args__ = (CheckConstraint(f"kind IN {RUN_KINDS}", name="ck_run_kind"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(200), unique=True)  # TEAM-SRC-TGT-NN-X
+    kind: Mapped[str] = mapped_column(String(10))
+    team: Mapped[str] = mapped_column(String(100), index=True)
+    source_lang: Mapped[str] = mapped_column(String(2))
+    target_lang: Mapped[str] = mapped_column(String(2))
+    priority: Mapped[int] = mapped_column(Integer)
+    variant: Mapped[str] = mapped_column(String(2))
+    description: Mapped[str] = mapped_column(Text, default="")
+    ir4qa_run: Mapped[str | None] = mapped_column(String(200))  # the IR4QA run a CCLQA run used
+    submitted_by: Mapped[str | None] = mapped_column(String(100))
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    topics: Mapped[list[RunTopic]] = relationship(
+        back_populates="run", cascade="all, delete-orphan", order_by="RunTopic.position")
+
+
+class RunTopic(Base):
+    """The part of a run that answers one topic, in file order (an empty TOPIC element counts)."""
+    __tablename__ = "run_topic"
+    __table_args__ = (UniqueConstraint("run_id", "topic_id", name="uq_run_topic"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    topic_id: Mapped[str] = mapped_column(String(64), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    run: Mapped[Run] = relationship(back_populates="topics")
+    responses: Mapped[list[Response]] = relationship(
+        back_populates="run_topic", cascade="all, delete-orphan", order_by="Response.rank")
+    documents: Mapped[list[RetrievedDocument]] = relationship(
+        cascade="all, delete-orphan", order_by="RetrievedDocument.rank")
+    key_terms: Mapped[list[KeyTerm]] = relationship(cascade="all, delete-orphan", order_by="KeyTerm.position")
+    answer_types: Mapped[list[AnswerTypeGuess]] = relationship(
+        cascade="all, delete-orphan", order_by="AnswerTypeGuess.position")
+
+
+class Response(Base):
+    """One system response (SR) of a CCLQA run: never truncated."""
+    __tablename__ = "response"
+    __table_args__ = (UniqueConstraint("run_topic_id", "rank", name="uq_response_rank"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
+    rank: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    run_topic: Mapped[RunTopic] = relationship(back_populates="responses")
+    docids: Mapped[list[ResponseDocument]] = relationship(
+        cascade="all, delete-orphan", order_by="ResponseDocument.position")
+
+
+class ResponseDocument(Base):
+    __tablename__ = "response_document"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    response_id: Mapped[int] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"), index=True)
+    docid: Mapped[str] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class RetrievedDocument(Base):
+    """One ranked document of an IR4QA run."""
+    __tablename__ = "retrieved_document"
+    __table_args__ = (UniqueConstraint("run_topic_id", "rank", name="uq_retrieved_rank"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
+    rank: Mapped[int] = mapped_column(Integer)
+    docid: Mapped[str] = mapped_column(String(200))
+    score: Mapped[float | None] = mapped_column(Float)
+
+
+class KeyTerm(Base):
+    """A key term of a Question Analysis run."""
+    __tablename__ = "key_term"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
+    lang: Mapped[str] = mapped_column(String(2))
+    score: Mapped[float | None] = mapped_column(Float)
+    text: Mapped[str] = mapped_column(Text)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class AnswerTypeGuess(Base):
+    """An answer type a Question Analysis run proposes, with its score."""
+    __tablename__ = "answer_type_guess"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
+    answer_type: Mapped[str] = mapped_column(String(20))
+    score: Mapped[float | None] = mapped_column(Float)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+# ---------------------------------------------------------------- pools and judgments
+
+class Pool(Base):
+    """Responses (CCLQA) or documents (IR4QA) gathered from runs by priority for assessment."""
+    __tablename__ = "pool"
+    __table_args__ = (CheckConstraint("kind IN ('cclqa', 'ir4qa')", name="ck_pool_kind"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    depth: Mapped[int] = mapped_column(Integer)
+    max_priority: Mapped[int | None] = mapped_column(Integer)  # runs with priority above this stay out
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    entries: Mapped[list[PoolEntry]] = relationship(cascade="all, delete-orphan", order_by="PoolEntry.id")
+
+
+class PoolEntry(Base):
+    __tablename__ = "pool_entry"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pool_id: Mapped[int] = mapped_column(ForeignKey("pool.id", ondelete="CASCADE"), index=True)
+    topic_id: Mapped[str] = mapped_column(String(64), index=True)
+    response_id: Mapped[int | None] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"))
+    docid: Mapped[str | None] = mapped_column(String(200))
+
+
+class NuggetJudgment(Base):
+    """An assessor's decision that a system response contains (or not) a nugget."""
+    __tablename__ = "nugget_judgment"
+    __table_args__ = (UniqueConstraint("response_id", "nugget_id", "assessor", name="uq_nugget_judgment"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    response_id: Mapped[int] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"), index=True)
+    nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(100))
+    match: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RelevanceJudgment(Base):
+    """Graded relevance of a pooled document for a topic: level 0 (L0, non-relevant) up to Lk."""
+    __tablename__ = "relevance_judgment"
+    __table_args__ = (UniqueConstraint("topic_id", "docid", "assessor", name="uq_relevance_judgment"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    topic_id: Mapped[str] = mapped_column(String(64), index=True)
+    docid: Mapped[str] = mapped_column(String(200))
+    assessor: Mapped[str] = mapped_column(String(100))
+    level: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ---------------------------------------------------------------- results
+
+class EvaluationResult(Base):
+    """A stored score: one row per run, matcher, settings and topic (topic NULL = the run's mean)."""
+    __tablename__ = "evaluation_result"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
+    measure: Mapped[str] = mapped_column(String(40))  # e.g. F3, AP, Q, nDCG
+    matcher: Mapped[str | None] = mapped_column(String(20))
+    settings: Mapped[str] = mapped_column(Text, default="{}")  # JSON of the parameters used
+    topic_id: Mapped[str | None] = mapped_column(String(64))
+    answer_type: Mapped[str | None] = mapped_column(String(20))
+    value: Mapped[float] = mapped_column(Float)
+    recall: Mapped[float | None] = mapped_column(Float)
+    precision: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
