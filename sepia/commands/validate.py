@@ -1,0 +1,34 @@
+"""`sepia validate FILE...`: exit 0 when every file is valid, 1 when any is not, 2 on usage errors."""
+from __future__ import annotations
+
+import click
+
+from sepia.formats.read import FORMATS
+from sepia.formats.validate import JUDGMENTS, validate_file
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS,)),
+              help="The files' format; detected from each file when not given.")
+@click.option("--max-size", type=int, default=None, help="Refuse files over this many bytes.")
+@click.option("-q", "--quiet", is_flag=True, help="Print problems only, no summary line per valid file.")
+def validate(files, format_name, max_size, quiet):
+    """Check run, topic, gold standard and judgment files against the spec.
+
+    Every problem is printed as PATH:LINE:COLUMN: message."""
+    invalid = 0
+    for path in files:
+        obj, problems = validate_file(path, format_name, max_size)
+        for problem in problems:
+            click.echo(str(problem))
+        if obj is None:
+            invalid += 1
+        elif not quiet:
+            click.echo(f"{path}: valid {_kind(obj)}", err=True)
+    raise SystemExit(1 if invalid else 0)
+
+
+def _kind(obj) -> str:
+    return {"TopicSet": "topic set", "GoldStandard": "gold standard", "QARun": "Question Analysis run",
+            "IR4QARun": "IR4QA run", "CCLQARun": "CCLQA run"}.get(type(obj).__name__, "judgments file")

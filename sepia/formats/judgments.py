@@ -1,0 +1,81 @@
+"""The human nugget judgments TSV: `topic_id run_id answer_rank nugget_id match assessor`."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from sepia import vocab
+from sepia.formats.errors import FormatError, Problem
+from sepia.formats.model import Judgment
+
+HEADER = ("topic_id", "run_id", "answer_rank", "nugget_id", "match", "assessor")
+
+
+def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
+    """Parse the TSV, reporting every bad line (PATH:LINE:COLUMN) before giving up."""
+    problems: list[Problem] = []
+    judgments: list[Judgment] = []
+    seen: dict[tuple, int] = {}
+    lines = text.splitlines()
+    if not lines or not text.strip():
+        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(HEADER))])
+    header = tuple(h.strip() for h in lines[0].lstrip("\ufeff").split("\t"))
+    if header != HEADER:
+        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(HEADER) + " (tab-separated), got "
+                                   + " ".join(header))])
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != len(HEADER):
+            problems.append(Problem(name, number, 1, f"expected {len(HEADER)} tab-separated fields, got {len(fields)}"))
+            continue
+        topic_id, run_id, rank, nugget_id, match, assessor = (f.strip() for f in fields)
+
+        def column(i: int) -> int:
+            return sum(len(f) + 1 for f in fields[:i]) + 1
+
+        if vocab.topic_language(topic_id) is None:
+            problems.append(Problem(name, number, column(0), f"topic ID {topic_id!r} is not well formed"))
+        if not run_id:
+            problems.append(Problem(name, number, column(1), "run ID is empty"))
+        if not rank.isdigit() or int(rank) < 1:
+            problems.append(Problem(name, number, column(2), f"answer_rank must be a positive integer, got {rank!r}"))
+        if not nugget_id:
+            problems.append(Problem(name, number, column(3), "nugget ID is empty"))
+        if match not in ("0", "1"):
+            problems.append(Problem(name, number, column(4), f"match must be 1 or 0, got {match!r}"))
+        if not assessor:
+            problems.append(Problem(name, number, column(5), "assessor is empty"))
+        if problems and problems[-1].line == number:
+            continue
+        key = (topic_id, run_id, int(rank), nugget_id, assessor)
+        if key in seen:
+            problems.append(Problem(name, number, 1, f"same judgment already given on line {seen[key]}"))
+            continue
+        seen[key] = number
+        judgments.append(Judgment(topic_id, run_id, int(rank), nugget_id, match == "1", assessor))
+    if problems:
+        raise FormatError(problems)
+    return judgments
+
+
+def read_judgments(path: str | Path) -> list[Judgment]:
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise FormatError([Problem(name, line, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
+    return parse_judgments(text, name)
+
+
+def judgments_to_tsv(judgments: Iterable[Judgment]) -> str:
+    rows = ["\t".join(HEADER)]
+    rows += ["\t".join((j.topic_id, j.run_id, str(j.answer_rank), j.nugget_id, str(int(j.match)), j.assessor))
+             for j in judgments]
+    return "\n".join(rows) + "\n"

@@ -1,0 +1,22 @@
+"""Validate files of any SEPIA format and list every problem found."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from sepia.formats.errors import FormatError, Problem
+from sepia.formats.judgments import read_judgments
+from sepia.formats.read import read_loaded
+from sepia.formats.xmlsafe import load_xml
+
+JUDGMENTS = "judgments"
+
+
+def validate_file(path: str | Path, format_name: str | None = None,
+                  max_bytes: int | None = None) -> tuple[object | None, list[Problem]]:
+    """Return the file's object (None when invalid) and all its problems, warnings included."""
+    try:
+        if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
+            return read_judgments(path), []
+        return read_loaded(load_xml(path, max_bytes), format_name)
+    except FormatError as exc:
+        return None, exc.problems

@@ -1,0 +1,119 @@
+"""Write `sepia.formats.model` objects as the spec's XML (UTF-8, indented, text kept exactly)."""
+from __future__ import annotations
+
+from functools import singledispatch
+
+from lxml import etree
+
+from sepia.formats import model
+
+
+def _number(value: float) -> str:
+    """Shortest text that reads back as the same float (repr), without a pointless '.0'."""
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(float(value))
+
+
+def _set(element, **attributes) -> None:
+    for name, value in attributes.items():
+        if value is not None:
+            element.set(name, _number(value) if isinstance(value, float) else str(value))
+
+
+def _child(parent, tag: str, text: str | None = None, **attributes):
+    element = etree.SubElement(parent, tag)
+    if text is not None:
+        element.text = text
+    _set(element, **attributes)
+    return element
+
+
+def _metadata(root, metadata: model.Metadata) -> None:
+    meta = _child(root, "METADATA")
+    _child(meta, "RUNID", metadata.run_id)
+    _child(meta, "DESCRIPTION", metadata.description)
+    if metadata.ir4qa_run_id is not None:
+        _child(meta, "IR4QA_RUNID", metadata.ir4qa_run_id)
+
+
+@singledispatch
+def build(obj) -> etree._Element:
+    raise TypeError(f"cannot write {type(obj).__name__} as XML")
+
+
+@build.register
+def _(obj: model.TopicSet):
+    root = etree.Element("TOPIC_SET")
+    _set(root, LANG=obj.lang)
+    for topic in obj.topics:
+        el = _child(root, "TOPIC", ID=topic.topic_id, ANSWER_TYPE=topic.answer_type, STATUS=topic.status)
+        for q in topic.questions:
+            _child(el, "QUESTION", q.text, LANG=q.lang)
+        for n in topic.narratives:
+            _child(el, "NARRATIVE", n.text, LANG=n.lang)
+        if topic.memo is not None:
+            _child(el, "MEMO", topic.memo)
+    return root
+
+
+@build.register
+def _(obj: model.GoldStandard):
+    root = etree.Element("TOPIC_SET")
+    _set(root, LANG=obj.lang)
+    for topic in obj.topics:
+        el = _child(root, "TOPIC", ID=topic.topic_id, ANSWER_TYPE=topic.answer_type)
+        for q in topic.questions:
+            _child(el, "QUESTION", q.text, LANG=q.lang)
+        for n in topic.nuggets:
+            nugget = _child(el, "NUGGET", ID=n.nugget_id, WEIGHT=n.weight,
+                            VITAL_VOTES=n.vital_votes, VOTERS=n.voters)
+            _child(nugget, "TEXT", n.text)
+            for docid in n.sources:
+                _child(nugget, "SOURCE", DOCID=docid)
+            for assessor, vital in n.votes:
+                _child(nugget, "VOTE", ASSESSOR=assessor, VITAL=int(vital))
+    return root
+
+
+@build.register
+def _(obj: model.QARun):
+    root = etree.Element("TOPIC_SET")
+    _metadata(root, obj.metadata)
+    for topic in obj.topics:
+        qa = _child(_child(root, "TOPIC", ID=topic.topic_id), "QUESTION_ANALYSIS")
+        for term in topic.key_terms:
+            _child(qa, "KEY_TERM", term.text, LANG=term.lang, SCORE=term.score)
+        for guess in topic.answer_types:
+            _child(qa, "ANSWER_TYPE", guess.answer_type, SCORE=guess.score)
+    return root
+
+
+@build.register
+def _(obj: model.IR4QARun):
+    root = etree.Element("TOPIC_SET")
+    _metadata(root, obj.metadata)
+    for topic in obj.topics:
+        result = _child(_child(root, "TOPIC", ID=topic.topic_id), "IR4QA_RESULT")
+        for doc in topic.documents:
+            _child(result, "DOCUMENT", RANK=doc.rank, DOCID=doc.docid, SCORE=doc.score)
+    return root
+
+
+@build.register
+def _(obj: model.CCLQARun):
+    root = etree.Element("TOPIC_SET")
+    _metadata(root, obj.metadata)
+    for topic in obj.topics:
+        result = _child(_child(root, "TOPIC", ID=topic.topic_id), "CCLQA_RESULT")
+        for answer in topic.answers:
+            el = _child(result, "ANSWER", RANK=answer.rank)
+            _child(el, "TEXT", answer.text)
+            for docid in answer.docids:
+                _child(el, "DOCID", docid)
+    return root
+
+
+def to_xml(obj) -> bytes:
+    """The object as a UTF-8 XML document."""
+    root = build(obj)
+    etree.indent(root, space="  ")
+    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)

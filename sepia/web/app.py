@@ -1,0 +1,117 @@
+"""The Flask application factory: configuration, the store, security and one blueprint per activity."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from flask import Flask, g, render_template, request
+from flask_wtf.csrf import CSRFError, CSRFProtect
+
+from sepia import config as sepia_config
+from sepia.resources import resource_dir
+from sepia.store.db import Store
+from sepia.web import security
+
+csrf = CSRFProtect()
+
+DEFAULT_MAX_UPLOAD_BYTES = 16 * 1024 * 1024
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() not in ("0", "false", "no", "off", "")
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the application. `config` overrides settings (tests pass DATABASE_URL, SEARCH_ENGINE...).
+
+    Settings: DATABASE_URL (default: sepia.config.database_url()), SEARCH_ENGINE (an engine object;
+    default: sepia.search.open_engine(SEARCH_INDEX_DIR) on first use), SECRET_KEY (default:
+    SEPIA_SECRET_KEY or a key kept in the data directory), SESSION_COOKIE_SECURE (default on;
+    SEPIA_COOKIE_SECURE=0 turns it off), MAX_CONTENT_LENGTH.
+    """
+    web_dir = resource_dir("web")
+    app = Flask(
+        "sepia.web",
+        template_folder=str(web_dir / "templates"),
+        static_folder=str(web_dir / "static"),
+    )
+    app.config.update(
+        DATABASE_URL=None,
+        SEARCH_ENGINE=None,
+        SEARCH_INDEX_DIR=None,
+        SESSION_COOKIE_SECURE=_env_flag("SEPIA_COOKIE_SECURE", True),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_NAME="sepia_session",
+        MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD_BYTES,
+        WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as the session: long edits must still save
+        TEMPLATES_AUTO_RELOAD=False,
+    )
+    if config:
+        app.config.update(config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = security.load_secret_key()
+    app.config["DATABASE_URL"] = app.config["DATABASE_URL"] or sepia_config.database_url()
+
+    app.extensions["sepia_store"] = Store(app.config["DATABASE_URL"])
+    csrf.init_app(app)
+    app.jinja_env.autoescape = True
+
+    from sepia.web import admin, auth, nuggets, topics, votes
+
+    for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp):
+        app.register_blueprint(blueprint)
+
+    app.before_request(security.load_current_user)
+    app.teardown_appcontext(_close_session)
+    app.context_processor(security.template_globals)
+    app.after_request(_utf8_and_headers)
+    _register_error_pages(app)
+    return app
+
+
+def _close_session(_exc) -> None:
+    session = g.pop("db_session", None)
+    if session is not None:
+        session.rollback()  # anything not committed by the view is abandoned whole
+        session.close()
+
+
+def _utf8_and_headers(response):
+    if response.mimetype == "text/html" and "charset" not in response.content_type:
+        response.content_type = "text/html; charset=utf-8"
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+    )
+    return response
+
+
+def _register_error_pages(app: Flask) -> None:
+    def page(status: int, title: str, message: str):
+        if request.accept_mimetypes.best == "application/json" or request.is_json:
+            return {"error": message}, status
+        return render_template("error.html", status=status, title=title, message=message), status
+
+    @app.errorhandler(CSRFError)
+    def csrf_error(error):
+        return page(400, "Form expired", "The form's security token is missing or stale. "
+                    "Reload the page and try again; your browser may still hold what you typed.")
+
+    @app.errorhandler(403)
+    def forbidden(error):
+        return page(403, "Not allowed", "Your role does not give access to this page.")
+
+    @app.errorhandler(404)
+    def not_found(error):
+        return page(404, "Not found", error.description or "There is nothing here.")
+
+    @app.errorhandler(413)
+    def too_large(error):
+        return page(413, "Too large", "The upload is larger than this server accepts.")

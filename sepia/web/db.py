@@ -1,0 +1,18 @@
+"""The request's database session: one per request, one transaction per write (commit or nothing)."""
+from __future__ import annotations
+
+from flask import current_app, g
+from sqlalchemy.orm import Session
+
+from sepia.store.db import Store
+
+
+def store() -> Store:
+    return current_app.extensions["sepia_store"]
+
+
+def db() -> Session:
+    """The session of this request; whatever a view does not commit is rolled back at its end."""
+    if "db_session" not in g:
+        g.db_session = store().sessions()
+    return g.db_session

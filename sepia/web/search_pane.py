@@ -1,0 +1,137 @@
+"""The thin adapter between the topic page and the search engine (sepia.search).
+
+Views talk only to this module: it finds the engine (the app's SEARCH_ENGINE, or sepia.search's
+`open_engine` on first use), turns its answers into plain dicts, and makes its snippet HTML safe.
+"""
+from __future__ import annotations
+
+from html import escape
+from html.parser import HTMLParser
+from typing import Any
+
+from flask import current_app
+from markupsafe import Markup
+
+SNIPPET_TAGS = frozenset({"mark", "b", "strong", "em"})
+
+
+class SearchUnavailable(RuntimeError):
+    """No engine or no index for this collection: the page says so instead of failing."""
+
+
+def engine():
+    configured = current_app.config.get("SEARCH_ENGINE")
+    if configured is not None:
+        return configured
+    cached = current_app.extensions.get("sepia_search_engine")
+    if cached is None:
+        try:
+            from sepia.search import open_engine
+        except ImportError as error:
+            raise SearchUnavailable("The search engine (sepia.search) is not installed.") from error
+        try:
+            cached = open_engine(current_app.config.get("SEARCH_INDEX_DIR"))
+        except Exception as error:  # a missing or broken index must not take the page down
+            raise SearchUnavailable(f"The search index cannot be opened: {error}") from error
+        current_app.extensions["sepia_search_engine"] = cached
+    return cached
+
+
+def _get(obj: Any, name: str, default=None):
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
+    """One page of ranked hits: {"total", "page", "page_size", "hits": [{rank, docid, title, date,
+    snippet (safe Markup), score}]}."""
+    try:
+        result = engine().search(lang, query, page=page, page_size=page_size)
+    except SearchUnavailable:
+        raise
+    except Exception as error:
+        raise SearchUnavailable(f"The search failed: {error}") from error
+    hits = [
+        {
+            "rank": _get(hit, "rank"),
+            "docid": _get(hit, "docid"),
+            "title": _get(hit, "title") or "",
+            "date": _get(hit, "date") or "",
+            "snippet": safe_snippet(_get(hit, "snippet") or ""),
+            "score": _get(hit, "score"),
+        }
+        for hit in _get(result, "hits", [])
+    ]
+    return {"total": _get(result, "total", len(hits)) or 0, "page": page, "page_size": page_size, "hits": hits}
+
+
+def generate_query(lang: str, key_terms: list[str]) -> str:
+    try:
+        return engine().generate_query(lang, key_terms)
+    except SearchUnavailable:
+        raise
+    except Exception as error:
+        raise SearchUnavailable(f"No query could be generated: {error}") from error
+
+
+def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> list[tuple[int, int]]:
+    """Where the query's terms occur in the document, as sorted, merged (start, end) code-point
+    offsets into the stored text; none when there is no query or no engine."""
+    if not query:
+        return []
+    try:
+        found = engine().document(lang, docid, query=query)
+    except Exception:
+        return []  # highlighting is a help, not a condition for reading the document
+    spans = []
+    for span in _get(found, "hits", None) or _get(found, "spans", None) or []:
+        start, end = (span[0], span[1]) if isinstance(span, (tuple, list)) else (_get(span, "start"), _get(span, "end"))
+        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= text_length:
+            spans.append((start, end))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+class _SnippetCleaner(HTMLParser):
+    """Keeps the text and a few attribute-less emphasis tags; everything else becomes plain text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.open: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in SNIPPET_TAGS:
+            self.out.append(f"<{tag}>")
+            self.open.append(tag)
+        else:
+            self.out.append(escape(self.get_starttag_text() or ""))
+
+    def handle_endtag(self, tag):
+        if tag in SNIPPET_TAGS and tag in self.open:
+            while self.open:
+                closing = self.open.pop()
+                self.out.append(f"</{closing}>")
+                if closing == tag:
+                    break
+        else:
+            self.out.append(escape(f"</{tag}>"))
+
+    def handle_data(self, data):
+        self.out.append(escape(data))
+
+    def result(self) -> str:
+        self.close()
+        return "".join(self.out) + "".join(f"</{tag}>" for tag in reversed(self.open))
+
+
+def safe_snippet(snippet_html: str) -> Markup:
+    cleaner = _SnippetCleaner()
+    cleaner.feed(snippet_html)
+    return Markup(cleaner.result())
