@@ -88,8 +88,9 @@ def _kendall(x, z, valid, name):
     for start in range(0, len(x2), block):
         xb, zb, vb = x2[start:start + block], z2[start:start + block], v2[start:start + block]
         pair = vb[:, i] & vb[:, j]
-        sx = np.sign(xb[:, i] - xb[:, j]) * pair
-        sz = np.sign(zb[:, i] - zb[:, j]) * pair
+        with np.errstate(invalid="ignore"):
+            sx = np.where(pair, np.sign(xb[:, i] - xb[:, j]), 0.0)
+            sz = np.where(pair, np.sign(zb[:, i] - zb[:, j]), 0.0)
         s[start:start + block] = (sx * sz).sum(-1)
         untied_x[start:start + block] = (sx != 0).sum(-1)
         untied_z[start:start + block] = (sz != 0).sum(-1)

@@ -1,0 +1,22 @@
+"""Helpers the commands share: read inputs or exit with every problem listed."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from sepia.formats.errors import FormatError
+
+
+def load_or_exit(reader, *args, **kwargs):
+    """Call a reader; on bad input print each problem (PATH:LINE:COLUMN: message) and exit 1."""
+    try:
+        return reader(*args, **kwargs)
+    except FormatError as exc:
+        for problem in exc.problems:
+            click.echo(str(problem), err=True)
+        sys.exit(1)
+
+
+def warn(message: str) -> None:
+    click.secho(f"warning: {message}", fg="yellow", err=True)

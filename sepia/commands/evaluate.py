@@ -1,0 +1,71 @@
+"""`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as the spec's section 3 defines."""
+from __future__ import annotations
+
+import click
+
+from sepia.commands.common import load_or_exit, warn
+from sepia.formats.judgments import read_judgments
+from sepia.formats.model import CCLQARun, GoldStandard
+from sepia.formats.read import expect, read_file
+from sepia.scoring.allowance import Allowance, parse_overrides
+from sepia.scoring.evaluate import evaluate_runs
+from sepia.scoring.matchers import MATCHERS
+from sepia.scoring.report import as_json, table, tsv
+from sepia.scoring.tokenize import Tokenizer
+from sepia.scoring.weights import SCHEMES
+
+
+@click.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML.")
+@click.option("--run", "run_paths", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="CCLQA run XML; repeat for several runs.")
+@click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
+@click.option("--judgments", "judgments_path", type=click.Path(exists=True, dir_okay=False),
+              help="Human nugget judgments TSV (needed by --matcher human).")
+@click.option("--beta", type=float, default=3.0, show_default=True)
+@click.option("--theta", type=float, default=0.5, show_default=True,
+              help="BINARIZED: a nugget matches when its best softmatch is strictly above this.")
+@click.option("--weights", type=click.Choice(SCHEMES), default="pyramid", show_default=True)
+@click.option("--allowance", multiple=True, metavar="N|TYPE=N",
+              help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
+                   "Default: mean gold nugget length per language and type.")
+@click.option("--stem", is_flag=True, help="Stem English words (Porter2 / Snowball English) before matching.")
+@click.option("--stopwords", is_flag=True, help="Drop English stop words before matching.")
+@click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+def evaluate(gold_path, run_paths, matcher, judgments_path, beta, theta, weights, allowance, stem, stopwords,
+             as_set, output):
+    """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked."""
+    if matcher == "human" and not judgments_path:
+        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    if beta <= 0:
+        raise click.BadParameter("beta must be positive", param_hint="--beta")
+    try:
+        per_type, everywhere = parse_overrides(allowance)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allowance") from None
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in run_paths]
+    duplicates = {r.run_id for r in runs if sum(o.run_id == r.run_id for o in runs) > 1}
+    if duplicates:
+        raise click.UsageError(f"the same run ID is given more than once: {', '.join(sorted(duplicates))}")
+    judgments = load_or_exit(read_judgments, judgments_path) if judgments_path else None
+    tokenizer = Tokenizer(stem=stem, stopwords=stopwords)
+    results = evaluate_runs(gold, runs, matcher=matcher, judgments=judgments, beta=beta, theta=theta,
+                            weights=weights, allowance=everywhere, allowance_per_type=per_type,
+                            tokenizer=tokenizer, as_set=as_set)
+    for message in dict.fromkeys(w for r in results for w in r.warnings):
+        warn(message)
+    settings = {"matcher": matcher, "beta": beta, "theta": theta if matcher == "binarized" else None,
+                "weights": weights, "allowance": Allowance({}, per_type, everywhere).describe(),
+                "tokens": tokenizer.describe() + (", as a set" if as_set else ", as a bag")}
+    if output == "json":
+        click.echo(as_json(results, settings))
+    elif output == "tsv":
+        click.echo(tsv(results), nl=False)
+    else:
+        header = (f"F{beta:g} with the {matcher.upper()} matcher"
+                  + (f" (theta {theta:g})" if matcher == "binarized" else "")
+                  + f", {weights} weights, {settings['allowance']}; tokens: {settings['tokens']}")
+        click.echo(table(results, header), nl=False)

@@ -1,0 +1,123 @@
+"""Score CCLQA runs against a gold standard: per topic, macro averages overall and by answer type."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from sepia import vocab
+from sepia.formats.model import CCLQARun, GoldStandard, Judgment
+from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
+from sepia.scoring.fscore import TopicScore, topic_score
+from sepia.scoring.matchers import HumanMatcher, make_matcher
+from sepia.scoring.tokenize import Tokenizer, char_length
+from sepia.scoring.weights import nugget_weights
+
+
+@dataclass
+class RunScore:
+    run_id: str
+    matcher: str
+    score: float
+    by_type: dict[str, float]
+    topics: list[TopicScore]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def language_pair(self) -> str:
+        parsed = vocab.parse_run_id(self.run_id)
+        return parsed.language_pair if parsed else "?"
+
+    def as_dict(self) -> dict:
+        return {"run_id": self.run_id, "matcher": self.matcher, "score": self.score, "by_type": self.by_type,
+                "topics": [t.as_dict() for t in self.topics]}
+
+
+@dataclass
+class Settings:
+    matcher: str = "binarized"
+    beta: float = 3.0
+    theta: float = 0.5
+    weights: str = "pyramid"
+    allowance_per_type: dict[str, float] = field(default_factory=dict)
+    allowance: float | None = None
+    tokenizer: Tokenizer = field(default_factory=Tokenizer)
+    as_set: bool = False
+
+
+def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str = "binarized",
+                  judgments: Sequence[Judgment] | None = None, beta: float = 3.0, theta: float = 0.5,
+                  weights: str = "pyramid", allowance: float | None = None,
+                  allowance_per_type: dict[str, float] | None = None,
+                  tokenizer: Tokenizer | None = None, as_set: bool = False) -> list[RunScore]:
+    """Score every run; the result is ranked by score, best first.
+
+    `allowance` overrides C for every answer type, `allowance_per_type` for the types it names."""
+    settings = Settings(matcher, beta, theta, weights, allowance_per_type or {}, allowance,
+                        tokenizer or Tokenizer(), as_set)
+    return Evaluator(gold, settings, judgments).rank(runs)
+
+
+class Evaluator:
+    """Holds what does not change from run to run: weights, allowances and the matcher's caches."""
+
+    def __init__(self, gold: GoldStandard, settings: Settings, judgments: Sequence[Judgment] | None = None):
+        self.gold = gold
+        self.settings = settings
+        self.matcher = make_matcher(settings.matcher, theta=settings.theta, judgments=judgments,
+                                    tokenizer=settings.tokenizer, as_set=settings.as_set)
+        self.allowance = Allowance(mean_nugget_lengths(gold), settings.allowance_per_type, settings.allowance)
+        self.warnings: list[str] = []
+        self.topics_by_lang: dict[str, list] = defaultdict(list)
+        self.weights: dict[str, list[float]] = {}
+        for topic in gold.topics:
+            if not topic.nuggets:
+                self.warnings.append(f"topic {topic.topic_id} has no nuggets in the gold standard and is left out")
+                continue
+            self.weights[topic.topic_id], notes = nugget_weights(topic.nuggets, settings.weights)
+            self.warnings += [f"topic {topic.topic_id}: {note}" for note in notes]
+            self.topics_by_lang[topic_lang(gold, topic)].append(topic)
+
+    def rank(self, runs: Sequence[CCLQARun]) -> list[RunScore]:
+        return sorted((self.evaluate(run) for run in runs), key=lambda r: (-r.score, r.run_id))
+
+    def evaluate(self, run: CCLQARun) -> RunScore:
+        parsed = vocab.parse_run_id(run.run_id)
+        lang = parsed.target_lang if parsed else self.gold.lang
+        topics = self.topics_by_lang.get(lang, [])
+        warnings: list[str] = []
+        if not topics:
+            warnings.append(f"the gold standard has no {lang} topics with nuggets; run {run.run_id} scores 0")
+        answered = {t.topic_id: t for t in run.topics}
+        unknown = sorted(set(answered) - {t.topic_id for t in topics})
+        if unknown:
+            warnings.append(f"run {run.run_id} answers topics the gold standard lacks (ignored): {', '.join(unknown)}")
+        scores = []
+        for topic in topics:
+            run_topic = answered.get(topic.topic_id)
+            answers = run_topic.answers if run_topic else []
+            if answers and isinstance(self.matcher, HumanMatcher) and self.matcher.unjudged(run.run_id, topic.topic_id):
+                warnings.append(f"run {run.run_id} topic {topic.topic_id}: no human judgments (scored as no match)")
+            match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers) if answers else []
+            scores.append(topic_score(
+                topic.topic_id, topic.answer_type, self.weights[topic.topic_id],
+                match_scores or [0.0] * len(topic.nuggets),
+                sum(char_length(a.text) for a in answers),
+                self.allowance(lang, topic.answer_type), self.settings.beta, has_responses=bool(answers)))
+        return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
+                        scores, self.warnings + warnings)
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def _by_type(scores: Sequence[TopicScore]) -> dict[str, float]:
+    groups: dict[str, list[float]] = defaultdict(list)
+    for s in scores:
+        groups[s.answer_type].append(s.f)
+    return {t: _mean(v) for t, v in sorted(groups.items(), key=lambda kv: _type_order(kv[0]))}
+
+
+def _type_order(answer_type: str) -> int:
+    return vocab.ANSWER_TYPES.index(answer_type) if answer_type in vocab.ANSWER_TYPES else len(vocab.ANSWER_TYPES)

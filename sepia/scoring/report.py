@@ -1,0 +1,54 @@
+"""Render scores as ACLIA's overview does: one table per language pair, ALL then each answer type."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Sequence
+
+from sepia import vocab
+from sepia.scoring.evaluate import RunScore
+
+
+def _types(results: Sequence[RunScore]) -> list[str]:
+    present = {t for r in results for t in r.by_type}
+    return [t for t in vocab.ANSWER_TYPES if t in present]
+
+
+def _align(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+            for row in rows]
+
+
+def table(results: Sequence[RunScore], title: str = "") -> str:
+    """Runs grouped by language pair, ranked within each, with their ALL score and scores by type."""
+    by_pair: dict[str, list[RunScore]] = defaultdict(list)
+    for r in results:
+        by_pair[r.language_pair].append(r)
+    lines = [title] if title else []
+    for pair in sorted(by_pair, key=lambda p: (vocab.LANGUAGE_PAIRS + (p,)).index(p)):
+        runs = sorted(by_pair[pair], key=lambda r: (-r.score, r.run_id))
+        types = _types(runs)
+        rows = [["RUN", "MATCHER", "ALL"] + [vocab.ANSWER_TYPE_ABBREVIATIONS.get(t, t) for t in types]]
+        rows += [[r.run_id, r.matcher.upper(), f"{r.score:.4f}"]
+                 + [f"{r.by_type[t]:.4f}" if t in r.by_type else "-" for t in types] for r in runs]
+        lines += ["", f"{pair} ({len({t.topic_id for r in runs for t in r.topics})} topics)"] + _align(rows)
+    return "\n".join(lines) + "\n"
+
+
+def tsv(results: Sequence[RunScore]) -> str:
+    """One row per run and topic, then one 'ALL' row per run: easy to load in a spreadsheet."""
+    rows = ["run_id\tmatcher\ttopic_id\tanswer_type\tf\trecall\tprecision\tmatched\tlength\tallowance"]
+    for r in results:
+        for t in r.topics:
+            rows.append(f"{r.run_id}\t{r.matcher}\t{t.topic_id}\t{t.answer_type}\t{t.f:.6f}\t{t.recall:.6f}\t"
+                        f"{t.precision:.6f}\t{t.matched:g}\t{t.length}\t{t.allowance:.6f}")
+        rows.append(f"{r.run_id}\t{r.matcher}\tALL\t-\t{r.score:.6f}\t\t\t\t\t")
+    return "\n".join(rows) + "\n"
+
+
+def as_json(results: Sequence[RunScore], settings: dict | None = None) -> str:
+    document = {"runs": [r.as_dict() for r in results]}
+    if settings:
+        document["settings"] = settings
+    return json.dumps(document, ensure_ascii=False, indent=2)

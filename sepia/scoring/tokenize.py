@@ -1,0 +1,67 @@
+"""Normalisation and tokens for nugget matching (spec section 3).
+
+Text is NFKC-normalised and lower-cased. Every CJK ideograph, hiragana, katakana and hangul
+character is a token on its own (character unigrams); a run of other letters or digits is one word
+token; punctuation and white space are not tokens. English words may be stemmed (Porter2, the Snowball English stemmer) and stop
+words dropped, as POURPRE did; both are off by default.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from functools import cached_property
+
+# Ideographs (URO, extensions A-H, compatibility), iteration marks 々〆〇, kana (without the
+# punctuation ゠ and ・ that live in the katakana block), hangul syllables and jamo.
+_UNIGRAM_RANGES = (
+    "\u3005-\u3007\u3041-\u3096\u3099-\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
+    "\U0001b000-\U0001b16f\uac00-\ud7af\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
+)
+TOKEN_RE = re.compile(f"[{_UNIGRAM_RANGES}]|[^\\W_{_UNIGRAM_RANGES}]+")
+_WHITESPACE_RE = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def char_length(text: str) -> int:
+    """Length in characters (code points), not counting white space: the spec's L."""
+    return len(text) - sum(len(m) for m in _WHITESPACE_RE.findall(text))
+
+
+@dataclass(frozen=True)
+class Tokenizer:
+    """The spec's tokenizer; `stem` and `stopwords` change English words only."""
+    stem: bool = False
+    stopwords: bool = False
+
+    def tokens(self, text: str) -> list[str]:
+        tokens = TOKEN_RE.findall(normalize(text))
+        if self.stopwords:
+            tokens = [t for t in tokens if t not in self._stop]
+        if self.stem:
+            tokens = [self._stemmer(t) if t.isascii() else t for t in tokens]
+        return tokens
+
+    def counts(self, text: str) -> Counter:
+        return Counter(self.tokens(text))
+
+    def describe(self) -> str:
+        return (f"character unigrams for CJK, words otherwise; stemming {'on' if self.stem else 'off'}, "
+                f"stop words {'dropped' if self.stopwords else 'kept'}")
+
+    @cached_property
+    def _stop(self) -> frozenset[str]:
+        from whoosh.analysis import STOP_WORDS
+
+        return frozenset(STOP_WORDS)
+
+    @cached_property
+    def _stemmer(self):
+        from whoosh.lang.porter2 import stem
+
+        return stem

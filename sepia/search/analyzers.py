@@ -1,0 +1,47 @@
+"""One analyzer and one Whoosh schema per collection language."""
+from __future__ import annotations
+
+from whoosh.analysis import CompositeAnalyzer, StemmingAnalyzer
+from whoosh.fields import ID, STORED, TEXT, Schema
+
+from sepia.vocab import LANGUAGES
+
+CJK = ("CS", "CT", "JA")
+
+
+def analyzer_for(lang: str):
+    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, Porter stemming for EN."""
+    lang = lang.upper()
+    if lang == "EN":
+        return StemmingAnalyzer()
+    if lang in ("CS", "CT"):
+        from sepia.search.chinese import ChineseTokenizer
+
+        return CompositeAnalyzer(ChineseTokenizer(traditional=(lang == "CT")))
+    if lang == "JA":
+        from sepia.search.japanese import JapaneseTokenizer
+
+        return CompositeAnalyzer(JapaneseTokenizer())
+    raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
+
+
+def schema_for(lang: str) -> Schema:
+    """docid, title, date, body; title and body are analysed, positioned (phrases) and stored
+    (snippets and the full document come from the index, with the store's exact text)."""
+    analyzer = analyzer_for(lang)
+    # A CJK string without spaces that analyses to several words is meant as one phrase.
+    multitoken = "phrase" if lang.upper() in CJK else "default"
+    return Schema(
+        docid=ID(stored=True, unique=True),
+        title=TEXT(analyzer=analyzer, stored=True, multitoken_query=multitoken),
+        date=ID(stored=True),
+        body=TEXT(analyzer=analyzer, stored=True, multitoken_query=multitoken),
+        source=STORED(),
+    )
+
+
+def tokenize(lang: str, text: str) -> list[tuple[str, int, int, int]]:
+    """(term, position, start, end) of every index token: what the index sees of `text`."""
+    analyzer = analyzer_for(lang)
+    return [(t.text, t.pos, t.startchar, t.endchar)
+            for t in analyzer(text, positions=True, chars=True, mode="index")]

@@ -1,0 +1,147 @@
+"""Which characters of a stored text a query matched, as (start, end) offsets into that text,
+and their HTML renderings (a snippet, the whole document).
+
+The text is re-analysed with the field's own analyzer, so a mark always covers whole tokens as
+the index saw them; phrase words are marked only where they occur as the phrase.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from html import escape
+
+from whoosh import query as wq
+
+SNIPPET_CHARS = 200
+TEXT_FIELDS = ("title", "body")
+
+
+@dataclass
+class QueryTerms:
+    """The positive terms and phrases of a parsed query (negated parts never highlight)."""
+    terms: set[str] = field(default_factory=set)
+    phrases: set[tuple[str, ...]] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.terms or self.phrases)
+
+
+def query_terms(q: wq.Query, reader=None, fields=TEXT_FIELDS) -> QueryTerms:
+    """Collect the terms of `q` on the text fields; prefix, wildcard and fuzzy terms are expanded
+    against `reader` when one is given."""
+    found = QueryTerms()
+
+    def text_of(fieldname, value):
+        if isinstance(value, bytes):
+            return reader.schema[fieldname].from_bytes(value)
+        return value
+
+    def walk(node):
+        if isinstance(node, wq.Not):
+            return
+        if isinstance(node, wq.AndNot):
+            walk(node.a)
+            return
+        if isinstance(node, wq.Phrase):
+            if node.fieldname in fields and node.words:
+                found.phrases.add(tuple(node.words))
+            return
+        if isinstance(node, wq.Term):
+            if node.fieldname in fields:
+                found.terms.add(node.text)
+            return
+        if isinstance(node, wq.MultiTerm) and reader is not None:
+            if node.field() in fields:
+                for fieldname, value in node.expanded_terms(reader):
+                    found.terms.add(text_of(fieldname, value))
+            return
+        for child in node.children():
+            walk(child)
+
+    walk(q)
+    return found
+
+
+def match_spans(analyzer, text: str, wanted: QueryTerms) -> list[tuple[int, int]]:
+    """Sorted, merged (start, end) character spans of `text` matching `wanted`."""
+    if not text or not wanted:
+        return []
+    spans = []
+    by_pos: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
+    for token in analyzer(text, positions=True, chars=True, mode="index"):
+        if token.text in wanted.terms:
+            spans.append((token.startchar, token.endchar))
+        if wanted.phrases:
+            by_pos[token.pos].append((token.text, token.startchar, token.endchar))
+    for phrase in wanted.phrases:
+        spans.extend(_phrase_spans(by_pos, phrase))
+    return merge_spans(spans)
+
+
+def _phrase_spans(by_pos, phrase):
+    for pos in sorted(by_pos):
+        for term, start, end in by_pos[pos]:
+            if term != phrase[0]:
+                continue
+            last_end = end
+            for k, word in enumerate(phrase[1:], 1):
+                nxt = [e for t, _s, e in by_pos.get(pos + k, ()) if t == word]
+                if not nxt:
+                    break
+                last_end = max(nxt)
+            else:
+                yield start, max(last_end, end)
+
+
+def merge_spans(spans) -> list[tuple[int, int]]:
+    """Overlapping or touching spans become one (adjacent CJK words read as one mark)."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(s, e) for s, e in merged]
+
+
+def mark_html(text: str, spans, start: int = 0, end: int | None = None) -> str:
+    """HTML of text[start:end], escaped, each span in <mark data-start data-end> carrying its
+    offsets into the whole text."""
+    end = len(text) if end is None else end
+    out, cursor = [], start
+    for s, e in spans:
+        if e <= start or s >= end:
+            continue
+        s, e = max(s, start), min(e, end)
+        out.append(escape(text[cursor:s]))
+        out.append(f'<mark data-start="{s}" data-end="{e}">{escape(text[s:e])}</mark>')
+        cursor = e
+    out.append(escape(text[cursor:end]))
+    return "".join(out)
+
+
+def best_window(text: str, spans, width: int = SNIPPET_CHARS) -> tuple[int, int]:
+    """The window of `width` characters holding the most marks (the earliest on a tie)."""
+    if len(text) <= width:
+        return 0, len(text)
+    if not spans:
+        return 0, width
+    best, best_count = 0, -1
+    for s, _e in spans:
+        start = max(0, min(s - width // 5, len(text) - width))
+        count = sum(1 for a, b in spans if a >= start and b <= start + width)
+        if count > best_count:
+            best, best_count = start, count
+    return best, best + width
+
+
+def snippet_html(text: str, spans, width: int = SNIPPET_CHARS) -> str:
+    """A one-line excerpt around the densest marks, with ellipses where text was cut."""
+    start, end = best_window(text, spans, width)
+    for s, e in spans:  # never cut a mark in two
+        if s < start < e:
+            start = s
+        if s < end < e:
+            end = e
+    body = mark_html(text, spans, start, end).replace("\r", " ").replace("\n", " ")
+    return ("…" if start > 0 else "") + body + ("…" if end < len(text) else "")

@@ -1,0 +1,11 @@
+"""The gold standard as XML, from the store: used by the export page and `sepia gold export`."""
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+
+def gold_xml(session: Session, lang: str | None = None) -> bytes:
+    from sepia.formats.write import to_xml
+    from sepia.store.io import export_gold
+
+    return to_xml(export_gold(session, lang=lang))

@@ -1,0 +1,112 @@
+"""Pyramid voting for assessors; the vote matrix, weights, agreement and gold export for organisers."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
+
+from sepia.vocab import LANGUAGES
+from sepia.web import analysis, voting
+from sepia.web.db import db
+from sepia.web.security import roles_required
+from sepia.web.topics import get_topic
+
+bp = Blueprint("votes", __name__, url_prefix="/votes")
+
+
+@bp.route("/")
+@roles_required("assessor")
+def index():
+    views = [voting.assessor_view(t, g.user.username) for t in voting.votable_topics(db())]
+    done = sum(1 for v in views if v.submitted)
+    return render_template("votes/index.html", views=views, done=done)
+
+
+def _votable(topic_id: str):
+    topic = get_topic(topic_id)
+    if topic.status != "completed" or not topic.nuggets:
+        abort(404, f"Topic {topic_id} has no nuggets to vote on yet.")
+    return topic
+
+
+@bp.route("/<topic_id>")
+@roles_required("assessor")
+def topic(topic_id: str):
+    view = voting.assessor_view(_votable(topic_id), g.user.username)
+    # The tally of everyone's votes appears only once this assessor's own are all in.
+    tallies = {n.id: voting.tally(n) for n in view.topic.nuggets} if view.submitted else None
+    return render_template("votes/topic.html", view=view, tallies=tallies)
+
+
+@bp.route("/<topic_id>", methods=["POST"])
+@roles_required("assessor")
+def submit(topic_id: str):
+    topic = _votable(topic_id)
+    vital_ids = {int(value) for value in request.form.getlist("vital") if value.isdigit()}
+    cast = voting.submit(topic, g.user.username, vital_ids)
+    db().commit()
+    if cast:
+        flash(f"{cast} vote(s) recorded for {topic.id}: {sum(1 for n in topic.nuggets if n.id in vital_ids)} "
+              "vital.", "success")
+    else:
+        flash(f"Your votes on {topic.id} were already in; nothing changed.", "info")
+    following = next((t for t in voting.votable_topics(db())
+                      if not voting.assessor_view(t, g.user.username).submitted), None)
+    if following is not None and request.form.get("next") == "1":
+        return redirect(url_for("votes.topic", topic_id=following.id))
+    return redirect(url_for("votes.topic", topic_id=topic.id))
+
+
+# ---------------------------------------------------------------- organisers
+
+@bp.route("/overview")
+@roles_required("organiser")
+def overview():
+    lang = request.args.get("lang") or None
+    if lang not in (None, *LANGUAGES):
+        abort(404, f"Unknown language {lang}.")
+    topics = [t for t in voting.votable_topics(db()) if lang in (None, t.lang)]
+    by_lang: dict[str, list] = {}
+    for topic in topics:
+        by_lang.setdefault(topic.lang, []).append(topic)
+    problems = []
+    matrices = []
+    for topic in topics:
+        try:
+            weights = analysis.topic_weights(topic)
+        except (ImportError, ValueError) as error:
+            weights = None
+            problems.append(f"{topic.id}: weights unavailable ({error})")
+        matrices.append({"topic": topic, "assessors": voting.assessors_of([topic]), "weights": weights,
+                         "tallies": [voting.tally(n) for n in topic.nuggets]})
+    agreement = {}
+    for code, group in by_lang.items():
+        try:
+            agreement[code] = analysis.vote_agreement(group)
+        except ImportError as error:
+            problems.append(f"{code}: agreement unavailable ({error})")
+    return render_template("votes/overview.html", matrices=matrices, agreement=agreement, lang=lang,
+                           languages=LANGUAGES, schemes=analysis.SCHEMES, problems=problems)
+
+
+@bp.route("/<topic_id>/reopen", methods=["POST"])
+@roles_required("organiser")
+def reopen(topic_id: str):
+    topic = get_topic(topic_id)
+    assessor = request.form.get("assessor", "")
+    removed = voting.reopen(topic, assessor)
+    db().commit()
+    flash(f"Removed {removed} vote(s) of {assessor} on {topic.id}; they can vote on it again.", "success")
+    return redirect(url_for("votes.overview") + f"#matrix-{topic.id}")
+
+
+@bp.route("/gold.xml")
+@roles_required("organiser")
+def export_gold():
+    from sepia.web.gold import gold_xml
+
+    lang = request.args.get("lang") or None
+    if lang not in (None, *LANGUAGES):
+        abort(404, f"Unknown language {lang}.")
+    data = gold_xml(db(), lang)
+    name = f"gold-{lang or 'all'}.xml"
+    return Response(data, mimetype="application/xml",
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
