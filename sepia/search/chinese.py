@@ -1,15 +1,20 @@
 """Chinese analysis with jieba: simplified (CS) directly, traditional (CT) through an OpenCC
 character conversion to simplified that keeps every offset (see docs/search.md for why).
 
-Index mode: jieba's precise segmentation (without the HMM, so that the same string segments the
-same way in a document and in a query), one position per word; every dictionary word inside a
-longer word (流感 in 禽流感, 委员会 in 管理委员会) is added at the position of that word, so it can
-be found alone and still forms phrases with the words around it. Query mode: precise words only.
+jieba's precise segmentation, without the HMM so that a string segments the same way in a
+document and in a query. Each word of three or more characters that the dictionary covers with
+shorter words is split into them, recursively (禽流感 -> 禽 + 流感, 中华人民共和国 -> 中华人民 + 共和国
+-> 中华 + 人民 + 共和国); positions count these finest pieces, so 流感疫苗 (流感 + 疫苗) is a phrase
+inside 禽流感疫苗 as well as inside 流感疫苗. Index mode also adds each longer word at the position
+of its first piece, so it is a term of its own; query mode gives the finest pieces only, and a
+query word of several pieces becomes a phrase.
 """
 from __future__ import annotations
 
 import logging
 import tempfile
+from functools import lru_cache
+from math import log
 from typing import Iterator
 
 from sepia.search.units import Unit, UnitTokenizer, is_word, normalize_term, per_process
@@ -70,29 +75,59 @@ def to_simplified(text: str) -> str:
     return "".join(lines)
 
 
-def subwords(word: str, freq: dict) -> Iterator[tuple[int, int]]:
-    """(start, end) of every dictionary word of two or more characters strictly inside `word`."""
+def _best_cover(word: str, freq: dict, logtotal: float) -> list[tuple[int, int]]:
+    """jieba's maximum-probability route through `word`, using only dictionary words shorter
+    than `word` itself (single characters always allowed)."""
     n = len(word)
-    for size in range(2, n):
-        for i in range(0, n - size + 1):
-            if freq.get(word[i:i + size]):
-                yield i, i + size
+    best: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        candidates = [(log(freq.get(word[i]) or 1) - logtotal + best[i + 1][0], i + 1)]
+        for j in range(i + 2, n + 1):
+            if j - i < n and freq.get(word[i:j]):
+                candidates.append((log(freq[word[i:j]]) - logtotal + best[j][0], j))
+        best[i] = max(candidates)
+    cover, i = [], 0
+    while i < n:
+        cover.append((i, best[i][1]))
+        i = best[i][1]
+    return cover
+
+
+@lru_cache(maxsize=100_000)
+def decompose(word: str) -> tuple[tuple[int, int, bool], ...]:
+    """(start, end, finest) pieces of a word: a word of three or more characters that the
+    dictionary covers with shorter words (at least one of them not a single character) is split,
+    recursively; the finest pieces are the ones positions count, the others are compounds."""
+    if len(word) < 3 or not _is_han(word):
+        return ((0, len(word), True),)
+    tokenizer = jieba_tokenizer()
+    cover = _best_cover(word, tokenizer.FREQ, log(tokenizer.total))
+    if all(e - s == 1 for s, e in cover):
+        return ((0, len(word), True),)
+    pieces: list[tuple[int, int, bool]] = [(0, len(word), False)]
+    for s, e in cover:
+        pieces.extend((s + a, s + b, fine) for a, b, fine in decompose(word[s:e]))
+    return tuple(pieces)
 
 
 def chinese_units(text: str, query: bool = False) -> Iterator[Unit]:
     """Units of simplified Chinese text (also used on converted traditional text)."""
-    tokenizer = jieba_tokenizer()
-    freq = tokenizer.FREQ
     pos = -1
     start = 0
-    for word in tokenizer.cut(text, HMM=False):
+    for word in jieba_tokenizer().cut(text, HMM=False):
         end = start + len(word)
         if is_word(word):
-            pos += 1
-            yield Unit(normalize_term(word), pos, start, end)
-            if not query and len(word) > 2 and _is_han(word):
-                for s, e in subwords(word, freq):
-                    yield Unit(word[s:e], pos, start + s, start + e)
+            if len(word) < 3:
+                pos += 1
+                yield Unit(normalize_term(word), pos, start, end)
+            else:
+                # a compound comes first in `decompose`, at the position of its first piece
+                for s, e, fine in decompose(word):
+                    if fine:
+                        pos += 1
+                        yield Unit(normalize_term(word[s:e]), pos, start + s, start + e)
+                    elif not query:
+                        yield Unit(normalize_term(word[s:e]), pos + 1, start + s, start + e)
         start = end
 
 
