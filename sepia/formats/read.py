@@ -36,7 +36,7 @@ def detect_format(root: etree._Element) -> str | None:
             for child in topic:
                 if child.tag in RUN_FORMATS:
                     return RUN_FORMATS[child.tag]
-        return None
+        return "cclqa" if root.find("METADATA/IR4QA_RUNID") is not None else None
     if root.find("TOPIC/NUGGET") is not None:
         return "gold"
     return "topic"
@@ -189,6 +189,8 @@ class _Reader:
             if voter_count is not None and voter_count != len(votes):
                 self.error(el, f"topic {topic_id}: nugget {nugget_id} says VOTERS={voter_count} "
                                f"but has {len(votes)} VOTEs")
+        if votes:  # the counts are then derived from the votes (and were checked against them above)
+            vital_count = voter_count = None
         return model.GoldNugget(
             nugget_id, el.findtext("TEXT") or "", self.number(el, "WEIGHT"),
             [s.get("DOCID", "") for s in el.iterfind("SOURCE")], votes, vital_count, voter_count)

@@ -80,7 +80,7 @@ class Topic(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)  # e.g. ACLIA2-CS-0001
     lang: Mapped[str] = mapped_column(String(2), index=True)  # target (collection) language
     answer_type: Mapped[str | None] = mapped_column(String(20))
-    memo: Mapped[str] = mapped_column(Text, default="")
+    memo: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(20), default="in_progress")
     # Optimistic locking: a save carries the version it started from; a stale one is a conflict.
     version: Mapped[int] = mapped_column(Integer, default=1)
@@ -254,7 +254,7 @@ class KeyTerm(Base):
     __tablename__ = "key_term"
     id: Mapped[int] = mapped_column(primary_key=True)
     run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
-    lang: Mapped[str] = mapped_column(String(2))
+    lang: Mapped[str | None] = mapped_column(String(2))
     score: Mapped[float | None] = mapped_column(Float)
     text: Mapped[str] = mapped_column(Text)
     position: Mapped[int] = mapped_column(Integer, default=0)

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 02:41:55.052565
+Create Date: 2026-11-22 02:49:14.580573
 """
 from alembic import op
 import sqlalchemy as sa
@@ -84,7 +84,7 @@ def upgrade() -> None:
     sa.Column('id', sa.String(length=64), nullable=False),
     sa.Column('lang', sa.String(length=2), nullable=False),
     sa.Column('answer_type', sa.String(length=20), nullable=True),
-    sa.Column('memo', sa.Text(), nullable=False),
+    sa.Column('memo', sa.Text(), nullable=True),
     sa.Column('status', sa.String(length=20), nullable=False),
     sa.Column('version', sa.Integer(), nullable=False),
     sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
@@ -201,7 +201,7 @@ def upgrade() -> None:
     op.create_table('key_term',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('run_topic_id', sa.Integer(), nullable=False),
-    sa.Column('lang', sa.String(length=2), nullable=False),
+    sa.Column('lang', sa.String(length=2), nullable=True),
     sa.Column('score', sa.Float(), nullable=True),
     sa.Column('text', sa.Text(), nullable=False),
     sa.Column('position', sa.Integer(), nullable=False),

@@ -1,0 +1,266 @@
+"""Import every exchange format into the campaign store, and export it back, losslessly.
+
+Each import checks everything first and writes in the caller's single transaction: a file with any
+problem leaves the store as it was. Order is kept through `position` columns.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session, selectinload
+
+from sepia import vocab
+from sepia.formats import model
+from sepia.scoring.weights import nugget_weights
+from sepia.store import models as db
+
+
+class ImportRefused(Exception):
+    """The store refuses an import; nothing was written. Carries every reason."""
+
+    def __init__(self, reasons: list[str]):
+        self.reasons = reasons
+        super().__init__("; ".join(reasons))
+
+
+# ---------------------------------------------------------------- topics and gold standards
+
+def _topic_lang(topic_id: str, fallback: str | None) -> str:
+    return vocab.topic_language(topic_id) or fallback or "EN"
+
+
+def _existing_topics(session: Session, ids: Iterable[str]) -> dict[str, db.Topic]:
+    ids = list(ids)
+    found = session.scalars(select(db.Topic).where(db.Topic.id.in_(ids)).options(
+        selectinload(db.Topic.texts), selectinload(db.Topic.nuggets))).all() if ids else []
+    return {t.id: t for t in found}
+
+
+def import_topics(session: Session, topic_set: model.TopicSet, replace: bool = False) -> int:
+    """Add the topics (or, with replace, overwrite those that exist). Returns how many were written."""
+    existing = _existing_topics(session, [t.topic_id for t in topic_set.topics])
+    if existing and not replace:
+        raise ImportRefused([f"topic {t} already exists (use replace to overwrite)" for t in existing])
+    for topic in topic_set.topics:
+        row = existing.get(topic.topic_id) or db.Topic(id=topic.topic_id)
+        row.lang = _topic_lang(topic.topic_id, topic_set.lang)
+        row.answer_type = topic.answer_type
+        row.status = topic.status or "in_progress"
+        row.memo = topic.memo
+        row.texts = [db.TopicText(kind="question", lang=q.lang, text=q.text, position=i)
+                     for i, q in enumerate(topic.questions)]
+        row.texts += [db.TopicText(kind="narrative", lang=n.lang, text=n.text, position=len(topic.questions) + i)
+                      for i, n in enumerate(topic.narratives)]
+        session.add(row)
+    session.flush()
+    return len(topic_set.topics)
+
+
+def export_topics(session: Session, lang: str | None = None) -> model.TopicSet:
+    query = select(db.Topic).options(selectinload(db.Topic.texts)).order_by(db.Topic.id)
+    if lang:
+        query = query.where(db.Topic.lang == lang)
+    topics = []
+    for row in session.scalars(query):
+        texts = sorted(row.texts, key=lambda t: t.position)
+        topics.append(model.Topic(
+            row.id, [model.LangText(t.lang, t.text) for t in texts if t.kind == "question"],
+            [model.LangText(t.lang, t.text) for t in texts if t.kind == "narrative"],
+            row.answer_type, row.status, row.memo))
+    return model.TopicSet(topics, lang)
+
+
+def import_gold(session: Session, gold: model.GoldStandard, replace: bool = False) -> int:
+    """Add the gold standard's nuggets and votes; topics it names are created when missing.
+
+    A topic that already has nuggets is refused unless `replace`, which swaps its nuggets whole."""
+    existing = _existing_topics(session, [t.topic_id for t in gold.topics])
+    clashes = [t for t, row in existing.items() if row.nuggets]
+    if clashes and not replace:
+        raise ImportRefused([f"topic {t} already has nuggets (use replace to overwrite)" for t in clashes])
+    for topic in gold.topics:
+        row = existing.get(topic.topic_id)
+        if row is None:
+            row = db.Topic(id=topic.topic_id, lang=_topic_lang(topic.topic_id, gold.lang), status="completed",
+                           texts=[db.TopicText(kind="question", lang=q.lang, text=q.text, position=i)
+                                  for i, q in enumerate(topic.questions)])
+            session.add(row)
+        row.answer_type = topic.answer_type
+        row.nuggets = [_nugget_row(n, i) for i, n in enumerate(topic.nuggets)]
+    session.flush()
+    return sum(len(t.nuggets) for t in gold.topics)
+
+
+def _nugget_row(nugget: model.GoldNugget, position: int) -> db.Nugget:
+    has_votes = bool(nugget.votes)
+    return db.Nugget(
+        label=nugget.nugget_id, text=nugget.text, position=position, weight=nugget.weight,
+        vital_count=None if has_votes else nugget.vital_count,
+        voter_count=None if has_votes else nugget.voter_count,
+        sources=[db.NuggetSource(docid=d, position=i) for i, d in enumerate(nugget.sources)],
+        votes=[db.Vote(assessor=a, vital=v) for a, v in nugget.votes])
+
+
+def export_gold(session: Session, lang: str | None = None, topic_ids: Iterable[str] | None = None
+                ) -> model.GoldStandard:
+    """The gold standard of the topics that have nuggets (of one language, or the ones named).
+
+    WEIGHT is the weight a file gave, or else the pyramid weight of the current votes. SOURCE lists
+    the documents given on import, then those of the answer texts the nugget was extracted from."""
+    query = (select(db.Topic).join(db.Nugget).distinct().order_by(db.Topic.id)
+             .options(selectinload(db.Topic.texts),
+                      selectinload(db.Topic.nuggets).selectinload(db.Nugget.votes),
+                      selectinload(db.Topic.nuggets).selectinload(db.Nugget.sources),
+                      selectinload(db.Topic.nuggets).selectinload(db.Nugget.answer_texts)))
+    if lang:
+        query = query.where(db.Topic.lang == lang)
+    if topic_ids is not None:
+        query = query.where(db.Topic.id.in_(list(topic_ids)))
+    topics = []
+    for row in session.scalars(query):
+        nuggets = [_gold_nugget(n) for n in sorted(row.nuggets, key=lambda n: n.position)]
+        pyramid, _ = nugget_weights(nuggets, "pyramid")
+        for nugget, weight in zip(nuggets, pyramid):
+            if nugget.weight is None:
+                nugget.weight = round(weight, 4)
+        questions = [model.LangText(t.lang, t.text) for t in sorted(row.texts, key=lambda t: t.position)
+                     if t.kind == "question"]
+        topics.append(model.GoldTopic(row.id, row.answer_type or "OTHER", questions, nuggets))
+    return model.GoldStandard(lang, topics)
+
+
+def _gold_nugget(row: db.Nugget) -> model.GoldNugget:
+    sources = [s.docid for s in sorted(row.sources, key=lambda s: s.position)]
+    sources += [a.docid for a in row.answer_texts if a.docid not in sources]
+    return model.GoldNugget(row.label, row.text, row.weight, list(dict.fromkeys(sources)),
+                            [(v.assessor, v.vital) for v in sorted(row.votes, key=lambda v: v.id)],
+                            row.vital_count, row.voter_count)
+
+
+# ---------------------------------------------------------------- runs
+
+def import_run(session: Session, run, submitted_by: str | None = None, replace: bool = False) -> db.Run:
+    """Store a Question Analysis, IR4QA or CCLQA run; a run ID already stored is refused unless replace."""
+    metadata = run.metadata
+    parsed = vocab.parse_run_id(metadata.run_id)
+    if parsed is None:
+        raise ImportRefused([f"run ID {metadata.run_id!r} is not of the form TEAM-SRC-TGT-NN-X"])
+    old = session.scalar(select(db.Run).where(db.Run.run_id == metadata.run_id))
+    if old is not None:
+        if not replace:
+            raise ImportRefused([f"run {metadata.run_id} is already stored (use replace to overwrite)"])
+        session.delete(old)
+        session.flush()
+    kind = {model.QARun: "qa", model.IR4QARun: "ir4qa", model.CCLQARun: "cclqa"}[type(run)]
+    row = db.Run(run_id=metadata.run_id, kind=kind, team=parsed.team, source_lang=parsed.source_lang,
+                 target_lang=parsed.target_lang, priority=parsed.priority, variant=parsed.variant,
+                 description=metadata.description, ir4qa_run=metadata.ir4qa_run_id, submitted_by=submitted_by)
+    row.topics = [_run_topic(kind, topic, i) for i, topic in enumerate(run.topics)]
+    session.add(row)
+    session.flush()
+    return row
+
+
+def _run_topic(kind: str, topic, position: int) -> db.RunTopic:
+    row = db.RunTopic(topic_id=topic.topic_id, position=position)
+    if kind == "cclqa":
+        row.responses = [db.Response(rank=a.rank, text=a.text, docids=[
+            db.ResponseDocument(docid=d, position=i) for i, d in enumerate(a.docids)]) for a in topic.answers]
+    elif kind == "ir4qa":
+        row.documents = [db.RetrievedDocument(rank=d.rank, docid=d.docid, score=d.score) for d in topic.documents]
+    else:
+        row.key_terms = [db.KeyTerm(lang=k.lang, score=k.score, text=k.text, position=i)
+                         for i, k in enumerate(topic.key_terms)]
+        row.answer_types = [db.AnswerTypeGuess(answer_type=a.answer_type, score=a.score, position=i)
+                            for i, a in enumerate(topic.answer_types)]
+    return row
+
+
+def export_run(session: Session, run_id: str):
+    """The stored run as its exchange-format object; None when no such run."""
+    row = session.scalar(select(db.Run).where(db.Run.run_id == run_id).options(
+        selectinload(db.Run.topics).selectinload(db.RunTopic.responses).selectinload(db.Response.docids),
+        selectinload(db.Run.topics).selectinload(db.RunTopic.documents),
+        selectinload(db.Run.topics).selectinload(db.RunTopic.key_terms),
+        selectinload(db.Run.topics).selectinload(db.RunTopic.answer_types)))
+    if row is None:
+        return None
+    metadata = model.Metadata(row.run_id, row.description, row.ir4qa_run)
+    topics = sorted(row.topics, key=lambda t: t.position)
+    if row.kind == "cclqa":
+        return model.CCLQARun(metadata, [model.CCLQATopic(t.topic_id, [
+            model.Answer(r.rank, r.text, [d.docid for d in sorted(r.docids, key=lambda d: d.position)])
+            for r in sorted(t.responses, key=lambda r: r.rank)]) for t in topics])
+    if row.kind == "ir4qa":
+        return model.IR4QARun(metadata, [model.IR4QATopic(t.topic_id, [
+            model.RetrievedDoc(d.rank, d.docid, d.score) for d in sorted(t.documents, key=lambda d: d.rank)])
+            for t in topics])
+    return model.QARun(metadata, [model.QATopic(
+        t.topic_id,
+        [model.KeyTerm(k.text, k.lang, k.score) for k in sorted(t.key_terms, key=lambda k: k.position)],
+        [model.AnswerTypeScore(a.answer_type, a.score) for a in sorted(t.answer_types, key=lambda a: a.position)])
+        for t in topics])
+
+
+def run_ids(session: Session, kind: str | None = None) -> list[str]:
+    query = select(db.Run.run_id).order_by(db.Run.target_lang, db.Run.run_id)
+    if kind:
+        query = query.where(db.Run.kind == kind)
+    return list(session.scalars(query))
+
+
+# ---------------------------------------------------------------- nugget judgments
+
+def import_judgments(session: Session, judgments: list[model.Judgment], replace: bool = False) -> int:
+    """Attach judgments to stored responses and nuggets; every unknown reference is reported."""
+    responses = {(run_id, topic_id, rank): rid for rid, run_id, topic_id, rank in session.execute(
+        select(db.Response.id, db.Run.run_id, db.RunTopic.topic_id, db.Response.rank)
+        .join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run))}
+    nuggets = {(topic_id, label): nid for nid, topic_id, label in session.execute(
+        select(db.Nugget.id, db.Nugget.topic_id, db.Nugget.label))}
+    reasons, rows = [], []
+    for j in judgments:
+        response = responses.get((j.run_id, j.topic_id, j.answer_rank))
+        nugget = nuggets.get((j.topic_id, j.nugget_id))
+        if response is None:
+            reasons.append(f"no stored answer {j.answer_rank} of run {j.run_id} for topic {j.topic_id}")
+        if nugget is None:
+            reasons.append(f"no stored nugget {j.nugget_id} in topic {j.topic_id}")
+        rows.append((response, nugget, j))
+    if reasons:
+        raise ImportRefused(list(dict.fromkeys(reasons)))
+    existing = {(r, n, a): row for row in session.scalars(select(db.NuggetJudgment))
+                for r, n, a in [(row.response_id, row.nugget_id, row.assessor)]}
+    clashes = [k for k in ((r, n, j.assessor) for r, n, j in rows) if k in existing]
+    if clashes and not replace:
+        raise ImportRefused([f"{len(clashes)} judgments are already stored (use replace to overwrite)"])
+    for response, nugget, j in rows:
+        row = existing.get((response, nugget, j.assessor))
+        if row is None:
+            session.add(db.NuggetJudgment(response_id=response, nugget_id=nugget, assessor=j.assessor, match=j.match))
+        else:
+            row.match = j.match
+    session.flush()
+    return len(rows)
+
+
+def export_judgments(session: Session, run_id: str | None = None) -> list[model.Judgment]:
+    query = (select(db.RunTopic.topic_id, db.Run.run_id, db.Response.rank, db.Nugget.label,
+                    db.NuggetJudgment.match, db.NuggetJudgment.assessor)
+             .join(db.Response, db.NuggetJudgment.response_id == db.Response.id)
+             .join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run)
+             .join(db.Nugget, db.NuggetJudgment.nugget_id == db.Nugget.id)
+             .order_by(db.Run.run_id, db.RunTopic.topic_id, db.Response.rank, db.Nugget.position,
+                       db.NuggetJudgment.assessor))
+    if run_id:
+        query = query.where(db.Run.run_id == run_id)
+    return [model.Judgment(t, r, rank, n, bool(m), a) for t, r, rank, n, m, a in session.execute(query)]
+
+
+def delete_all(session: Session) -> None:
+    """Empty the campaign data (not the accounts): used by `sepia demo` to start afresh."""
+    for table in (db.NuggetJudgment, db.PoolEntry, db.Pool, db.RelevanceJudgment, db.EvaluationResult,
+                  db.Run, db.Topic, db.Document):
+        session.execute(delete(table))
+
