@@ -18,6 +18,12 @@ COMMANDS = {
     "export": "sepia.commands.store:export",
     "db": "sepia.commands.store:db",
     "demo": "sepia.commands.demo:demo",
+    "corpus": "sepia.commands.corpus:corpus",
+    "index": "sepia.commands.index:index",
+    "search": "sepia.commands.search:search",
+    "serve": "sepia.commands.serve:serve",
+    "user": "sepia.commands.user:user",
+    "gold": "sepia.commands.gold:gold",
 }
 
 

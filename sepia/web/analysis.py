@@ -1,11 +1,13 @@
 """Everything the vote pages compute with other parts of SEPIA, in one place: the nugget weights
-(sepia.scoring.weights) and inter-assessor agreement (sepia.metaeval)."""
+(sepia.scoring.weights) and inter-assessor agreement (sepia.metaeval.agreement)."""
 from __future__ import annotations
 
-from sepia.formats.model import GoldNugget
-from sepia.store.models import Nugget, Topic
+import math
 
-SCHEMES = ("pyramid", "proportion", "binary")
+from sepia.formats.model import GoldNugget
+from sepia.metaeval.agreement import fleiss_kappa
+from sepia.scoring.weights import SCHEMES, nugget_weights
+from sepia.store.models import Nugget, Topic
 
 
 def gold_nugget(nugget: Nugget) -> GoldNugget:
@@ -20,38 +22,31 @@ def gold_nugget(nugget: Nugget) -> GoldNugget:
     )
 
 
-def topic_weights(topic: Topic) -> dict[str, list[float]]:
-    """Weights of the topic's nuggets (in order) under each scheme of the spec (section 3)."""
-    from sepia.scoring.weights import nugget_weights
-
+def topic_weights(topic: Topic) -> tuple[dict[str, list[float]], list[str]]:
+    """Weights of the topic's nuggets (in order) under each scheme of the spec (section 3), and
+    the warnings scoring gave (e.g. no vital vote yet, so every nugget weighs 1)."""
     nuggets = [gold_nugget(n) for n in topic.nuggets]
-    return {scheme: list(nugget_weights(nuggets, scheme)) for scheme in SCHEMES}
+    weights, warnings = {}, []
+    for scheme in SCHEMES:
+        weights[scheme], said = nugget_weights(nuggets, scheme)
+        warnings += [w for w in said if w not in warnings]
+    return weights, warnings
 
 
 def vote_agreement(topics: list[Topic]) -> dict:
-    """Fleiss' kappa over the nuggets of these topics (items) with vital / not vital (categories).
-
-    Fleiss' kappa needs the same number of raters on every item, so it is computed over the nuggets
-    that have the most common number of voters; the rest are counted as left out.
-    """
-    rows = []
+    """Fleiss' kappa over the nuggets of these topics (the units) with the categories not vital /
+    vital. Nuggets with fewer than two votes cannot show agreement and are left out."""
+    table = []
+    left_out = 0
+    assessors = set()
     for topic in topics:
         for nugget in topic.nuggets:
             vital = sum(1 for v in nugget.votes if v.vital)
-            rows.append((vital, len(nugget.votes)))
-    rows = [r for r in rows if r[1] >= 2]
-    if not rows:
-        return {"kappa": None, "items": 0, "raters": 0, "left_out": 0}
-    counts: dict[int, int] = {}
-    for _, voters in rows:
-        counts[voters] = counts.get(voters, 0) + 1
-    raters = max(counts, key=lambda n: (counts[n], n))
-    table = [[voters - vital, vital] for vital, voters in rows if voters == raters]
-    return {"kappa": _fleiss_kappa(table), "items": len(table), "raters": raters,
-            "left_out": len(rows) - len(table)}
-
-
-def _fleiss_kappa(table: list[list[int]]) -> float | None:
-    from sepia.metaeval import fleiss_kappa
-
-    return fleiss_kappa(table)
+            assessors.update(v.assessor for v in nugget.votes)
+            if len(nugget.votes) >= 2:
+                table.append([len(nugget.votes) - vital, vital])
+            else:
+                left_out += 1
+    kappa = fleiss_kappa(table) if table else math.nan
+    return {"kappa": None if math.isnan(kappa) else kappa, "items": len(table),
+            "assessors": len(assessors), "left_out": left_out}

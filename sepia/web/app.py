@@ -59,6 +59,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["sepia_store"] = Store(app.config["DATABASE_URL"])
     csrf.init_app(app)
     app.jinja_env.autoescape = True
+    app.jinja_env.filters["html_lang"] = html_lang
 
     from sepia.web import admin, auth, nuggets, topics, votes
 
@@ -71,6 +72,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.after_request(_utf8_and_headers)
     _register_error_pages(app)
     return app
+
+
+HTML_LANGS = {"CS": "zh-Hans", "CT": "zh-Hant", "JA": "ja", "EN": "en"}
+
+
+def html_lang(code: str | None) -> str:
+    """The HTML lang tag of a SEPIA language, so the browser picks the right CJK glyphs."""
+    return HTML_LANGS.get(code or "", "und")
 
 
 def _close_session(_exc) -> None:
@@ -104,6 +113,14 @@ def _register_error_pages(app: Flask) -> None:
         return page(400, "Form expired", "The form's security token is missing or stale. "
                     "Reload the page and try again; your browser may still hold what you typed.")
 
+    @app.errorhandler(400)
+    def bad_request(error):
+        return page(400, "Bad request", error.description or "The request could not be understood.")
+
+    @app.errorhandler(401)
+    def unauthorised(error):
+        return page(401, "Log in first", "Your session has ended: log in again.")
+
     @app.errorhandler(403)
     def forbidden(error):
         return page(403, "Not allowed", "Your role does not give access to this page.")
@@ -111,6 +128,10 @@ def _register_error_pages(app: Flask) -> None:
     @app.errorhandler(404)
     def not_found(error):
         return page(404, "Not found", error.description or "There is nothing here.")
+
+    @app.errorhandler(409)
+    def conflict(error):
+        return page(409, "Not now", error.description or "This cannot be done in the current state.")
 
     @app.errorhandler(413)
     def too_large(error):

@@ -1,14 +1,13 @@
-"""The thin adapter between the topic page and the search engine (sepia.search).
+"""The thin adapter between the topic page and the search engine (sepia.search, docs/search.md).
 
 Views talk only to this module: it finds the engine (the app's SEARCH_ENGINE, or sepia.search's
-`open_engine` on first use), turns its answers into plain dicts, and makes its snippet HTML safe.
+`open_engine` on first use), turns its answers (SearchPage, DocumentView) into plain dicts, and
+keeps only <mark>-like tags of its snippet HTML, so that no document can inject markup.
 """
 from __future__ import annotations
 
 from html import escape
 from html.parser import HTMLParser
-from typing import Any
-
 from flask import current_app
 from markupsafe import Markup
 
@@ -37,12 +36,6 @@ def engine():
     return cached
 
 
-def _get(obj: Any, name: str, default=None):
-    if isinstance(obj, dict):
-        return obj.get(name, default)
-    return getattr(obj, name, default)
-
-
 def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
     """One page of ranked hits: {"total", "page", "page_size", "hits": [{rank, docid, title, date,
     snippet (safe Markup), score}]}."""
@@ -53,17 +46,11 @@ def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
     except Exception as error:
         raise SearchUnavailable(f"The search failed: {error}") from error
     hits = [
-        {
-            "rank": _get(hit, "rank"),
-            "docid": _get(hit, "docid"),
-            "title": _get(hit, "title") or "",
-            "date": _get(hit, "date") or "",
-            "snippet": safe_snippet(_get(hit, "snippet") or ""),
-            "score": _get(hit, "score"),
-        }
-        for hit in _get(result, "hits", [])
+        {"rank": hit.rank, "docid": hit.docid, "title": hit.title or "", "date": hit.date or "",
+         "snippet": safe_snippet(hit.snippet_html or ""), "score": hit.score}
+        for hit in result.hits
     ]
-    return {"total": _get(result, "total", len(hits)) or 0, "page": page, "page_size": page_size, "hits": hits}
+    return {"total": result.total, "page": result.page, "page_size": result.page_size, "hits": hits}
 
 
 def generate_query(lang: str, key_terms: list[str]) -> str:
@@ -84,11 +71,9 @@ def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> lis
         found = engine().document(lang, docid, query=query)
     except Exception:
         return []  # highlighting is a help, not a condition for reading the document
-    spans = []
-    for span in _get(found, "hits", None) or _get(found, "spans", None) or []:
-        start, end = (span[0], span[1]) if isinstance(span, (tuple, list)) else (_get(span, "start"), _get(span, "end"))
-        if isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= text_length:
-            spans.append((start, end))
+    if found is None:
+        return []
+    spans = [(span.start, span.end) for span in found.spans if 0 <= span.start < span.end <= text_length]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:

@@ -67,24 +67,18 @@ def overview():
     by_lang: dict[str, list] = {}
     for topic in topics:
         by_lang.setdefault(topic.lang, []).append(topic)
-    problems = []
+    problems: list[str] = []
     matrices = []
     for topic in topics:
-        try:
-            weights = analysis.topic_weights(topic)
-        except (ImportError, ValueError) as error:
-            weights = None
-            problems.append(f"{topic.id}: weights unavailable ({error})")
-        matrices.append({"topic": topic, "assessors": voting.assessors_of([topic]), "weights": weights,
-                         "tallies": [voting.tally(n) for n in topic.nuggets]})
-    agreement = {}
-    for code, group in by_lang.items():
-        try:
-            agreement[code] = analysis.vote_agreement(group)
-        except ImportError as error:
-            problems.append(f"{code}: agreement unavailable ({error})")
+        weights, warnings = analysis.topic_weights(topic)
+        problems += [f"{topic.id}: {warning}" for warning in warnings]
+        rows = [{"nugget": n, "votes": {v.assessor: v.vital for v in n.votes}, "tally": voting.tally(n),
+                 "weights": {s: weights[s][i] for s in analysis.SCHEMES}}
+                for i, n in enumerate(topic.nuggets)]
+        matrices.append({"topic": topic, "assessors": voting.assessors_of([topic]), "rows": rows})
+    agreement = {code: analysis.vote_agreement(group) for code, group in by_lang.items()}
     return render_template("votes/overview.html", matrices=matrices, agreement=agreement, lang=lang,
-                           languages=LANGUAGES, schemes=analysis.SCHEMES, problems=problems)
+                           languages=LANGUAGES, schemes=analysis.SCHEMES, notes=problems)
 
 
 @bp.route("/<topic_id>/reopen", methods=["POST"])

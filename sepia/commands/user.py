@@ -1,0 +1,35 @@
+"""`sepia user add`: create accounts for the web tool from the command line."""
+from __future__ import annotations
+
+import click
+
+from sepia.store.models import ROLES
+
+
+@click.group()
+def user() -> None:
+    """Manage the web tool's accounts."""
+
+
+@user.command("add")
+@click.argument("username")
+@click.option("--role", required=True, type=click.Choice(ROLES), help="What the account may do.")
+@click.option("--team", help="The participant's team (participants only).")
+@click.option("--display-name", default="", help="Name shown in the tool.")
+@click.option("--password", help="The password; asked for (hidden, twice) when not given.")
+def add(username: str, role: str, team: str | None, display_name: str, password: str | None) -> None:
+    """Add an account USERNAME with a role."""
+    from sepia.store.db import Store
+    from sepia.web.accounts import AccountError, create_user
+
+    if password is None:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    store = Store()
+    try:
+        with store.transaction() as session:
+            create_user(session, username, password, role, team=team, display_name=display_name)
+    except AccountError as error:
+        raise click.ClickException(str(error)) from error
+    finally:
+        store.dispose()
+    click.echo(f"Account {username} ({role}{', team ' + team if team else ''}) created.")

@@ -1,0 +1,50 @@
+"""What `sepia demo` and `sepia serve` use: demo accounts, one per role, and a server runner."""
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import select
+
+from sepia.store.db import Store
+from sepia.store.models import User
+from sepia.web.accounts import create_user
+
+DEMO_ACCOUNTS = (
+    ("organiser", "organiser", None),
+    ("developer", "topic_developer", None),
+    ("assessor1", "assessor", None),
+    ("assessor2", "assessor", None),
+    ("participant", "participant", "DEMO"),
+)
+
+
+def seed_demo_accounts(store: Store) -> list[tuple[str, str, str]]:
+    """Create the demo accounts that do not exist yet, each with a fresh random password.
+
+    Returns (username, password, role) for the accounts created now; accounts already there keep
+    their password and are not listed (their password is not known any more).
+    """
+    created = []
+    with store.transaction() as session:
+        for username, role, team in DEMO_ACCOUNTS:
+            if session.scalars(select(User).where(User.username == username)).first() is not None:
+                continue
+            password = secrets.token_urlsafe(9)
+            create_user(session, username, password, role, team=team, display_name=username.capitalize())
+            created.append((username, password, role))
+    return created
+
+
+def is_local(host: str) -> bool:
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def run_server(host: str = "127.0.0.1", port: int = 5000, debug: bool = False, config: dict | None = None) -> None:
+    """Serve the tool with Werkzeug's server. Cookies are marked Secure unless the server only
+    listens on this machine, where plain http is the norm (a Secure cookie would never come back)."""
+    from sepia.web import create_app
+
+    settings = {"SESSION_COOKIE_SECURE": not is_local(host)}
+    settings.update(config or {})
+    app = create_app(settings)
+    app.run(host=host, port=port, debug=debug, use_reloader=debug, threaded=True)

@@ -1,0 +1,185 @@
+"""Fixtures and helpers for the web tool's tests: an app on a fresh store, one account per role,
+documents in three languages, a search engine double, and log-in with real CSRF tokens."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from sepia.search.engine import DocumentView, SearchHit, SearchPage, Span
+from sepia.store.models import Document
+from sepia.web import create_app
+from sepia.web.accounts import create_user
+
+PASSWORD = "correct-horse-1"
+ACCOUNTS = {  # username -> (role, team)
+    "org": ("organiser", None),
+    "dev": ("topic_developer", None),
+    "as1": ("assessor", None),
+    "as2": ("assessor", None),
+    "par": ("participant", "TEAMX"),
+}
+ROLE_USER = {"organiser": "org", "topic_developer": "dev", "assessor": "as1", "participant": "par"}
+
+# Small documents with text that tests offsets: 𠀀 (U+20000) and 🦆 are outside the BMP, so a
+# browser counts them as two units and Python as one.
+DOCUMENTS = [
+    ("XIN_CMN_20080101.0001", "CS", "禽流感新闻", "2008-01-01",
+     "新华社北京电。𠀀禽流感是一种由甲型流感病毒引起的禽类传染病。\n专家说，病毒可以传染给人。"),
+    ("XIN_CMN_20080102.0002", "CS", "天气预报", "2008-01-02", "明天北京晴。<script>alert(1)</script>"),
+    ("CNA_CMN_20080101.0001", "CT", "颱風消息", "2008-01-01",
+     "中央社台北電。颱風🦆帶來豪雨，氣象局發布海上警報。"),
+    ("YOMI_20080101.0001", "JA", "首相の辞任", "2008-01-01",
+     "東京発。福田首相は辞任を表明した。𠀀後任は麻生氏が有力だ。"),
+]
+
+
+class FakeEngine:
+    """A stand-in for sepia.search's engine: substring search over the documents above, returning
+    the engine's own result classes, so the adapter is tested against the real interface."""
+
+    def __init__(self, documents=DOCUMENTS):
+        self.documents = documents
+        self.calls = []
+
+    def languages(self):
+        return sorted({d[1] for d in self.documents})
+
+    def _spans(self, text, query):
+        spans = []
+        for term in query.split():
+            start = text.find(term)
+            while start >= 0:
+                spans.append(Span(start, start + len(term)))
+                start = text.find(term, start + 1)
+        return sorted(spans, key=lambda s: s.start)
+
+    def search(self, lang, query, page=1, page_size=10):
+        self.calls.append(("search", lang, query, page))
+        found = [d for d in self.documents if d[1] == lang and any(t in d[4] or t in d[2] for t in query.split())]
+        window = found[(page - 1) * page_size: page * page_size]
+        hits = [SearchHit(rank=(page - 1) * page_size + i + 1, docid=d[0], title=d[2], date=d[3],
+                          score=1.0 / (i + 1), snippet_html=self._snippet(d[4], query))
+                for i, d in enumerate(window)]
+        return SearchPage(lang, query, query, page, page_size, len(found), hits)
+
+    def _snippet(self, text, query):
+        from html import escape
+
+        out, at = [], 0
+        for span in self._spans(text, query):
+            if span.start < at:
+                continue
+            out.append(escape(text[at:span.start]))
+            out.append(f'<mark data-start="{span.start}">{escape(text[span.start:span.end])}</mark>')
+            at = span.end
+        out.append(escape(text[at:]))
+        return "".join(out)
+
+    def generate_query(self, lang, key_terms):
+        self.calls.append(("generate", lang, tuple(key_terms)))
+        return " ".join(key_terms)
+
+    def document(self, lang, docid, query=None):
+        doc = next((d for d in self.documents if d[0] == docid and d[1] == lang), None)
+        if doc is None:
+            return None
+        return DocumentView(lang, docid, doc[2], doc[3], doc[4], self._spans(doc[4], query or ""))
+
+
+def add_documents(store, documents=DOCUMENTS):
+    with store.transaction() as session:
+        for docid, lang, title, date, text in documents:
+            session.add(Document(docid=docid, lang=lang, title=title, date=date, text=text))
+
+
+def add_accounts(store):
+    with store.transaction() as session:
+        for username, (role, team) in ACCOUNTS.items():
+            create_user(session, username, PASSWORD, role, team=team)
+
+
+@pytest.fixture
+def app(tmp_path):
+    application = create_app({
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'web.db'}",
+        "SECRET_KEY": "test-secret",
+        "SEARCH_ENGINE": FakeEngine(),
+        "TESTING": True,
+        "SESSION_COOKIE_SECURE": False,
+    })
+    store = application.extensions["sepia_store"]
+    add_accounts(store)
+    add_documents(store)
+    yield application
+    store.dispose()
+
+
+@pytest.fixture
+def store(app):
+    return app.extensions["sepia_store"]
+
+
+TOKEN_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
+
+
+def csrf_token(client, path="/login") -> str:
+    page = client.get(path, follow_redirects=True).get_data(as_text=True)
+    return TOKEN_RE.search(page).group(1)
+
+
+class Browser:
+    """A test client that carries the CSRF token the way the pages and scripts do."""
+
+    def __init__(self, client):
+        self.client = client
+        self.token = None
+
+    def login(self, username, password=PASSWORD):
+        self.token = csrf_token(self.client)
+        response = self.client.post("/login", data={"username": username, "password": password,
+                                                    "csrf_token": self.token})
+        self.token = csrf_token(self.client, "/")
+        return response
+
+    def get(self, path, **kwargs):
+        return self.client.get(path, **kwargs)
+
+    def post(self, path, data=None, **kwargs):
+        data = dict(data or {})
+        data.setdefault("csrf_token", self.token)
+        return self.client.post(path, data=data, **kwargs)
+
+    def post_json(self, path, payload):
+        return self.client.post(path, json=payload, headers={"X-CSRFToken": self.token})
+
+
+def browser_for(app, username=None) -> Browser:
+    browser = Browser(app.test_client())
+    if username:
+        response = browser.login(username)
+        assert response.status_code == 302, response.get_data(as_text=True)
+    return browser
+
+
+def make_topic(store, topic_id="ACLIA2-CS-0001", completed=True, answers=(), nuggets=()):
+    """A topic straight in the store: answers are (docid, start, end), nuggets texts linked to all."""
+    from sepia.store.models import AnswerText, Document, Nugget, Topic, TopicText
+
+    with store.transaction() as session:
+        lang = topic_id.split("-")[1]
+        topic = Topic(id=topic_id, lang=lang, answer_type="DEFINITION", memo="",
+                      status="completed" if completed else "in_progress")
+        topic.texts = [TopicText(kind="question", lang=lang, text="什么是禽流感？", position=0),
+                       TopicText(kind="question", lang="EN", text="What is bird flu?", position=1)]
+        session.add(topic)
+        made = []
+        for docid, start, end in answers:
+            text = session.query(Document).filter_by(docid=docid).one().text[start:end]
+            made.append(AnswerText(docid=docid, start=start, end=end, text=text, created_by="dev"))
+        topic.answer_texts = made
+        with session.no_autoflush:
+            topic.nuggets = [Nugget(label=f"N{i + 1:03d}", text=text, position=i, answer_texts=list(made))
+                             for i, text in enumerate(nuggets)]
+        session.flush()
+        return topic.id
