@@ -1,0 +1,1 @@
+"""Converters from other evaluation campaigns' files into SEPIA's exchange formats."""
