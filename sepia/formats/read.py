@@ -276,7 +276,10 @@ def read_loaded(loaded: LoadedXml, format_name: str | None = None):
 def _schema_problem(loaded: LoadedXml, entry, format_name: str) -> Problem:
     """libxml2 gives schema errors a line but no column: find the element by its path."""
     message = f"{entry.message} ({format_name} schema)"
-    found = loaded.root.getroottree().xpath(entry.path) if entry.path else []
+    try:
+        found = loaded.root.getroottree().xpath(entry.path) if entry.path else []
+    except etree.XPathError:  # a path with namespace prefixes the schema does not know
+        found = []
     if found and isinstance(found[0], etree._Element):
         line, column = loaded.position(found[0])
         return Problem(loaded.path, line, column, message)
