@@ -54,10 +54,10 @@ def test_every_problem_is_reported_with_path_line_and_column(tmp_path):
     assert all(re.match(re.escape(path) + r":\d+:\d+: ", p) for p in found)
     joined = "\n".join(found)
     assert f"{path}:4:42: topic ACLIA2-CS-0001: answer ranks must run 1..2 without gaps; missing 2" in joined
-    assert f"{path}:5:3: topic ACLIA2-CS-0001 appears more than once" in joined
+    assert f"{path}:5:1: topic ACLIA2-CS-0001 appears more than once" in joined
     assert f"{path}:5:" in joined and "answer rank 1 is repeated" in joined
-    assert f"{path}:6:3: topic ACLIA2-JA-0002 is a JA topic, but this file is for CS" in joined
-    assert f"{path}:7:3: " in joined and "bad id" in joined
+    assert f"{path}:6:1: topic ACLIA2-JA-0002 is a JA topic, but this file is for CS" in joined
+    assert f"{path}:7:1: " in joined and "bad id" in joined
 
 
 def test_run_id_must_be_well_formed_and_match_the_file_name(tmp_path):
