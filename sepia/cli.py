@@ -24,6 +24,8 @@ COMMANDS = {
     "serve": "sepia.commands.serve:serve",
     "user": "sepia.commands.user:user",
     "gold": "sepia.commands.gold:gold",
+    "metaeval": "sepia.commands.metaeval:metaeval",
+    "agreement": "sepia.commands.agreement:agreement",
 }
 
 
