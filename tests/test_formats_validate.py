@@ -173,3 +173,23 @@ def test_text_is_kept_exactly(tmp_path):
     text = "  前后有空格 & <tags> 𠮷😀\n第二行  "
     run = model.CCLQARun(model.Metadata("T-CS-CS-01-T"), [model.CCLQATopic("X-CS-1", [model.Answer(1, text)])])
     assert read_bytes(to_xml(run)).topics[0].answers[0].text == text
+
+
+def test_unknown_documents_are_warned_about_when_the_store_has_the_collection(tmp_path, sepia_home):
+    from sepia.store.db import Store
+    from sepia.store.models import Document
+
+    path = tmp_path / "run.xml"
+    path.write_text(cclqa(f'<TOPIC ID="ACLIA2-CS-0001"><CCLQA_RESULT>{answer(1, docid="D1")}\n'
+                          f'{answer(2, docid="NOPE-7")}</CCLQA_RESULT></TOPIC>'))
+    assert validate_file(path)[1] == []  # no store yet: nothing to compare with, and none is created
+    assert not (sepia_home / "sepia.db").exists()
+    store = Store()
+    with store.transaction() as session:
+        session.add(Document(docid="D1", lang="CS", title="t", text="北京"))
+    store.dispose()
+    obj, found = validate_file(path)
+    assert obj is not None and [str(p) for p in found] == [
+        f"{path}:5:40: warning: document NOPE-7 is not in the CS collection"]
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0 and "NOPE-7" in result.output

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from sepia.formats.docids import unknown_docid_warnings
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_loaded
@@ -17,6 +18,8 @@ def validate_file(path: str | Path, format_name: str | None = None,
     try:
         if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
             return read_judgments(path), []
-        return read_loaded(load_xml(path, max_bytes), format_name)
+        loaded = load_xml(path, max_bytes)
+        obj, problems = read_loaded(loaded, format_name)
+        return obj, problems + unknown_docid_warnings(loaded.path, loaded.data, obj)
     except FormatError as exc:
         return None, exc.problems

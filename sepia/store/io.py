@@ -264,3 +264,27 @@ def delete_all(session: Session) -> None:
                   db.Run, db.Topic, db.Document):
         session.execute(delete(table))
 
+
+
+# ---------------------------------------------------------------- scores
+
+def save_scores(session: Session, scores, settings: dict) -> int:
+    """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL)."""
+    import json
+
+    runs = {r.run_id: r.id for r in session.scalars(select(db.Run))}
+    measure = f"F{settings.get('beta', 3):g}"
+    rows = 0
+    for run_score in scores:
+        run_pk = runs.get(run_score.run_id)
+        if run_pk is None:
+            continue
+        common = {"run_id": run_pk, "measure": measure, "matcher": run_score.matcher,
+                  "settings": json.dumps(settings, sort_keys=True)}
+        session.add(db.EvaluationResult(**common, value=run_score.score))
+        for t in run_score.topics:
+            session.add(db.EvaluationResult(**common, topic_id=t.topic_id, answer_type=t.answer_type, value=t.f,
+                                            recall=t.recall, precision=t.precision))
+        rows += 1 + len(run_score.topics)
+    session.flush()
+    return rows

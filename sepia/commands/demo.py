@@ -1,0 +1,61 @@
+"""`sepia demo`: the sample campaign, scored and shown, then the web tool on it."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from sepia import config
+from sepia.resources import resource_dir
+
+
+@click.command()
+@click.option("--home", type=click.Path(file_okay=False), default=None,
+              help="Data directory of the demo (default: SEPIA_HOME/demo; rebuilt on every run).")
+@click.option("--serve/--no-serve", default=True, show_default=True,
+              help="Serve the web tool on the demo campaign afterwards.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--progress/--no-progress", default=True, help="Show progress bars.")
+def demo(home, serve, host, port, progress):
+    """Build a campaign from the sample collections, score every run, print ACLIA-style tables."""
+    from sepia.demo import SAMPLE_LANGUAGES, load_collection, reset_data_dir, score_store
+    from sepia.scoring.report import table
+    from sepia.store import io
+    from sepia.store.db import Store
+
+    home = Path(home) if home else config.sepia_home() / "demo"
+    home.mkdir(parents=True, exist_ok=True)
+    os.environ["SEPIA_HOME"] = str(home)  # the store, the indexes and the web tool all live there
+    os.environ.pop("SEPIA_DATABASE_URL", None)
+    reset_data_dir(home)
+    store = Store()
+    corpora = resource_dir("corpora")
+    click.echo(f"SEPIA demo: building the sample campaign in {home}")
+    for lang in SAMPLE_LANGUAGES:
+        report = load_collection(store, corpora / lang, progress)
+        click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} nuggets, "
+                   f"{len(report.runs)} runs, {report.judgments} judgments")
+    results = score_store(store)
+    with store.transaction() as session:
+        for matcher, scores in results.items():
+            io.save_scores(session, scores, {"matcher": matcher, "beta": 3, "weights": "pyramid"})
+    for matcher, title in (("human", "Human F3 (assessors' judgments)"),
+                           ("binarized", "BINARIZED F3 (automatic, character unigrams, theta 0.5)")):
+        click.echo("")
+        click.echo(table(results[matcher], f"== {title}, pyramid weights, C = mean nugget length =="), nl=False)
+    if serve:
+        _serve(store, host, port)
+
+
+def _serve(store, host: str, port: int) -> None:
+    from sepia.web.demo import run_server, seed_demo_accounts
+
+    accounts = seed_demo_accounts(store)
+    click.echo("")
+    click.echo(f"The web tool is at http://{host}:{port}/ - log in with one of these demo accounts:")
+    for username, password, role in accounts:
+        click.echo(f"  {role:16} {username:12} password {password}")
+    click.echo("Press Ctrl+C to stop.")
+    run_server(host, port)
