@@ -26,11 +26,14 @@ def nuggetizer(path, out_dir, partial_as_match, prefix, force):
     """Convert TREC RAG 2024 / nuggetizer nugget assignments (JSONL).
 
     Writes a gold standard (one vote per nugget by assessor `trec`: vital is vital, okay is not), one
-    CCLQA run per run ID (the whole answer as one SR), the assignments as human judgments, the topics,
-    and the mappings from the original qids and run IDs to SEPIA's. Nothing is written when the input
-    has a problem; every problem is listed as PATH:LINE:COLUMN: message.
+    CCLQA run per run ID (the whole answer as one SR), the assignments as human judgments (support is
+    a match; partial_support is not, unless --partial-as-match), the topics, and the mappings from
+    the original qids and run IDs to SEPIA's. Nothing is written when the input has a problem; every
+    problem is listed as PATH:LINE:COLUMN: message.
 
-    Example: sepia convert nuggetizer rag24_nugget_assignment.20241108.jl --out rag24
+    \b
+    Example:
+      sepia convert nuggetizer rag24_nugget_assignment.20241108.jl --out rag24
     """
     if not prefix.isascii() or not prefix.isalnum():
         raise click.BadParameter("letters and digits only", param_hint="--prefix")
