@@ -6,6 +6,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sepia import vocab
 from sepia.formats import model
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
@@ -13,7 +14,6 @@ from sepia.scoring.evaluate import Evaluator, RunScore, Settings
 from sepia.store import io
 from sepia.store.db import Store
 
-SAMPLE_LANGUAGES = ("cs", "ct", "ja")
 MATCHERS = ("human", "binarized")
 
 
@@ -33,6 +33,11 @@ def collection_files(folder: Path) -> dict:
     runs = sorted(p for p in folder.rglob("*.xml") if p not in special and "docs" not in p.relative_to(folder).parts)
     return {"docs": folder / "docs", "topics": folder / "topics.xml", "gold": folder / "gold.xml", "runs": runs,
             "judgments": folder / "judgments.tsv"}
+
+
+def sample_collections(corpora: Path) -> list[Path]:
+    """The sample collections shipped in `corpora/`: one folder per target language."""
+    return [corpora / lang.lower() for lang in vocab.LANGUAGES if (corpora / lang.lower() / "topics.xml").exists()]
 
 
 def reset_data_dir(home: Path) -> None:

@@ -128,13 +128,13 @@ def test_cclqa_run_roundtrip(store, run):
 @SETTINGS
 @given(run=ir4qa_runs())
 def test_ir4qa_run_roundtrip(store, run):
-    _roundtrip(store, run, lambda s: io.export_run(s, run.metadata.run_id))
+    _roundtrip(store, run, lambda s: io.export_run(s, run.metadata.run_id, "ir4qa"))
 
 
 @SETTINGS
 @given(run=qa_runs())
 def test_qa_run_roundtrip(store, run):
-    _roundtrip(store, run, lambda s: io.export_run(s, run.metadata.run_id))
+    _roundtrip(store, run, lambda s: io.export_run(s, run.metadata.run_id, "qa"))
 
 
 @SETTINGS

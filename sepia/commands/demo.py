@@ -20,7 +20,7 @@ from sepia.resources import resource_dir
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def demo(home, serve, host, port, progress):
     """Build a campaign from the sample collections, score every run, print ACLIA-style tables."""
-    from sepia.demo import SAMPLE_LANGUAGES, load_collection, reset_data_dir, score_store
+    from sepia.demo import load_collection, reset_data_dir, sample_collections, score_store
     from sepia.scoring.report import table
     from sepia.store import io
     from sepia.store.db import Store
@@ -33,8 +33,8 @@ def demo(home, serve, host, port, progress):
     store = Store()
     corpora = resource_dir("corpora")
     click.echo(f"SEPIA demo: building the sample campaign in {home}")
-    for lang in SAMPLE_LANGUAGES:
-        report = load_collection(store, corpora / lang, progress)
+    for folder in sample_collections(corpora):
+        report = load_collection(store, folder, progress)
         click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} nuggets, "
                    f"{len(report.runs)} runs, {report.judgments} judgments")
     results = score_store(store)

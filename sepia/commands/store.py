@@ -38,7 +38,8 @@ def _import_one(session, obj, replace: bool) -> str:
         return f"{io.import_gold(session, obj, replace)} nuggets in {len(obj.topics)} topics"
     if isinstance(obj, list):
         return f"{io.import_judgments(session, obj, replace)} judgments"
-    return f"run {io.import_run(session, obj, replace=replace).run_id}"
+    row = io.import_run(session, obj, replace=replace)
+    return f"{row.kind} run {row.run_id}"
 
 
 @click.command("import")
@@ -95,12 +96,13 @@ def export_gold(lang, out):
 
 @export.command("run")
 @click.argument("run_id")
+@click.option("--kind", type=click.Choice(["cclqa", "ir4qa", "qa"]), default="cclqa", show_default=True)
 @_out
-def export_run(run_id, out):
+def export_run(run_id, kind, out):
     with Store().transaction() as session:
-        run = io.export_run(session, run_id)
+        run = io.export_run(session, run_id, kind)
     if run is None:
-        raise click.UsageError(f"no run {run_id} in the store")
+        raise click.UsageError(f"no {kind} run {run_id} in the store")
     _write(to_xml(run), out)
 
 

@@ -140,19 +140,21 @@ def _gold_nugget(row: db.Nugget) -> model.GoldNugget:
 
 # ---------------------------------------------------------------- runs
 
+RUN_KINDS = {model.QARun: "qa", model.IR4QARun: "ir4qa", model.CCLQARun: "cclqa"}
+
 def import_run(session: Session, run, submitted_by: str | None = None, replace: bool = False) -> db.Run:
     """Store a Question Analysis, IR4QA or CCLQA run; a run ID already stored is refused unless replace."""
     metadata = run.metadata
     parsed = vocab.parse_run_id(metadata.run_id)
     if parsed is None:
         raise ImportRefused([f"run ID {metadata.run_id!r} is not of the form TEAM-SRC-TGT-NN-X"])
-    old = session.scalar(select(db.Run).where(db.Run.run_id == metadata.run_id))
+    kind = RUN_KINDS[type(run)]
+    old = session.scalar(select(db.Run).where(db.Run.run_id == metadata.run_id, db.Run.kind == kind))
     if old is not None:
         if not replace:
-            raise ImportRefused([f"run {metadata.run_id} is already stored (use replace to overwrite)"])
+            raise ImportRefused([f"{kind} run {metadata.run_id} is already stored (use replace to overwrite)"])
         session.delete(old)
         session.flush()
-    kind = {model.QARun: "qa", model.IR4QARun: "ir4qa", model.CCLQARun: "cclqa"}[type(run)]
     row = db.Run(run_id=metadata.run_id, kind=kind, team=parsed.team, source_lang=parsed.source_lang,
                  target_lang=parsed.target_lang, priority=parsed.priority, variant=parsed.variant,
                  description=metadata.description, ir4qa_run=metadata.ir4qa_run_id, submitted_by=submitted_by)
@@ -177,9 +179,9 @@ def _run_topic(kind: str, topic, position: int) -> db.RunTopic:
     return row
 
 
-def export_run(session: Session, run_id: str):
-    """The stored run as its exchange-format object; None when no such run."""
-    row = session.scalar(select(db.Run).where(db.Run.run_id == run_id).options(
+def export_run(session: Session, run_id: str, kind: str = "cclqa"):
+    """The stored run of that kind as its exchange-format object; None when no such run."""
+    row = session.scalar(select(db.Run).where(db.Run.run_id == run_id, db.Run.kind == kind).options(
         selectinload(db.Run.topics).selectinload(db.RunTopic.responses).selectinload(db.Response.docids),
         selectinload(db.Run.topics).selectinload(db.RunTopic.documents),
         selectinload(db.Run.topics).selectinload(db.RunTopic.key_terms),
@@ -216,7 +218,8 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
     """Attach judgments to stored responses and nuggets; every unknown reference is reported."""
     responses = {(run_id, topic_id, rank): rid for rid, run_id, topic_id, rank in session.execute(
         select(db.Response.id, db.Run.run_id, db.RunTopic.topic_id, db.Response.rank)
-        .join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run))}
+        .join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run)
+        .where(db.Run.kind == "cclqa"))}
     nuggets = {(topic_id, label): nid for nid, topic_id, label in session.execute(
         select(db.Nugget.id, db.Nugget.topic_id, db.Nugget.label))}
     reasons, rows = [], []

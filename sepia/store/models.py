@@ -182,9 +182,11 @@ RUN_KINDS = ("qa", "ir4qa", "cclqa")
 
 class Run(Base):
     __tablename__ = "run"
-    __table_args__ = (CheckConstraint(f"kind IN {RUN_KINDS}", name="ck_run_kind"),)
+    # A team's IR4QA and CCLQA runs may share an ID (the CCLQA run names the IR4QA run it used).
+    __table_args__ = (CheckConstraint(f"kind IN {RUN_KINDS}", name="ck_run_kind"),
+                      UniqueConstraint("run_id", "kind", name="uq_run_id_kind"))
     id: Mapped[int] = mapped_column(primary_key=True)
-    run_id: Mapped[str] = mapped_column(String(200), unique=True)  # TEAM-SRC-TGT-NN-X
+    run_id: Mapped[str] = mapped_column(String(200), index=True)  # TEAM-SRC-TGT-NN-X
     kind: Mapped[str] = mapped_column(String(10))
     team: Mapped[str] = mapped_column(String(100), index=True)
     source_lang: Mapped[str] = mapped_column(String(2))

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 02:49:14.580573
+Create Date: 2026-11-22 02:54:10.449854
 """
 from alembic import op
 import sqlalchemy as sa
@@ -69,9 +69,10 @@ def upgrade() -> None:
     sa.Column('submitted_at', sa.DateTime(timezone=True), nullable=False),
     sa.CheckConstraint("kind IN ('qa', 'ir4qa', 'cclqa')", name='ck_run_kind'),
     sa.PrimaryKeyConstraint('id'),
-    sa.UniqueConstraint('run_id')
+    sa.UniqueConstraint('run_id', 'kind', name='uq_run_id_kind')
     )
     with op.batch_alter_table('run', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_run_run_id'), ['run_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_run_team'), ['team'], unique=False)
 
     op.create_table('team',
@@ -381,6 +382,7 @@ def downgrade() -> None:
     op.drop_table('team')
     with op.batch_alter_table('run', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_run_team'))
+        batch_op.drop_index(batch_op.f('ix_run_run_id'))
 
     op.drop_table('run')
     with op.batch_alter_table('relevance_judgment', schema=None) as batch_op:
