@@ -17,6 +17,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import stats
 from scipy.stats import rankdata
 
 LEVELS = ("system", "input", "item", "global")
@@ -25,6 +26,8 @@ MEASURES = tuple((level, coefficient) for level in LEVELS for coefficient in COE
 
 # Pairwise Kendall computations materialise batch x pairs arrays; keep each block this small.
 _KENDALL_BLOCK = 4_000_000
+# Beyond this length scipy's O(n log n) algorithm beats the vectorised O(n^2) pair comparison.
+_PAIRWISE_MAX_N = 200
 
 
 def check_measure(level: str, coefficient: str) -> None:
@@ -77,6 +80,8 @@ def _distinct(x, valid):
 
 
 def _kendall(x, z, valid, name):
+    if x.shape[-1] > _PAIRWISE_MAX_N:
+        return _kendall_by_row(x, z, valid, name)
     shape = x.shape[:-1]
     n = x.shape[-1]
     x2, z2, v2 = (a.reshape(-1, n) for a in (x, z, valid))
@@ -103,6 +108,20 @@ def _kendall(x, z, valid, name):
         m = np.minimum(_distinct(x, valid), _distinct(z, valid))
         tau = 2 * s / (count.astype(float) ** 2 * (m - 1) / m)
         return np.where(m < 2, np.nan, np.clip(tau, -1.0, 1.0))
+
+
+def _kendall_by_row(x, z, valid, name):
+    """Long vectors: scipy's O(n log n) Kendall, one vector at a time."""
+    shape = x.shape[:-1]
+    n = x.shape[-1]
+    out = np.full(int(np.prod(shape, dtype=int)), np.nan)
+    variant = "b" if name == "tau_b" else "c"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant input: NaN, as in the pairwise path
+        for row, (xr, zr, vr) in enumerate(zip(x.reshape(-1, n), z.reshape(-1, n), valid.reshape(-1, n))):
+            if vr.sum() >= 2:
+                out[row] = stats.kendalltau(xr[vr], zr[vr], variant=variant).statistic
+    return out.reshape(shape)
 
 
 def correlate(X, Z, level: str, coefficient_name: str) -> np.ndarray | float:

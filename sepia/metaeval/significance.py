@@ -171,6 +171,22 @@ def _pearson_deltas(M, Z, a, b, masks, level):
     return out
 
 
+def permutation_test(X, Y, Z, level: str, coefficient_name: str, method: str = "both", *,
+                     alternative: str = "two-sided", n_resamples: int = 1000, seed=None) -> TestResult:
+    """Permutation test of H0: r(X, Z) = r(Y, Z) (Deutsch et al. 2021). The three matrices are
+    standardised first; X and Y must have their missing cells in the same places. The p-value is
+    the share of permuted differences at least as extreme as the observed one."""
+    check_measure(level, coefficient_name)
+    X, Y, Z = (standardize(a) for a in (X, Y, Z))
+    same_missing_cells(X, Y)
+    if X.shape != Z.shape:
+        raise ValueError("X, Y and Z must have the same systems x inputs shape")
+    observed = correlate(X, Z, level, coefficient_name) - correlate(Y, Z, level, coefficient_name)
+    masks = swap_masks(np.random.default_rng(seed), n_resamples, X.shape, method)
+    samples = pair_deltas(np.stack([X, Y]), Z, [0], [1], masks, level, coefficient_name)[0]
+    return TestResult(float(observed), _pvalue(samples, observed, alternative))
+
+
 def williams_t(r12: float, r13: float, r23: float, n: int) -> float:
     """Williams' t (df = n - 3) for r12 - r13 where variables 2 and 3 correlate at r23;
     variable 1 is the shared one (the humans)."""

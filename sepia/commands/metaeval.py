@@ -1,0 +1,120 @@
+"""`sepia metaeval`: how far automatic scores agree with human ones (and `sepia metaeval aeollm`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from sepia.commands.common import load_or_exit, warn
+from sepia.formats.judgments import read_judgments
+from sepia.formats.model import CCLQARun, GoldStandard
+from sepia.formats.read import expect, read_file
+
+
+def expand(paths, pattern: str) -> list[Path]:
+    """Files as given, directories as the files in them that match the pattern."""
+    found = []
+    for p in map(Path, paths):
+        found += sorted(p.glob(pattern)) if p.is_dir() else [p]
+    return found
+
+
+@click.group(invoke_without_command=True)
+@click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False), help="Gold standard XML.")
+@click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
+              help="CCLQA run XML, or a directory of them; repeat for more.")
+@click.option("--judgments", "judgment_paths", multiple=True, type=click.Path(exists=True),
+              help="Human nugget judgments TSV, or a directory of *.tsv; repeat for more.")
+@click.option("--matcher", "matchers", multiple=True, type=click.Choice(["binarized", "softmatch", "exact"]),
+              help="Automatic matchers to compare (default: all three).")
+@click.option("--theta", type=float, default=0.5, show_default=True, help="BINARIZED threshold.")
+@click.option("--beta", type=float, default=3.0, show_default=True)
+@click.option("--weights", type=click.Choice(["pyramid", "proportion", "binary"]), default="pyramid", show_default=True)
+@click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
+              help="Permutations per test and bootstrap resamples.")
+@click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
+              help="Random half splits for ranking consistency.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--limit", type=click.IntRange(0), default=20, show_default=True,
+              help="Disagreements listed in the table (0 = all; JSON always has all).")
+@click.option("--plots", "plot_dir", type=click.Path(file_okay=False), help="Write PNG and SVG figures here.")
+@click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.pass_context
+def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, theta, beta, weights, permutations, repetitions,
+             seed, limit, plot_dir, output):
+    """Automatic versus human scores for every matcher: correlations at four levels, confidence
+    intervals, discriminative power, ranking consistency, run-ranking agreement, disagreements.
+
+    Example: sepia metaeval --gold gold.xml --run runs/ --judgments judgments.tsv --plots figures/
+    """
+    if ctx.invoked_subcommand:
+        return
+    if not gold_path or not run_paths or not judgment_paths:
+        raise click.UsageError("metaeval needs --gold, at least one --run and --judgments "
+                               "(or the sub-command: sepia metaeval aeollm --pred P --human H)")
+    from sepia.metaeval.campaign import AUTOMATIC, metaeval_report, score_matrices
+    from sepia.metaeval.disagreement import disagreements
+    from sepia.metaeval.render import metaeval_text
+
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    run_files = expand(run_paths, "*.xml")
+    if not run_files:
+        raise click.UsageError("no run files found (directories are searched for *.xml)")
+    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in run_files]
+    duplicates = sorted({r.run_id for r in runs if sum(o.run_id == r.run_id for o in runs) > 1})
+    if duplicates:
+        raise click.UsageError(f"the same run ID is given more than once: {', '.join(duplicates)}")
+    judgment_files = expand(judgment_paths, "*.tsv")
+    if not judgment_files:
+        raise click.UsageError("no judgments files found (directories are searched for *.tsv)")
+    judgments = [j for p in judgment_files for j in load_or_exit(read_judgments, p)]
+    if len(runs) < 3:
+        warn("with fewer than three runs, most system-level correlations are undefined or trivial")
+    data = score_matrices(gold, runs, judgments, matchers=matchers or AUTOMATIC, beta=beta, theta=theta,
+                          weights=weights)
+    for message in data.warnings:
+        warn(message)
+    report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
+    listing = disagreements(gold, runs, judgments, theta=theta).as_dict()
+    written = []
+    if plot_dir:
+        from sepia.metaeval.plots import pvalue_curves, scatter_runs
+
+        written = [str(p) for p in scatter_runs(report, Path(plot_dir)) + pvalue_curves(report, Path(plot_dir))]
+    if output == "json":
+        click.echo(json.dumps(json_ready({**report, "disagreements": listing, "plots": written,
+                                          "warnings": data.warnings}), ensure_ascii=False, indent=1))
+    else:
+        click.echo(metaeval_text(report, listing, limit or None), nl=False)
+        for path in written:
+            click.echo(f"wrote {path}")
+
+
+@metaeval.command()
+@click.option("--pred", "pred_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Evaluator scores: taskId questionId answerId score rank.")
+@click.option("--human", "human_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Human scores in the same layout (rank optional).")
+@click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def aeollm(pred_path, human_path, output):
+    """Agreement of an AEOLLM-style evaluator with human scores: acc, Kendall's tau and Spearman's
+    rho per task (over the answers of each question, averaged) and overall (mean of tasks).
+
+    Example: sepia metaeval aeollm --pred run.txt --human human.txt
+    """
+    from sepia.metaeval.aeollm import compare, read_scores
+    from sepia.metaeval.render import aeollm_text, json_ready
+
+    predicted = load_or_exit(read_scores, pred_path)
+    human = load_or_exit(read_scores, human_path)
+    rows, overall, warnings = compare(predicted, human)
+    for message in warnings:
+        warn(message)
+    if not rows:
+        raise click.ClickException("no answer is scored in both files")
+    if output == "json":
+        click.echo(json.dumps(json_ready({"tasks": [r.as_dict() for r in rows], "overall": overall.as_dict()}),
+                              indent=1))
+    else:
+        click.echo(aeollm_text(json_ready([r.as_dict() for r in rows]), json_ready(overall.as_dict())), nl=False)

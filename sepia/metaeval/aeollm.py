@@ -1,0 +1,140 @@
+"""AEOLLM-style evaluator scores (NTCIR-18): `taskId questionId answerId score rank` per line.
+
+An evaluator's predictions are compared with human scores in the same layout (the rank column
+may be left out of either file). Per task, and overall as the mean of the tasks:
+- acc: for every question, the share of answer pairs whose preference (better, worse or tie)
+  is the same for evaluator and humans; the mean over questions;
+- tau and rho: Kendall's tau-b and Spearman's rho between evaluator and human scores over the
+  answers of each question, the mean over questions (questions where either is constant are left
+  out, since the coefficients are undefined there).
+Scores are compared, higher is better; the rank column is read and checked but not needed.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy import stats
+
+from sepia.formats.errors import FormatError, Problem
+from sepia.metaeval.ranking import pairwise_accuracy
+
+Key = tuple[str, str, str]  # task, question, answer
+
+
+def parse_scores(text: str, name: str = "<input>") -> dict[Key, float]:
+    """Parse white-space separated lines; a first line whose score is not a number is a header.
+    Every bad line is reported, as PATH:LINE:COLUMN."""
+    scores: dict[Key, float] = {}
+    seen: dict[Key, int] = {}
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields or fields[0].startswith("#"):
+            continue
+        if len(fields) not in (4, 5):
+            problems.append(Problem(name, number, 1, f"expected 'taskId questionId answerId score [rank]', "
+                                                     f"got {len(fields)} fields"))
+            continue
+        try:
+            score = float(fields[3])
+        except ValueError:
+            if not scores and not problems and number == _first_line(text):
+                continue  # header
+            problems.append(Problem(name, number, line.find(fields[3]) + 1, f"score {fields[3]!r} is not a number"))
+            continue
+        if not np.isfinite(score):
+            problems.append(Problem(name, number, line.find(fields[3]) + 1, f"score {fields[3]!r} is not finite"))
+            continue
+        if len(fields) == 5 and not fields[4].lstrip("-").isdigit():
+            problems.append(Problem(name, number, line.rfind(fields[4]) + 1,
+                                    f"rank {fields[4]!r} is not an integer"))
+            continue
+        key = (fields[0], fields[1], fields[2])
+        if key in seen:
+            problems.append(Problem(name, number, 1, f"answer {' '.join(key)} already scored on line {seen[key]}"))
+            continue
+        seen[key] = number
+        scores[key] = score
+    if problems:
+        raise FormatError(problems)
+    if not scores:
+        raise FormatError([Problem(name, 1, 1, "no scores found")])
+    return scores
+
+
+def _first_line(text: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.split() and not line.lstrip().startswith("#"):
+            return number
+    return 0
+
+
+def read_scores(path: str | Path) -> dict[Key, float]:
+    name = str(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+    except UnicodeDecodeError:
+        raise FormatError([Problem(name, 1, 1, "invalid UTF-8")]) from None
+    return parse_scores(text, name)
+
+
+@dataclass(frozen=True)
+class TaskAgreement:
+    task: str
+    questions: int
+    answers: int
+    acc: float
+    tau: float
+    rho: float
+
+    def as_dict(self) -> dict:
+        return {"task": self.task, "questions": self.questions, "answers": self.answers,
+                "acc": self.acc, "tau": self.tau, "rho": self.rho}
+
+
+def _mean(values) -> float:
+    values = [v for v in values if np.isfinite(v)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def compare(predicted: dict[Key, float], human: dict[Key, float]) -> tuple[list[TaskAgreement], TaskAgreement, list[str]]:
+    """Per-task agreement, the overall row (mean over tasks) and warnings about unmatched answers."""
+    warnings = []
+    missing = sorted(set(human) - set(predicted))
+    extra = sorted(set(predicted) - set(human))
+    if missing:
+        warnings.append(f"{len(missing)} human-scored answers have no prediction and are left out "
+                        f"(first: {' '.join(missing[0])})")
+    if extra:
+        warnings.append(f"{len(extra)} predicted answers have no human score and are left out "
+                        f"(first: {' '.join(extra[0])})")
+    questions: dict[str, dict[str, list[Key]]] = defaultdict(lambda: defaultdict(list))
+    for key in human:
+        if key in predicted:
+            questions[key[0]][key[1]].append(key)
+    rows = []
+    for task in sorted(questions, key=_natural):
+        accs, taus, rhos, answers = [], [], [], 0
+        for keys in questions[task].values():
+            h = np.array([human[k] for k in keys])
+            p = np.array([predicted[k] for k in keys])
+            answers += len(keys)
+            if len(keys) < 2:
+                continue
+            accs.append(pairwise_accuracy(h, p, ties="acc_eq"))
+            if np.ptp(h) > 0 and np.ptp(p) > 0:
+                taus.append(stats.kendalltau(h, p).statistic)
+                rhos.append(stats.spearmanr(h, p).statistic)
+        rows.append(TaskAgreement(task, len(questions[task]), answers, _mean(accs), _mean(taus), _mean(rhos)))
+    overall = TaskAgreement("all", sum(r.questions for r in rows), sum(r.answers for r in rows),
+                            _mean(r.acc for r in rows), _mean(r.tau for r in rows), _mean(r.rho for r in rows))
+    return rows, overall, warnings
+
+
+def _natural(task: str):
+    return (0, int(task), "") if task.isdigit() else (1, 0, task)

@@ -1,0 +1,59 @@
+"""Figures for the meta-evaluation report, written as PNG and SVG with matplotlib's Agg backend
+(no display needed)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+
+FORMATS = ("png", "svg")
+
+
+def _save(fig, directory: Path, stem: str) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for ext in FORMATS:
+        path = directory / f"{stem}.{ext}"
+        fig.savefig(path, dpi=120, bbox_inches="tight")
+        paths.append(path)
+    plt.close(fig)
+    return paths
+
+
+def scatter_runs(report: dict, directory: Path) -> list[Path]:
+    """One panel per automatic matcher: each run's automatic score against its human score."""
+    names = report["matchers"]
+    fig, axes = plt.subplots(1, len(names), figsize=(4 * len(names), 4), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        rows = [r for r in report["scores"] if r["human"] is not None and r[name] is not None]
+        xs, ys = [r["human"] for r in rows], [r[name] for r in rows]
+        ax.scatter(xs, ys, s=18)
+        top = max(xs + ys + [0.01]) * 1.05
+        ax.plot([0, top], [0, top], color="grey", linewidth=0.8, linestyle="--")
+        tau = report["ranking"][name]["tau"]
+        ax.set_title(f"{name} (run tau = {tau:.3f})" if tau is not None else name)
+        ax.set_xlabel("human F")
+        ax.set_ylabel(f"{name} F")
+    fig.suptitle("Automatic against human score, one point per run")
+    return _save(fig, Path(directory), "scatter_runs")
+
+
+def pvalue_curves(report: dict, directory: Path) -> list[Path]:
+    """The sorted permutation-test p-values over all matcher pairs, one curve per measure."""
+    curves = report.get("pvalue_curves") or {}
+    if not curves:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for label, values in curves.items():
+        values = [v for v in values if v is not None]
+        if values:
+            ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1, label=label)
+    ax.axhline(0.05, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("metric pairs, sorted by p-value")
+    ax.set_ylabel("p-value (permutation test, Perm-Both)")
+    ax.set_title("Discriminative power of each correlation measure")
+    ax.legend(fontsize=6, ncol=2)
+    return _save(fig, Path(directory), "pvalue_curves")
