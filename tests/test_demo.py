@@ -1,0 +1,29 @@
+"""`sepia demo` builds the sample campaign and scores it; the store path agrees with the file path."""
+from click.testing import CliRunner
+
+from sepia.cli import main
+from sepia.demo import collection_files, sample_collections
+from sepia.formats.judgments import read_judgments
+from sepia.formats.model import CCLQARun
+from sepia.formats.read import read_file
+from sepia.resources import resource_dir
+from sepia.scoring.evaluate import evaluate_runs
+
+
+def test_demo_scores_every_sample_run_as_the_files_do(tmp_path):
+    home = tmp_path / "demo"
+    result = CliRunner().invoke(main, ["demo", "--home", str(home), "--no-serve", "--no-progress"])
+    assert result.exit_code == 0, result.output
+    collections = sample_collections(resource_dir("corpora"))
+    assert [c.name for c in collections][:1] and (home / "sepia.db").exists()
+    for folder in collections:
+        files = collection_files(folder)
+        gold = read_file(files["gold"])
+        runs = [r for r in (read_file(p) for p in files["runs"]) if isinstance(r, CCLQARun)]
+        assert len(runs) >= 3
+        judgments = read_judgments(files["judgments"])
+        for matcher in ("human", "binarized"):
+            for score in evaluate_runs(gold, runs, matcher=matcher, judgments=judgments):
+                row = next(line for line in result.output.splitlines()
+                           if line.startswith(score.run_id + " ") and matcher.upper() in line)
+                assert row.split()[2] == f"{score.score:.4f}", (matcher, row)
