@@ -132,6 +132,8 @@ def test_write_and_read_back(small, tmp_path):
     assert isinstance(run, CCLQARun) and run.topics[0].answers[0].text == "  gamma\n"
     assert len(read_judgments(out / "judgments.tsv")) == 7
     assert not list(tmp_path.glob(".out.*"))  # no staging directory left behind
+    (tmp_path / "plain").mkdir()
+    assert out.stat().st_mode == (tmp_path / "plain").stat().st_mode  # the usual permissions, not 0700
 
 
 def problems(path: Path) -> list[tuple[int, int, str]]:

@@ -17,8 +17,8 @@ import json.decoder
 import json.scanner
 import os
 import re
+import secrets
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -333,25 +333,25 @@ def check_output_dir(out_dir: str | Path, force: bool = False) -> None:
 def write_conversion(conv: Conversion, out_dir: str | Path, force: bool = False) -> Path:
     """Write every file into a staging directory next to `out_dir`, then move it into place.
 
-    A new or empty `out_dir` is replaced by the staging directory in one rename. With `force`, a
-    non-empty one gets the new files (each moved in one rename) and a new `runs/` folder (the old
-    one goes); other files in it are left alone."""
-    out = Path(out_dir)
+    A new `out_dir` is the staging directory renamed in one step. Into an existing (empty, or with
+    `force` non-empty) one, each file moves in one rename and `runs/` is replaced as a whole; other
+    files in it are left alone."""
+    out = Path(out_dir).resolve()
     check_output_dir(out, force)
     files = conv.files()  # build everything before touching the disk
     out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    # mkdir, not mkdtemp: the directory may become `out` itself and should get the usual permissions.
+    staging = out.parent / f".{out.name}.{secrets.token_hex(6)}.tmp"
+    staging.mkdir()
     try:
         for relative, data in files.items():
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        if out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
-        if not out.exists():
-            staging.rename(out)
-        else:
+        if out.exists():
             _move_into(staging, out)
+        else:
+            staging.rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out
@@ -361,8 +361,8 @@ def _move_into(staging: Path, out: Path) -> None:
     for entry in sorted(staging.iterdir()):
         target = out / entry.name
         if entry.is_dir() and target.is_dir():
-            old = Path(tempfile.mkdtemp(prefix=f".{entry.name}.old.", dir=out))
-            target.rename(old / entry.name)
+            old = out / f".{entry.name}.{secrets.token_hex(6)}.old"
+            target.rename(old)
             entry.rename(target)
             shutil.rmtree(old)
         else:
