@@ -88,26 +88,16 @@ def convert_nuggetizer(path: str | Path, partial_as_match: bool = False, prefix:
     records = _read(Path(path))
     topic_ids = _topic_ids([r.qid for r in records], prefix)
     run_ids = _run_ids([r.run_id for r in records])
-    warnings = [f"qid {qid!r} is not of the form YEAR-NUMBER; its topic ID is {tid}"
+    warnings = [f"qid {qid!r} is not of the form LETTERS_OR_DIGITS-DIGITS; its topic ID is {tid}"
                 for qid, tid in topic_ids.items() if not QID_RE.fullmatch(qid)]
     warnings += [f"run {original!r} becomes {sepia_id} (another run sanitises to the same name)"
                  for original, sepia_id in run_ids.items() if sepia_id != _team(original) + "-EN-EN-01-T"]
 
-    first = {}  # qid -> its first record, which defines the topic
+    first: dict[str, _Record] = {}  # qid -> its first record, which defines the topic
     for record in records:
         first.setdefault(record.qid, record)
-    gold_topics, nugget_ids = [], {}
-    for qid, record in first.items():
-        topic_id = topic_ids[qid]
-        width = max(2, len(str(len(record.nuggets))))
-        nuggets = [GoldNugget(f"N{i:0{width}d}", text, votes=[(ASSESSOR, importance == "vital")])
-                   for i, (text, importance, _) in enumerate(record.nuggets, start=1)]
-        weights, notes = nugget_weights(nuggets, "pyramid")
-        for nugget, weight in zip(nuggets, weights):
-            nugget.weight = weight
-        warnings += [f"topic {topic_id} (qid {qid}): {note}" for note in notes]
-        nugget_ids[qid] = [n.nugget_id for n in nuggets]
-        gold_topics.append(GoldTopic(topic_id, ANSWER_TYPE, [LangText(LANG, record.query)], nuggets))
+    gold_topics = [_gold_topic(topic_ids[qid], record, warnings) for qid, record in first.items()]
+    nugget_ids = {qid: [n.nugget_id for n in topic.nuggets] for qid, topic in zip(first, gold_topics)}
 
     answers: dict[str, dict[str, str]] = {original: {} for original in run_ids}
     judgments = []
@@ -125,6 +115,18 @@ def convert_nuggetizer(path: str | Path, partial_as_match: bool = False, prefix:
     partial = sum(1 for r in records for n in r.nuggets if n[2] == "partial_support")
     return Conversion(topics, GoldStandard(LANG, gold_topics), runs, judgments, topic_ids, run_ids,
                       partial_as_match, partial, warnings)
+
+
+def _gold_topic(topic_id: str, record: _Record, warnings: list[str]) -> GoldTopic:
+    """Nuggets N01, N02, ... with one vote each by `trec` and their pyramid weights."""
+    width = max(2, len(str(len(record.nuggets))))
+    nuggets = [GoldNugget(f"N{i:0{width}d}", text, votes=[(ASSESSOR, importance == "vital")])
+               for i, (text, importance, _) in enumerate(record.nuggets, start=1)]
+    weights, notes = nugget_weights(nuggets, "pyramid")
+    for nugget, weight in zip(nuggets, weights):
+        nugget.weight = weight
+    warnings += [f"topic {topic_id} (qid {record.qid}): {note}" for note in notes]
+    return GoldTopic(topic_id, ANSWER_TYPE, [LangText(LANG, record.query)], nuggets)
 
 
 # ---------------------------------------------------------------- IDs
