@@ -93,3 +93,15 @@ def test_an_invalid_run_is_reported_and_exits_1(files, tmp_path):
     bad.write_text("<TOPIC_SET><METADATA><RUNID>x</RUNID></METADATA></TOPIC_SET>")
     result = invoke("--gold", files["gold"], "--run", str(bad))
     assert result.exit_code == 1 and f"{bad}:1:" in result.output
+
+
+def test_runs_as_arguments_or_a_folder(files, tmp_path):
+    by_args = json.loads(invoke("--gold", files["gold"], "--run", files["good"], files["poor"],
+                                "--format", "json").stdout)
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    for key in ("good", "poor"):
+        (folder / f"{key}.xml").write_bytes(open(files[key], "rb").read())
+    by_folder = json.loads(invoke("--gold", files["gold"], "--run", str(folder), "--format", "json").stdout)
+    assert by_args == by_folder and len(by_args["runs"]) == 2
+    assert invoke("--gold", files["gold"]).exit_code == 2

@@ -1,6 +1,8 @@
 """`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as the spec's section 3 defines."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from sepia.commands.common import load_or_exit, warn
@@ -18,8 +20,9 @@ from sepia.scoring.weights import SCHEMES
 @click.command()
 @click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Gold standard XML.")
-@click.option("--run", "run_paths", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="CCLQA run XML; repeat for several runs.")
+@click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
+              help="CCLQA run XML, or a folder of them; repeat for several runs.")
+@click.argument("more_runs", nargs=-1, type=click.Path(exists=True))
 @click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
 @click.option("--judgments", "judgments_path", type=click.Path(exists=True, dir_okay=False),
               help="Human nugget judgments TSV (needed by --matcher human).")
@@ -34,9 +37,14 @@ from sepia.scoring.weights import SCHEMES
 @click.option("--stopwords", is_flag=True, help="Drop English stop words before matching.")
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
-def evaluate(gold_path, run_paths, matcher, judgments_path, beta, theta, weights, allowance, stem, stopwords,
+def evaluate(gold_path, run_paths, more_runs, matcher, judgments_path, beta, theta, weights, allowance, stem, stopwords,
              as_set, output):
-    """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked."""
+    """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
+
+    Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`)."""
+    run_paths = _expand(run_paths + more_runs)
+    if not run_paths:
+        raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
     if matcher == "human" and not judgments_path:
         raise click.UsageError("--matcher human needs --judgments FILE.tsv")
     if beta <= 0:
@@ -69,3 +77,11 @@ def evaluate(gold_path, run_paths, matcher, judgments_path, beta, theta, weights
                   + (f" (theta {theta:g})" if matcher == "binarized" else "")
                   + f", {weights} weights, {settings['allowance']}; tokens: {settings['tokens']}")
         click.echo(table(results, header), nl=False)
+
+
+def _expand(paths) -> list[str]:
+    """Files as given; a folder stands for the .xml files in it, in name order."""
+    files = []
+    for path in map(Path, paths):
+        files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
+    return files

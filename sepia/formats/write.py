@@ -74,42 +74,38 @@ def _(obj: model.GoldStandard):
     return root
 
 
-@build.register
-def _(obj: model.QARun):
+def _run(obj, result_tag: str, fill) -> etree._Element:
+    """A run file: METADATA, then per topic TOPIC/<result_tag> filled by `fill(result, topic)`."""
     root = etree.Element("TOPIC_SET")
     _metadata(root, obj.metadata)
     for topic in obj.topics:
-        qa = _child(_child(root, "TOPIC", ID=topic.topic_id), "QUESTION_ANALYSIS")
-        for term in topic.key_terms:
-            _child(qa, "KEY_TERM", term.text, LANG=term.lang, SCORE=term.score)
-        for guess in topic.answer_types:
-            _child(qa, "ANSWER_TYPE", guess.answer_type, SCORE=guess.score)
+        fill(_child(_child(root, "TOPIC", ID=topic.topic_id), result_tag), topic)
     return root
 
 
-@build.register
-def _(obj: model.IR4QARun):
-    root = etree.Element("TOPIC_SET")
-    _metadata(root, obj.metadata)
-    for topic in obj.topics:
-        result = _child(_child(root, "TOPIC", ID=topic.topic_id), "IR4QA_RESULT")
-        for doc in topic.documents:
-            _child(result, "DOCUMENT", RANK=doc.rank, DOCID=doc.docid, SCORE=doc.score)
-    return root
+def _qa_topic(result, topic: model.QATopic) -> None:
+    for term in topic.key_terms:
+        _child(result, "KEY_TERM", term.text, LANG=term.lang, SCORE=term.score)
+    for guess in topic.answer_types:
+        _child(result, "ANSWER_TYPE", guess.answer_type, SCORE=guess.score)
 
 
-@build.register
-def _(obj: model.CCLQARun):
-    root = etree.Element("TOPIC_SET")
-    _metadata(root, obj.metadata)
-    for topic in obj.topics:
-        result = _child(_child(root, "TOPIC", ID=topic.topic_id), "CCLQA_RESULT")
-        for answer in topic.answers:
-            el = _child(result, "ANSWER", RANK=answer.rank)
-            _child(el, "TEXT", answer.text)
-            for docid in answer.docids:
-                _child(el, "DOCID", docid)
-    return root
+def _ir4qa_topic(result, topic: model.IR4QATopic) -> None:
+    for doc in topic.documents:
+        _child(result, "DOCUMENT", RANK=doc.rank, DOCID=doc.docid, SCORE=doc.score)
+
+
+def _cclqa_topic(result, topic: model.CCLQATopic) -> None:
+    for answer in topic.answers:
+        el = _child(result, "ANSWER", RANK=answer.rank)
+        _child(el, "TEXT", answer.text)
+        for docid in answer.docids:
+            _child(el, "DOCID", docid)
+
+
+build.register(model.QARun, lambda obj: _run(obj, "QUESTION_ANALYSIS", _qa_topic))
+build.register(model.IR4QARun, lambda obj: _run(obj, "IR4QA_RESULT", _ir4qa_topic))
+build.register(model.CCLQARun, lambda obj: _run(obj, "CCLQA_RESULT", _cclqa_topic))
 
 
 def to_xml(obj) -> bytes:
