@@ -55,7 +55,7 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, theta, beta, w
                                "(or the sub-command: sepia metaeval aeollm --pred P --human H)")
     from sepia.metaeval.campaign import AUTOMATIC, metaeval_report, score_matrices
     from sepia.metaeval.disagreement import disagreements
-    from sepia.metaeval.render import metaeval_text
+    from sepia.metaeval.render import json_ready, metaeval_text
 
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     run_files = expand(run_paths, "*.xml")

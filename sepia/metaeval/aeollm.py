@@ -25,7 +25,7 @@ Key = tuple[str, str, str]  # task, question, answer
 
 
 def parse_scores(text: str, name: str = "<input>") -> dict[Key, float]:
-    """Parse white-space separated lines; a first line whose score is not a number is a header.
+    """Parse white-space separated lines; a first line whose fourth field is `score` is a header.
     Every bad line is reported, as PATH:LINE:COLUMN."""
     scores: dict[Key, float] = {}
     seen: dict[Key, int] = {}
@@ -41,8 +41,8 @@ def parse_scores(text: str, name: str = "<input>") -> dict[Key, float]:
         try:
             score = float(fields[3])
         except ValueError:
-            if not scores and not problems and number == _first_line(text):
-                continue  # header
+            if number == _first_line(text) and fields[3].lower() == "score":
+                continue  # header line
             problems.append(Problem(name, number, line.find(fields[3]) + 1, f"score {fields[3]!r} is not a number"))
             continue
         if not np.isfinite(score):

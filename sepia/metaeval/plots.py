@@ -9,6 +9,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 
+from sepia.metaeval.correlation import COEFFICIENTS, LEVELS  # noqa: E402
+
 FORMATS = ("png", "svg")
 
 
@@ -47,10 +49,16 @@ def pvalue_curves(report: dict, directory: Path) -> list[Path]:
     if not curves:
         return []
     fig, ax = plt.subplots(figsize=(7, 4.5))
+    # colour = coefficient, line style = level, so that sixteen curves stay distinguishable
+    colours = dict(zip(COEFFICIENTS, ("tab:blue", "tab:orange", "tab:green", "tab:red")))
+    styles = dict(zip(LEVELS, ("-", "--", "-.", ":")))
     for label, values in curves.items():
+        level, coefficient = label.split("/")
         values = [v for v in values if v is not None]
         if values:
-            ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1, label=label)
+            ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1.2, label=label,
+                    color=colours[coefficient], linestyle=styles[level])
+    ax.xaxis.get_major_locator().set_params(integer=True)
     ax.axhline(0.05, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel("metric pairs, sorted by p-value")
     ax.set_ylabel("p-value (permutation test, Perm-Both)")
