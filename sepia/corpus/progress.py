@@ -1,6 +1,8 @@
 """A progress bar on stderr, shown only when stderr is a terminal."""
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from rich.console import Console
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
@@ -18,3 +20,14 @@ def progress_bar(label: str, total: int | None, unit: str = ""):
         progress.advance(task, n)
 
     return progress, advance
+
+
+@contextmanager
+def maybe_progress(enabled: bool, label: str, total: int | None, unit: str = ""):
+    """`with maybe_progress(...) as advance:`; advance is None when disabled."""
+    if not enabled:
+        yield None
+        return
+    progress, advance = progress_bar(label, total, unit)
+    with progress:
+        yield advance

@@ -93,6 +93,42 @@ def _phrase_spans(by_pos, phrase):
                 yield start, max(last_end, end)
 
 
+def snippet_spans(analyzer, text: str, wanted: QueryTerms, width: int = SNIPPET_CHARS,
+                  margin: int = 60) -> tuple[list[tuple[int, int]], int, int]:
+    """(spans, start, end) for a snippet without analysing the whole text: the query's words are
+    looked up as plain strings (case-folded), the densest region is analysed with a margin, and
+    its exact spans decide the excerpt. Falls back to the whole text when no word is found as
+    written (normalised forms such as 付属 for 附属)."""
+    if len(text) <= width + 2 * margin:
+        spans = match_spans(analyzer, text, wanted)
+        start, end = best_window(text, spans, width)
+        return spans, start, end
+    folded = text.lower()
+    rough = []
+    for word in {*wanted.terms, *(p[0] for p in wanted.phrases)}:
+        at = folded.find(word)
+        while at >= 0 and len(rough) < 200:
+            rough.append((at, at + len(word)))
+            at = folded.find(word, at + 1)
+    if not rough:
+        spans = match_spans(analyzer, text, wanted)
+        start, end = best_window(text, spans, width)
+        return spans, start, end
+    lo, hi = best_window(text, sorted(rough), width)
+    lo, hi = _sentence_start(text, max(0, lo - margin)), min(len(text), hi + margin)
+    spans = [(s + lo, e + lo) for s, e in match_spans(analyzer, text[lo:hi], wanted)]
+    start, end = best_window(text[lo:hi], [(s - lo, e - lo) for s, e in spans], width)
+    return spans, start + lo, end + lo
+
+
+def _sentence_start(text: str, at: int) -> int:
+    """Move `at` forward to just after a sentence end within 40 characters, so the analysed
+    region starts where a segmenter would start too."""
+    window = text[at:at + 40]
+    cut = max(window.rfind(ch) for ch in "。！？.!?\n")
+    return at + cut + 1 if cut >= 0 else at
+
+
 def merge_spans(spans) -> list[tuple[int, int]]:
     """Overlapping or touching spans become one (adjacent CJK words read as one mark)."""
     merged: list[list[int]] = []
@@ -135,9 +171,12 @@ def best_window(text: str, spans, width: int = SNIPPET_CHARS) -> tuple[int, int]
     return best, best + width
 
 
-def snippet_html(text: str, spans, width: int = SNIPPET_CHARS) -> str:
-    """A one-line excerpt around the densest marks, with ellipses where text was cut."""
-    start, end = best_window(text, spans, width)
+def snippet_html(text: str, spans, width: int = SNIPPET_CHARS, start: int | None = None,
+                 end: int | None = None) -> str:
+    """A one-line excerpt around the densest marks, with ellipses where text was cut (or the
+    excerpt text[start:end] when given)."""
+    if start is None or end is None:
+        start, end = best_window(text, spans, width)
     for s, e in spans:  # never cut a mark in two
         if s < start < e:
             start = s

@@ -11,6 +11,7 @@ from typing import Iterable, Iterator
 from whoosh import index as windex
 
 from sepia import config
+from sepia.corpus.progress import maybe_progress
 from sepia.search.analyzers import schema_for
 from sepia.vocab import LANGUAGES
 
@@ -128,7 +129,7 @@ def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: 
         ix = create_index(target, lang)
     skip = set() if fresh else indexed_docids(ix)
     expected, docs = store_documents(store, lang, skip)
-    with _progress(progress, f"indexing {lang}", expected) as advance:
+    with maybe_progress(progress, f"indexing {lang}", expected, "docs") as advance:
         added = write_documents(ix, docs, expected, procs, advance) if expected > 0 else 0
     total = ix.doc_count()
     ix.close()
@@ -159,25 +160,3 @@ def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
         with store.transaction() as session:
             stored = session.scalar(select(func.count()).select_from(Document).where(Document.lang == lang.upper()))
     return IndexStats(lang.upper(), documents, segments, terms, tokens, size, stored)
-
-
-class _progress:
-    """A rich progress bar on stderr (or nothing): `with _progress(on, label, total) as advance`."""
-
-    def __init__(self, enabled: bool, label: str, total: int):
-        self.enabled, self.label, self.total = enabled, label, total
-        self.bar = None
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        from sepia.corpus.progress import progress_bar
-
-        self.bar, advance = progress_bar(self.label, self.total, unit="docs")
-        self.bar.__enter__()
-        return advance
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.__exit__(*exc)
-        return False

@@ -10,7 +10,7 @@ from whoosh.qparser import MultifieldParser
 
 from sepia import config
 from sepia.search.engine import DocumentView, SearchError, SearchHit, SearchPage, Span
-from sepia.search.highlight import mark_html, match_spans, query_terms, snippet_html
+from sepia.search.highlight import mark_html, match_spans, query_terms, snippet_html, snippet_spans
 from sepia.search.indexer import index_path, open_index
 from sepia.search.querygen import generate_query
 from sepia.vocab import LANGUAGES
@@ -48,10 +48,11 @@ class WhooshEngine:
         for offset in range((page - 1) * page_size, min(page * page_size, results.scored_length())):
             stored = results[offset]
             body = stored.get("body", "")
+            spans, start, end = snippet_spans(analyzer, body, wanted)
             hits.append(SearchHit(
                 rank=offset + 1, docid=stored["docid"], title=stored.get("title", ""),
                 date=stored.get("date") or None, score=round(float(results.score(offset)), 6),
-                snippet_html=snippet_html(body, match_spans(analyzer, body, wanted))))
+                snippet_html=snippet_html(body, spans, start=start, end=end)))
         return SearchPage(lang, query, str(q), page, page_size, total, hits)
 
     def generate_query(self, lang: str, key_terms: list[str]) -> str:

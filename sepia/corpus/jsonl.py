@@ -1,0 +1,60 @@
+"""JSON lines: one object a line with `id`, `text`, optional `title`, `date` (and `source`,
+e.g. a URL); other keys are ignored. The Japanese Wikinews dump loads as it is."""
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+from sepia.corpus.documents import MAX_SOURCE, Problem, RawDocument, check_docid
+from sepia.corpus.sources import Line
+
+
+def _optional_text(obj: dict, key: str) -> str | None | Exception:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ValueError(f'"{key}" must be a string')
+    return str(value).strip()
+
+
+def parse_jsonl(lines: Iterator[Line], path: str) -> Iterator[RawDocument | Problem]:
+    last = 0
+    for line in lines:
+        if line.number < 0:
+            yield Problem(path, last, line.error or "file cannot be read")
+            return
+        last = line.number
+        if not line.text.strip():
+            continue
+        if line.error:
+            yield Problem(path, line.number, f"{line.error}; document skipped")
+            continue
+        try:
+            obj = json.loads(line.text)
+        except json.JSONDecodeError as exc:
+            yield Problem(path, line.number, f"not valid JSON ({exc.msg} at column {exc.colno}); document skipped")
+            continue
+        if not isinstance(obj, dict):
+            yield Problem(path, line.number, "not a JSON object; document skipped")
+            continue
+        docid = obj.get("id")
+        if isinstance(docid, bool) or not isinstance(docid, (str, int)):
+            yield Problem(path, line.number, 'no "id" (a string or an integer); document skipped')
+            continue
+        docid = str(docid).strip()
+        why = check_docid(docid)
+        if why:
+            yield Problem(path, line.number, f"{why}; document skipped")
+            continue
+        text = obj.get("text")
+        if not isinstance(text, str) or not text.strip():
+            yield Problem(path, line.number, f'{docid}: "text" missing or empty; document skipped')
+            continue
+        fields = {key: _optional_text(obj, key) for key in ("title", "date", "source")}
+        bad = next((v for v in fields.values() if isinstance(v, Exception)), None)
+        if bad:
+            yield Problem(path, line.number, f"{docid}: {bad}; document skipped")
+            continue
+        source = fields["source"] if fields["source"] and len(fields["source"]) <= MAX_SOURCE else None
+        yield RawDocument(docid, fields["title"] or "", fields["date"] or None, text, path, line.number, source)
