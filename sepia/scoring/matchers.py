@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from sepia.formats.model import Answer, GoldNugget, Judgment
+from sepia.scoring.bagmatch import BagMatcher
 from sepia.scoring.tokenize import Tokenizer, normalize
 
 MATCHERS = ("binarized", "softmatch", "exact", "human")
@@ -44,29 +45,38 @@ class SoftMatcher:
     tokenizer: Tokenizer = DEFAULT_TOKENIZER
     as_set: bool = False
     name: str = "softmatch"
-    _nugget_cache: dict = field(default_factory=dict, repr=False)
+    _bags: BagMatcher | None = field(default=None, repr=False)
 
     def _counts(self, text: str) -> Counter:
         counts = self.tokenizer.counts(text)
         return Counter(set(counts)) if self.as_set else counts
 
-    def _nugget(self, text: str) -> tuple[Counter, int]:
-        cached = self._nugget_cache.get(text)
-        if cached is None:
-            counts = self._counts(text)
-            cached = self._nugget_cache[text] = (counts, sum(counts.values()))
-        return cached
-
-    def best_scores(self, nuggets: Sequence[GoldNugget], answers: Sequence[Answer]) -> list[float]:
+    def _counter_scores(self, nuggets: Sequence[GoldNugget], answers: Sequence[Answer]) -> list[float]:
+        """The plain way, for the texts the batched way cannot join."""
         responses = [self._counts(a.text) for a in answers]
         best = []
         for nugget in nuggets:
-            counts, total = self._nugget(nugget.text)
+            counts = self._counts(nugget.text)
+            total = sum(counts.values())
             best.append(max((overlap(counts, r) for r in responses), default=0) / total if total else 0.0)
         return best
 
+    def best_scores_many(self, topics: Sequence[tuple[Sequence[GoldNugget], Sequence[Answer]]]) -> list[list[float]]:
+        """`best_scores` of many (nuggets, answers) pairs at once (one run's topics): much faster."""
+        if self._bags is None:
+            self._bags = BagMatcher(self.tokenizer, self.as_set)
+        batched = self._bags.best_scores([([n.text for n in nuggets], [a.text for a in answers])
+                                          for nuggets, answers in topics])
+        return batched if batched is not None else [self._counter_scores(n, a) for n, a in topics]
+
+    def best_scores(self, nuggets: Sequence[GoldNugget], answers: Sequence[Answer]) -> list[float]:
+        return self.best_scores_many([(nuggets, answers)])[0]
+
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
         return self.best_scores(nuggets, answers)
+
+    def scores_many(self, run_id, topics) -> list[list[float]]:
+        return self.best_scores_many(topics)
 
 
 @dataclass
@@ -76,7 +86,10 @@ class BinarizedMatcher(SoftMatcher):
     name: str = "binarized"
 
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
-        return [1.0 if s > self.theta else 0.0 for s in self.best_scores(nuggets, answers)]
+        return self.scores_many(run_id, [(nuggets, answers)])[0]
+
+    def scores_many(self, run_id, topics) -> list[list[float]]:
+        return [[1.0 if s > self.theta else 0.0 for s in best] for best in self.best_scores_many(topics)]
 
 
 @dataclass
