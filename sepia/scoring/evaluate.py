@@ -93,19 +93,31 @@ class Evaluator:
         if unknown:
             warnings.append(f"run {run.run_id} answers topics the gold standard lacks (ignored): {', '.join(unknown)}")
         scores = []
-        for topic in topics:
-            run_topic = answered.get(topic.topic_id)
-            answers = run_topic.answers if run_topic else []
+        answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
+        batched = self._batched_scores(run.run_id, topics, answer_lists)
+        for topic, answers in zip(topics, answer_lists):
             if answers and isinstance(self.matcher, HumanMatcher) and self.matcher.unjudged(run.run_id, topic.topic_id):
                 warnings.append(f"run {run.run_id} topic {topic.topic_id}: no human judgments (scored as no match)")
-            match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers) if answers else []
+            if batched is not None:
+                match_scores = batched.get(topic.topic_id, [])
+            else:
+                match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers) if answers else []
             scores.append(topic_score(
                 topic.topic_id, topic.answer_type, self.weights[topic.topic_id],
                 match_scores or [0.0] * len(topic.nuggets),
-                sum(char_length(a.text) for a in answers),
+                char_length("".join(a.text for a in answers)),  # = the sum over the answers
                 self.allowance(lang, topic.answer_type), self.settings.beta, has_responses=bool(answers)))
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
                         scores, self.warnings + warnings)
+
+
+    def _batched_scores(self, run_id: str, topics, answer_lists) -> dict[str, list[float]] | None:
+        """All topics' match scores in one call, for matchers that can batch (softmatch, BINARIZED)."""
+        if not hasattr(self.matcher, "scores_many"):
+            return None
+        pairs = [(t, a) for t, a in zip(topics, answer_lists) if a]
+        many = self.matcher.scores_many(run_id, [(t.nuggets, a) for t, a in pairs])
+        return {t.topic_id: s for (t, _), s in zip(pairs, many)}
 
 
 def _mean(values: Sequence[float]) -> float:
