@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from whoosh.analysis import CompositeAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, STORED, TEXT, Schema
+from whoosh.lang.porter2 import stem as snowball_english
 
 from sepia.vocab import LANGUAGES
 
@@ -10,10 +11,11 @@ CJK = ("CS", "CT", "JA")
 
 
 def analyzer_for(lang: str):
-    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, Porter stemming for EN."""
+    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, stemming for EN
+    (Snowball English: Whoosh's default Porter stems running to runn)."""
     lang = lang.upper()
     if lang == "EN":
-        return StemmingAnalyzer()
+        return StemmingAnalyzer(stemfn=snowball_english)
     if lang in ("CS", "CT"):
         from sepia.search.chinese import ChineseTokenizer
 

@@ -90,9 +90,7 @@ class WhooshEngine:
                                   f"run `sepia index build --lang {lang}`")
             searcher = ix.searcher(weighting=scoring.BM25F())
         else:
-            searcher = old.refresh()
-            if searcher is not old:
-                old.close()
+            searcher = old.refresh()  # the new reader reuses the old one's segments: no close
         searchers[lang] = searcher
         return searcher
 
