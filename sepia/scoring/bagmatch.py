@@ -211,10 +211,9 @@ class BagMatcher:
         local = self._local_columns(nuggets, topic_of_response[response_of], gid_of)
         hit = local >= 0
         cell = response_of[hit] * max(vmax, 1) + local[hit]
-        # Response token counts, one row per response, in the topic's local columns.
-        counts = np.bincount(cell, minlength=total_responses * max(vmax, 1)).reshape(total_responses, -1)
-        if self.as_set:
-            np.minimum(counts, 1, out=counts)
+        # Response token counts, one row per response, in the topic's local columns (as a set too:
+        # the nugget's counts are then 1, and min(1, r) needs no clipping of r).
+        counts = np.bincount(cell, minlength=total_responses * max(vmax, 1)).reshape(total_responses, max(vmax, 1))
         return [self._topic_best(n, counts[first_response[t]:first_response[t + 1]])
                 for t, n in enumerate(nuggets)]
 

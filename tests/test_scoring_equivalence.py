@@ -1,0 +1,119 @@
+"""The batched softmatch (sepia.scoring.bagmatch) against a plain Counter implementation of the spec,
+on random text: mixed scripts, astral characters, compatibility forms, combining marks, repeats."""
+import unicodedata
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sepia.formats.model import Answer, GoldNugget
+from sepia.scoring.bagmatch import normalize_joined
+from sepia.scoring.matchers import BinarizedMatcher, SoftMatcher
+from sepia.scoring.tokenize import Tokenizer, char_length
+
+# Characters that stress each step: CJK and astral ideographs (𠮷, a compatibility ideograph), kana
+# with (half-width) voicing marks, hangul syllables and conjoining jamo, full-width forms, Latin with
+# combining accents, capital sigma (lower case depends on context), İ (lower case grows), ligatures,
+# …, circled digits, superscripts, underscore, white space and punctuation.
+ALPHABET = list("北京奥运会年在举行日本語東京選挙管理委員会") + [
+    "\U00020bb7", "\U0002f800", "\U00030000", "\u3005", "カ", "ガ", "ｶ", "\uff9e", "\u3099", "が", "ー", "・",
+    "한", "국", "\u1100", "\u1161", "\u11a8", "Ａ", "ｂ", "１", "，", "（", "a", "b", "e", "E", "\u0301", "\u0327",
+    "Σ", "σ", "İ", "ﬁ", "…", "①", "²", "_", "'", " ", "\n", "\t", "\u3000", "。", "-", "2", "0", "8", "x", "y",
+]
+texts = st.text(alphabet=ALPHABET, max_size=40)
+words = st.lists(st.sampled_from(["the", "running", "runs", "games", "having", "have", "a", "北京", "ran", "2008"]),
+                 max_size=8).map(" ".join)
+
+
+def reference_tokens(text: str, tokenizer: Tokenizer) -> Counter:
+    return Counter(tokenizer.tokens(text))
+
+
+def reference_best(nuggets: list[str], answers: list[str], tokenizer: Tokenizer, as_set: bool) -> list[float]:
+    """The spec's s(n, x) = |tok(n) ∩ tok(x)| / |tok(n)| as a bag (or set), best over the answers."""
+    best = []
+    for nugget in nuggets:
+        n = reference_tokens(nugget, tokenizer)
+        if as_set:
+            n = Counter(set(n))
+        total = sum(n.values())
+        scores = [0]
+        for answer in answers:
+            x = reference_tokens(answer, tokenizer)
+            if as_set:
+                x = Counter(set(x))
+            scores.append(sum((n & x).values()))
+        best.append(max(scores) / total if total else 0.0)
+    return best
+
+
+def as_models(topic: tuple[list[str], list[str]]) -> tuple[list[GoldNugget], list[Answer]]:
+    nuggets, answers = topic
+    return ([GoldNugget(f"N{i}", t) for i, t in enumerate(nuggets)],
+            [Answer(i + 1, t) for i, t in enumerate(answers)])
+
+
+@st.composite
+def topic(draw, text=texts):
+    """Nuggets, and answers that borrow pieces of them so that partial and repeated matches occur."""
+    nuggets = draw(st.lists(text, min_size=1, max_size=5))
+    pieces = st.sampled_from(nuggets).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, len(n)),
+                                                                   st.integers(0, len(n))))
+    answers = draw(st.lists(st.lists(st.one_of(pieces.map(lambda p: p[0][p[1]:p[2]]), text), max_size=4)
+                            .map("".join), max_size=5))
+    return nuggets, answers
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(topic(), min_size=1, max_size=4), st.booleans())
+def test_batched_softmatch_equals_counters(topics, as_set):
+    matcher = SoftMatcher(as_set=as_set)
+    got = matcher.best_scores_many([as_models(t) for t in topics])
+    assert got == [reference_best(n, a, Tokenizer(), as_set) for n, a in topics]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(topic(), min_size=1, max_size=3), st.lists(topic(), min_size=1, max_size=3))
+def test_one_matcher_across_batches_with_a_growing_vocabulary(first, second):
+    matcher = SoftMatcher()
+    for batch in (first, second, first, second + first):
+        got = matcher.best_scores_many([as_models(t) for t in batch])
+        assert got == [reference_best(n, a, Tokenizer(), False) for n, a in batch]
+
+
+@settings(max_examples=150, deadline=None)
+@given(topic(), st.sampled_from([0.0, 0.25, 0.5, 0.75]), st.booleans())
+def test_binarized_equals_threshold_on_reference(t, theta, as_set):
+    nuggets, answers = as_models(t)
+    expected = [1.0 if s > theta else 0.0 for s in reference_best(*t, Tokenizer(), as_set)]
+    assert BinarizedMatcher(as_set=as_set, theta=theta).scores("r", "t", nuggets, answers) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(topic(words), st.booleans(), st.booleans())
+def test_stemming_and_stop_words(t, stem, stopwords):
+    tokenizer = Tokenizer(stem=stem, stopwords=stopwords)
+    assert SoftMatcher(tokenizer).best_scores(*as_models(t)) == reference_best(*t, tokenizer, False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",))),
+                max_size=5))
+def test_joined_normalisation_equals_one_text_at_a_time(strings):
+    expected = "\x00".join(unicodedata.normalize("NFKC", s).lower() for s in strings)
+    assert normalize_joined(strings) == expected
+
+
+@given(st.lists(texts, max_size=5))
+def test_length_of_joined_answers_is_the_sum_of_lengths(strings):
+    assert char_length("".join(strings)) == sum(char_length(s) for s in strings)
+
+
+def test_texts_with_nul_fall_back_to_counters():
+    nuggets, answers = as_models((["北京\x00北京"], ["北\x00京", "京京北"]))
+    assert SoftMatcher().best_scores(nuggets, answers) == [0.75]
+
+
+def test_topics_without_answers_or_tokens_score_zero():
+    got = SoftMatcher().best_scores_many([as_models((["北京", "。"], [])), as_models((["。"], ["北京"]))])
+    assert got == [[0.0, 0.0], [0.0]]
