@@ -30,4 +30,4 @@ def export(lang: str | None, out: str | None) -> None:
             handle.write(data)
         click.echo(f"Gold standard written to {out}.", err=True)
     else:
-        click.get_binary_stream("stdout").write(data)
+        click.echo(data, nl=False)

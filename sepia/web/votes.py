@@ -6,6 +6,7 @@ from flask import Blueprint, Response, abort, flash, g, redirect, render_templat
 from sepia.vocab import LANGUAGES
 from sepia.web import analysis, voting
 from sepia.web.db import db
+from sepia.web.gold import gold_xml
 from sepia.web.security import roles_required
 from sepia.web.topics import get_topic
 
@@ -95,8 +96,6 @@ def reopen(topic_id: str):
 @bp.route("/gold.xml")
 @roles_required("organiser")
 def export_gold():
-    from sepia.web.gold import gold_xml
-
     lang = request.args.get("lang") or None
     if lang not in (None, *LANGUAGES):
         abort(404, f"Unknown language {lang}.")

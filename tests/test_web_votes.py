@@ -1,0 +1,148 @@
+"""Pyramid voting: votes cast alone and once, progress, the organiser's matrix with the spec's
+weights and Fleiss' kappa (checked against hand calculations), reopening, and the gold export."""
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+from lxml import etree
+
+from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+
+from sepia.cli import main
+from sepia.formats.read import read_bytes
+from sepia.store.models import Nugget, Vote
+
+DOC = "XIN_CMN_20080101.0001"
+JA_DOC = "YOMI_20080101.0001"
+
+
+def nugget_ids(store, topic_id):
+    with store.transaction() as session:
+        return [n.id for n in session.query(Nugget).filter_by(topic_id=topic_id).order_by(Nugget.position)]
+
+
+def votes_of(store, assessor):
+    with store.transaction() as session:
+        return sorted((v.nugget_id, v.vital) for v in session.query(Vote).filter_by(assessor=assessor))
+
+
+def three_nuggets(store):
+    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "新华社"])
+    return nugget_ids(store, "ACLIA2-CS-0001")
+
+
+def test_assessor_votes_once_and_sees_progress(app, store):
+    n1, n2, n3 = three_nuggets(store)
+    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+    as1 = browser_for(app, "as1")
+    page = as1.get("/votes/").get_data(as_text=True)
+    assert "0 of 2 topics submitted" in page
+    response = as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n2)]})
+    assert response.status_code == 302
+    assert votes_of(store, "as1") == [(n1, True), (n2, True), (n3, False)]
+    assert "1 of 2 topics submitted" in as1.get("/votes/").get_data(as_text=True)
+    # A second submission cannot change votes already cast.
+    as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n3)]})
+    assert votes_of(store, "as1") == [(n1, True), (n2, True), (n3, False)]
+    assert "already in; nothing changed" in as1.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
+
+
+def test_no_one_sees_other_votes_before_submitting(app, store):
+    n1, n2, n3 = three_nuggets(store)
+    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    as2 = browser_for(app, "as2")
+    before = as2.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
+    assert 'class="tally"' not in before and "checked" not in before
+    as2.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n3)]})
+    after = as2.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
+    tallies = re.findall(r'<span class="tally"[^>]*>(\d+) / (\d+)</span>', after)
+    assert tallies == [("2", "2"), ("0", "2"), ("1", "2")]
+
+
+def test_new_nugget_after_submission_is_voted_on_alone(app, store):
+    n1, n2, n3 = three_nuggets(store)
+    as1 = browser_for(app, "as1")
+    as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    dev = browser_for(app, "dev")
+    answer = re.search(r'name="answer_ids" value="(\d+)"', dev.get("/nuggets/ACLIA2-CS-0001").get_data(as_text=True))
+    dev.post("/nuggets/ACLIA2-CS-0001", {"text": "病毒可以传染给人", "answer_ids": [answer.group(1)]})
+    n4 = nugget_ids(store, "ACLIA2-CS-0001")[3]
+    assert "new nuggets to vote on" in as1.get("/votes/").get_data(as_text=True)
+    as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n2), str(n4)]})  # n2 is fixed already
+    assert votes_of(store, "as1") == [(n1, True), (n2, False), (n3, False), (n4, True)]
+
+
+def test_overview_shows_matrix_weights_and_kappa(app, store):
+    n1, n2, n3 = three_nuggets(store)
+    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n2)]})
+    browser_for(app, "as2").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    page = browser_for(app, "org").get("/votes/overview").get_data(as_text=True)
+    rows = re.findall(r'<td class="num">(\d)/(\d)</td>\s*<td class="num">([\d.]+)</td><td class="num">([\d.]+)</td>'
+                      r'<td class="num">([\d.]+)</td>', page)
+    # v = 2, 1, 0 of 2 voters. pyramid v/max v: 1, .5, 0; proportion v/voters: 1, .5, 0;
+    # binary (vital for a strict majority, 2v > voters): 1, 0, 0.
+    assert rows == [("2", "2", "1.00", "1.00", "1.00"), ("1", "2", "0.50", "0.50", "0.00"),
+                    ("0", "2", "0.00", "0.00", "0.00")]
+    # Fleiss: units [0,2], [1,1], [2,0]; P_i = 1, 0, 1 so P = 2/3; shares .5/.5 so Pe = .5;
+    # kappa = (2/3 - 1/2) / (1 - 1/2) = 1/3.
+    assert '<td class="num kappa">0.333</td>' in page
+    matrix = re.findall(r'<td class="vote-cell">(.)</td>', page)
+    assert matrix == ["✓", "✓", "✓", "·", "·", "·"]
+
+
+def test_kappa_is_per_language(app, store):
+    n1, n2, n3 = three_nuggets(store)
+    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明", "東京発"])
+    j1, j2 = nugget_ids(store, "ACLIA2-JA-0001")
+    for assessor in ("as1", "as2"):
+        browser = browser_for(app, assessor)
+        browser.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+        browser.post("/votes/ACLIA2-JA-0001", {"vital": [str(j1)] if assessor == "as1" else [str(j2)]})
+    page = browser_for(app, "org").get("/votes/overview").get_data(as_text=True)
+    kappas = re.findall(r'<tr><td>(\w\w)</td>\s*<td class="num kappa">([^<]+)</td>', page)
+    # CS: perfect agreement, 1 vital of 3 -> kappa 1. JA: units [1,1], [1,1] -> P = 0, Pe = .5 -> -1.
+    assert kappas == [("CS", "1.000"), ("JA", "-1.000")]
+    only_ja = browser_for(app, "org").get("/votes/overview?lang=JA").get_data(as_text=True)
+    assert "ACLIA2-CS-0001" not in only_ja and "ACLIA2-JA-0001" in only_ja
+
+
+def test_organiser_reopens_an_assessors_votes(app, store):
+    n1, n2, n3 = three_nuggets(store)
+    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    org = browser_for(app, "org")
+    assert org.post("/votes/ACLIA2-CS-0001/reopen", {"assessor": "as1"}).status_code == 302
+    assert votes_of(store, "as1") == []
+    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n3)]})
+    assert votes_of(store, "as1") == [(n1, False), (n2, False), (n3, True)]
+
+
+def test_topic_without_nuggets_cannot_be_voted(app, store):
+    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)])
+    assert browser_for(app, "as1").get("/votes/ACLIA2-CS-0001").status_code == 404
+
+
+def test_gold_export_page_and_command_agree(app, store, tmp_path):
+    n1, n2, n3 = three_nuggets(store)
+    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n2)]})
+    browser_for(app, "as2").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    response = browser_for(app, "org").get("/votes/gold.xml?lang=CS")
+    assert response.status_code == 200 and response.mimetype == "application/xml"
+    assert 'filename="gold-CS.xml"' in response.headers["Content-Disposition"]
+    gold = read_bytes(response.data, "gold")  # valid against the schema and the semantic checks
+    assert [t.topic_id for t in gold.topics] == ["ACLIA2-CS-0001"]
+    nuggets = gold.topics[0].nuggets
+    assert [(n.nugget_id, n.vital_votes, n.voters, n.weight) for n in nuggets] == [
+        ("N001", 2, 2, 1.0), ("N002", 1, 2, 0.5), ("N003", 0, 2, 0.0)]
+    assert nuggets[0].sources == [DOC] and ("as2", True) in nuggets[0].votes
+    # The command exports the same from the same store.
+    app_db = app.config["DATABASE_URL"]
+    out = tmp_path / "cli.xml"
+    result = CliRunner(env={"SEPIA_DATABASE_URL": app_db}).invoke(main, ["gold", "export", "--lang", "cs",
+                                                                         "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert etree.tostring(etree.fromstring(out.read_bytes()), method="c14n") == \
+        etree.tostring(etree.fromstring(response.data), method="c14n")
+    every = CliRunner(env={"SEPIA_DATABASE_URL": app_db}).invoke(main, ["gold", "export"])
+    assert b"ACLIA2-JA-0001" in every.stdout_bytes and b"ACLIA2-CS-0001" in every.stdout_bytes
