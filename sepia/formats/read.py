@@ -45,9 +45,10 @@ def detect_format(root: etree._Element) -> str | None:
 class _Reader:
     """Collects problems while turning one parsed file into a model object."""
 
-    def __init__(self, loaded: LoadedXml):
+    def __init__(self, loaded: LoadedXml, schema_valid: bool = False):
         self.loaded = loaded
         self.problems: list[Problem] = []
+        self.schema_valid = schema_valid  # the XSD passed, so the element structure can be trusted
 
     def error(self, element, message: str) -> None:
         self.problems.append(self.loaded.problem(element, message))
@@ -233,6 +234,8 @@ class _Reader:
 
     def cclqa(self, root, path: str) -> model.CCLQARun:
         metadata, run_id = self.metadata(root, path)
+        if self.schema_valid:
+            return model.CCLQARun(metadata, self.cclqa_topics_valid(root, run_id))
         topics = []
         for el in self.run_topics(root, run_id):
             topic_id = el.get("ID", "")
@@ -243,6 +246,29 @@ class _Reader:
                              [(d.text or "").strip() for d in a.iterfind("DOCID")])
                 for a in answers]))
         return model.CCLQARun(metadata, topics)
+
+
+    def cclqa_topics_valid(self, root, run_id: vocab.RunId | None) -> list[model.CCLQATopic]:
+        """`cclqa`'s topics from a file that passed the XSD, in one walk over the tree: the schema
+        fixes the nesting (ANSWER, then its TEXT, then its DOCIDs), so no path lookups are needed."""
+        topics = []
+        for el in self.run_topics(root, run_id):
+            answers, ranks = [], []
+            for node in el.iter("ANSWER", "TEXT", "DOCID"):
+                tag = node.tag
+                if tag == "ANSWER":
+                    rank = int(node.get("RANK"))
+                    ranks.append(rank)
+                    docids = []
+                    answers.append([rank, "", docids])
+                elif tag == "TEXT":
+                    answers[-1][1] = node.text or ""
+                else:
+                    docids.append((node.text or "").strip())
+            if ranks != list(range(1, len(ranks) + 1)):  # not plainly 1..n: the full check says why
+                self.ranks(el.findall("CCLQA_RESULT/ANSWER"), "answer", el.get("ID", ""))
+            topics.append(model.CCLQATopic(el.get("ID", ""), [model.Answer(*a) for a in answers]))
+        return topics
 
 
 def read_loaded(loaded: LoadedXml, format_name: str | None = None):
@@ -259,9 +285,10 @@ def read_loaded(loaded: LoadedXml, format_name: str | None = None):
         raise ValueError(f"unknown format {format_name!r}")
     schema = _schema(format_name)
     problems = []
-    if not schema.validate(root.getroottree()):
+    valid = schema.validate(root.getroottree())
+    if not valid:
         problems = [_schema_problem(loaded, e, format_name) for e in schema.error_log]
-    reader = _Reader(loaded)
+    reader = _Reader(loaded, schema_valid=valid)
     if format_name in ("topic", "gold"):
         obj = getattr(reader, format_name)(root)
     else:
