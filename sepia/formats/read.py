@@ -20,6 +20,7 @@ from sepia.resources import schema_path
 FORMATS = ("topic", "qa", "ir4qa", "cclqa", "gold")
 RUN_FORMATS = {"QUESTION_ANALYSIS": "qa", "IR4QA_RESULT": "ir4qa", "CCLQA_RESULT": "cclqa"}
 MAX_DOCUMENTS_PER_TOPIC = 1000
+MAX_SCHEMA_PROBLEMS = 1000
 
 
 @lru_cache(maxsize=None)
@@ -287,7 +288,12 @@ def read_loaded(loaded: LoadedXml, format_name: str | None = None):
     problems = []
     valid = schema.validate(root.getroottree())
     if not valid:
-        problems = [_schema_problem(loaded, e, format_name) for e in schema.error_log]
+        errors = list(schema.error_log)
+        problems = [_schema_problem(loaded, e, format_name) for e in errors[:MAX_SCHEMA_PROBLEMS]]
+        if len(errors) > MAX_SCHEMA_PROBLEMS:  # a hostile file can raise millions; say how many
+            last = errors[MAX_SCHEMA_PROBLEMS]
+            problems.append(Problem(loaded.path, last.line, max(last.column, 1),
+                                    f"{len(errors) - MAX_SCHEMA_PROBLEMS:,} more schema problems not shown"))
     reader = _Reader(loaded, schema_valid=valid)
     if format_name in ("topic", "gold"):
         obj = getattr(reader, format_name)(root)
