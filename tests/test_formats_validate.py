@@ -198,4 +198,4 @@ def test_unknown_documents_are_warned_about_when_the_store_has_the_collection(tm
 def test_a_flood_of_schema_errors_is_cut_short_with_a_count(tmp_path):
     attributes = " ".join(f'A{i}="x"' for i in range(3000))
     found = problems_of(tmp_path, f"<TOPIC_SET {attributes}/>", name="flood.xml")
-    assert len(found) == 1001 and found[-1].endswith("2,000 more schema problems not shown")
+    assert len(found) == 1001 and any(p.endswith("2,000 more schema problems not shown") for p in found)
