@@ -21,7 +21,6 @@ _UNIGRAM_RANGES = (
     "\U0001b000-\U0001b16f\uac00-\ud7af\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
 )
 TOKEN_RE = re.compile(f"[{_UNIGRAM_RANGES}]|[^\\W_{_UNIGRAM_RANGES}]+")
-_WHITESPACE_RE = re.compile(r"\s+")
 
 
 def normalize(text: str) -> str:
@@ -30,7 +29,8 @@ def normalize(text: str) -> str:
 
 def char_length(text: str) -> int:
     """Length in characters (code points), not counting white space: the spec's L."""
-    return len(text) - sum(len(m) for m in _WHITESPACE_RE.findall(text))
+    # str.split() cuts at exactly the characters that \s matches (str.isspace), at C speed.
+    return sum(map(len, text.split()))
 
 
 @dataclass(frozen=True)
