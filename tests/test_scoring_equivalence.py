@@ -1,5 +1,6 @@
 """The batched softmatch (sepia.scoring.bagmatch) against a plain Counter implementation of the spec,
 on random text: mixed scripts, astral characters, compatibility forms, combining marks, repeats."""
+import re
 import unicodedata
 from collections import Counter
 
@@ -117,3 +118,10 @@ def test_texts_with_nul_fall_back_to_counters():
 def test_topics_without_answers_or_tokens_score_zero():
     got = SoftMatcher().best_scores_many([as_models((["北京", "。"], [])), as_models((["。"], ["北京"]))])
     assert got == [[0.0, 0.0], [0.0]]
+
+
+def test_length_ignores_exactly_the_white_space_of_the_spec_regex():
+    every_character = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    kept = re.sub(r"\s", "", every_character)
+    assert char_length(every_character) == len(kept) == len("".join(every_character.split()))
+    assert "".join(every_character.split()) == kept
