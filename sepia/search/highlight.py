@@ -94,7 +94,7 @@ def _phrase_spans(by_pos, phrase):
 
 
 def snippet_spans(analyzer, text: str, wanted: QueryTerms, width: int = SNIPPET_CHARS,
-                  margin: int = 60) -> tuple[list[tuple[int, int]], int, int]:
+                  margin: int = 30) -> tuple[list[tuple[int, int]], int, int]:
     """(spans, start, end) for a snippet without analysing the whole text: the query's words are
     looked up as plain strings (case-folded), the densest region is analysed with a margin, and
     its exact spans decide the excerpt. Falls back to the whole text when no word is found as

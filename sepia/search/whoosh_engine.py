@@ -40,7 +40,9 @@ class WhooshEngine:
         q = self._parse(lang, searcher, query)
         if q is wq.NullQuery:
             return SearchPage(lang, query, "", page, page_size, 0, [])
-        results = searcher.search(q, limit=page * page_size)
+        # Without block skipping the one scoring pass also counts every match, which is faster
+        # than skipping and then counting in a second pass (measured: about half the time).
+        results = searcher.search(q, limit=page * page_size, optimize=False)
         total = len(results)
         wanted = query_terms(q, searcher.reader())
         analyzer = searcher.schema["body"].analyzer
