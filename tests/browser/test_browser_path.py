@@ -1,0 +1,256 @@
+"""The whole path in a real browser, for a CS, a CT and a JA topic: a topic developer creates a
+topic, generates a query, opens a document, selects a passage with the Selection API and saves it;
+nuggets are taken from it; two assessors vote; the organiser exports the gold standard; and
+`sepia evaluate` scores a run against that export. Screenshots go to test-artifacts/."""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from conftest import LiveServer
+from web_helpers import PASSWORD, add_accounts
+
+from sepia.cli import main
+from sepia.store.models import AnswerText, Document, Topic
+from sepia.web import create_app
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# Per language: documents, key terms, the passage to select, and two nuggets taken from it.
+# The passages sit after characters outside the BMP (𠀀 U+20000, 🦆) and across search-hit marks,
+# so an offset counted in UTF-16 units instead of code points would be caught by the server.
+CASES = {
+    "CS": {
+        "docs": [("XIN_CMN_20080301.0001", "禽流感的起源", "2008-03-01",
+                  "新华社北京3月1日电。𠀀世界卫生组织说，禽流感是一种由甲型流感病毒引起的禽类传染病。"
+                  "专家认为，候鸟迁徙可能传播病毒。\n另外，北京今天天气晴朗。"),
+                 ("XIN_CMN_20080302.0002", "疫苗研究", "2008-03-02", "科学家正在研究禽流感疫苗。")],
+        "question": "什么是禽流感？", "english": "What is bird flu?", "type": "DEFINITION",
+        "key_terms": "禽流感, 病毒",
+        "passage": "禽流感是一种由甲型流感病毒引起的禽类传染病",
+        "nuggets": ["甲型流感病毒引起", "禽类传染病"],
+    },
+    "CT": {
+        "docs": [("CNA_CMN_20080801.0001", "颱風鳳凰來襲", "2008-08-01",
+                  "中央社台北8月1日電。🦆颱風鳳凰今天帶來豪雨，氣象局發布海上警報。"
+                  "東部地區累積雨量超過三百毫米。")],
+        "question": "颱風鳳凰帶來什麼影響？", "english": "What did Typhoon Fung-wong bring?", "type": "EVENT",
+        "key_terms": "颱風, 豪雨",
+        "passage": "颱風鳳凰今天帶來豪雨，氣象局發布海上警報",
+        "nuggets": ["帶來豪雨", "發布海上警報"],
+    },
+    "JA": {
+        "docs": [("YOMIURI_20080901.0001", "福田首相が辞任表明", "2008-09-01",
+                  "東京発。𠀀福田康夫首相は1日夜、首相官邸で記者会見し、辞任する意向を表明した。"
+                  "後任には麻生太郎幹事長が有力視されている。")],
+        "question": "福田首相はなぜ辞任したか？", "english": "Why did Prime Minister Fukuda resign?",
+        "type": "WHY", "key_terms": "首相, 辞任",
+        "passage": "福田康夫首相は1日夜、首相官邸で記者会見し、辞任する意向を表明した",
+        "nuggets": ["辞任する意向を表明", "記者会見"],
+    },
+}
+
+# Selects [start, end) code points of #doc-text's text, as a mouse drag would, then lets the page
+# react as it does to a mouse-up. Offsets are converted to the DOM's UTF-16 units here.
+SELECT_JS = """([selector, start, end]) => {
+  const root = document.querySelector(selector);
+  const text = root.textContent;
+  const units = (cp) => { let u = 0, i = 0; for (const ch of text) { if (i === cp) break; u += ch.length; i++; } return u; };
+  const locate = (unit) => {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let node, seen = 0;
+    while ((node = walker.nextNode())) {
+      if (unit <= seen + node.length) return [node, unit - seen];
+      seen += node.length;
+    }
+  };
+  const [sNode, sOff] = locate(units(start));
+  const [eNode, eOff] = locate(units(end));
+  const range = document.createRange();
+  range.setStart(sNode, sOff);
+  range.setEnd(eNode, eOff);
+  const selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  root.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
+  return range.toString();
+}"""
+
+
+@pytest.fixture
+def site(tmp_path):
+    from sepia.search import open_engine
+    from sepia.search.indexer import build_index
+
+    url = f"sqlite:///{tmp_path / 'browser.db'}"
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    store = app.extensions["sepia_store"]
+    add_accounts(store)
+    with store.transaction() as session:
+        for lang, case in CASES.items():
+            for docid, title, date, text in case["docs"]:
+                session.add(Document(docid=docid, lang=lang, title=title, date=date, text=text))
+    for lang in CASES:
+        build_index(store, lang, index_dir=tmp_path / "index", rebuild=True, procs=1, progress=False)
+    app.config["SEARCH_ENGINE"] = open_engine(tmp_path / "index")
+    server = LiveServer(app)
+    yield server
+    server.stop()
+    store.dispose()
+
+
+def log_in(chromium, site, username):
+    context = chromium.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True, locale="en-US")
+    page = context.new_page()
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.goto(f"{site.url}/login")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    assert "/login" not in page.url, page.content()
+    return page
+
+
+def save(page) -> None:
+    """Ctrl+S, the save shortcut, and wait for the page it leads to."""
+    with page.expect_navigation():
+        page.keyboard.press("Control+s")
+    page.wait_for_load_state()
+
+
+def flash_text(page) -> str:
+    return page.locator("#flashes").inner_text()
+
+
+@pytest.mark.parametrize("lang", ["CS", "CT", "JA"])
+def test_whole_path(chromium, site, artifacts, tmp_path, lang):
+    case = CASES[lang]
+    shot = lambda page, name: page.screenshot(path=str(artifacts / f"{lang}-{name}.png"), full_page=False)  # noqa: E731
+
+    # ------------------------------------------------ topic development
+    dev = log_in(chromium, site, "dev")
+    dev.goto(f"{site.url}/topics/?lang={lang}")
+    dev.select_option("select[name=lang]", lang)
+    with dev.expect_navigation():
+        dev.click("#new-topic button[type=submit]")
+    dev.wait_for_url(re.compile(rf"/topics/\w+-{lang}-\d+$"))
+    topic_id = dev.url.rsplit("/", 1)[1]
+    dev.fill("textarea[name=question_target]", case["question"])
+    dev.fill("textarea[name=question_en]", case["english"])
+    dev.select_option("select[name=answer_type]", case["type"])
+    dev.fill("textarea[name=narrative_en]", "The user wants the facts of the news story.")
+    assert dev.locator(".dirty-note").is_visible()
+    save(dev)
+    assert f"Topic {topic_id} saved." in flash_text(dev)
+
+    dev.fill("#key-terms", case["key_terms"])
+    dev.locator("#key-terms").blur()
+    dev.keyboard.press("g")  # generate the query and search
+    dev.wait_for_selector(".hit")
+    assert dev.input_value("#query")
+    assert dev.locator(".snippet mark").count() > 0
+    shot(dev, "1-search")
+
+    dev.locator(".hit-title").first.click()
+    dev.wait_for_selector("#document:not([hidden])")
+    assert dev.locator("#doc-text mark").count() > 0
+    text = dev.evaluate("() => document.querySelector('#doc-text').textContent")
+    docid = dev.inner_text("#doc-docid")
+    start = text.index(case["passage"])  # Python code points, as the server counts
+    end = start + len(case["passage"])
+    selected = dev.evaluate(SELECT_JS, ["#doc-text", start, end])
+    assert selected == case["passage"]
+    assert dev.input_value("#answer-docid") == docid
+    assert (dev.input_value("#answer-start"), dev.input_value("#answer-end")) == (str(start), str(end))
+    shot(dev, "2-document")
+    dev.keyboard.press("a")  # save the selection as an answer text
+    dev.wait_for_selector("#answer-list li.answer")
+    assert "Answer text saved" in flash_text(dev)
+
+    dev.check("input[name=completed]")
+    save(dev)
+    assert "saved" in flash_text(dev)
+    shot(dev, "3-topic")
+    store = site.app.extensions["sepia_store"]
+    with store.transaction() as session:
+        topic = session.get(Topic, topic_id)
+        assert topic.status == "completed" and topic.answer_type == case["type"]
+        answer = session.scalars(select(AnswerText).where(AnswerText.topic_id == topic_id)).one()
+        document = session.scalars(select(Document).where(Document.docid == docid)).one()
+        assert (answer.start, answer.end, answer.text) == (start, end, case["passage"])
+        assert document.text[answer.start:answer.end] == answer.text
+
+    # ------------------------------------------------ nuggets, taken from the answer text by selection
+    dev.goto(f"{site.url}/nuggets/{topic_id}")
+    for nugget in case["nuggets"]:
+        at = case["passage"].index(nugget)
+        dev.evaluate(SELECT_JS, ["#source-answers blockquote", at, at + len(nugget)])
+        assert dev.input_value("#nugget-text") == nugget
+        assert dev.is_checked("#nugget-form input[name=answer_ids]")
+        save(dev)
+        assert "added" in flash_text(dev)
+    assert dev.locator(".nugget").count() == 2
+    shot(dev, "4-nuggets")
+    dev.context.close()
+
+    # ------------------------------------------------ two assessors vote alone: N001 vital for both,
+    # N002 vital for the first only.
+    for assessor, vital in (("as1", [0, 1]), ("as2", [0])):
+        page = log_in(chromium, site, assessor)
+        assert "0 of 1 topics submitted" in page.inner_text("main")
+        with page.expect_navigation():
+            page.click(f"a:text('{topic_id}')")
+        assert page.locator(".tally").count() == 0
+        boxes = page.locator("input[name=vital]")
+        for index in vital:
+            boxes.nth(index).check()
+        if assessor == "as1":
+            shot(page, "5-vote")
+        save(page)
+        assert "vote(s) recorded" in flash_text(page)
+        assert page.locator(".tally").count() == 2
+        page.context.close()
+
+    # ------------------------------------------------ the organiser's matrix and the gold export
+    org = log_in(chromium, site, "org")
+    org.goto(f"{site.url}/votes/overview?lang={lang}")
+    # Units (not vital, vital) [0,2] and [1,1]: P = (1 + 0) / 2 = .5; shares 1/4 and 3/4 give
+    # Pe = 1/16 + 9/16 = .625; kappa = (.5 - .625) / (1 - .625) = -1/3.
+    assert org.locator(".kappa").inner_text() == "-0.333"
+    shot(org, "6-overview")
+    with org.expect_download() as download:
+        org.click(f"a:text('Export {lang} gold XML')")
+    gold = tmp_path / f"gold-{lang}.xml"
+    download.value.save_as(gold)
+    org.context.close()
+    assert CliRunner().invoke(main, ["validate", str(gold)]).exit_code == 0
+
+    # ------------------------------------------------ scoring a run against the export
+    n1, n2 = case["nuggets"]
+    filler = "xxxxxxxxxx"  # ten characters that match no nugget
+    run_id = f"TEST-{lang}-{lang}-01-T"
+    run = tmp_path / f"{run_id}.xml"
+    run.write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<TOPIC_SET><METADATA><RUNID>{run_id}</RUNID>'
+        f'<DESCRIPTION>browser test</DESCRIPTION></METADATA><TOPIC ID="{topic_id}"><CCLQA_RESULT>'
+        f'<ANSWER RANK="1"><TEXT>{n1} {filler}</TEXT><DOCID>{docid}</DOCID></ANSWER>'
+        f'</CCLQA_RESULT></TOPIC></TOPIC_SET>\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["evaluate", "--gold", str(gold), "--run", str(run), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    scored = json.loads(result.stdout)["runs"][0]["topics"][0]
+    # Votes 2/2 and 1/2 give pyramid weights 1 and .5; the SR holds N001 only: recall 1 / 1.5.
+    # C = mean nugget length; L = non-blank characters of the SR; precision = min(1, C / L).
+    allowance = (len(n1) + len(n2)) / 2
+    length = len(n1) + len(filler)
+    recall = 1 / 1.5
+    precision = min(1.0, allowance / length)
+    expected = 10 * precision * recall / (9 * precision + recall)
+    assert scored["length"] == length
+    assert scored["recall"] == pytest.approx(recall, abs=1e-4)
+    assert scored["precision"] == pytest.approx(precision, abs=1e-4)
+    assert scored["f"] == pytest.approx(expected, abs=1e-4)
