@@ -28,39 +28,43 @@ _CODE_POINTS = 0x110000
 _SEPARATOR = "\x00"
 _UNIGRAM_RE = re.compile(f"[{_UNIGRAM_RANGES}]")
 _WORD_RE = re.compile(f"[^\\W_{_UNIGRAM_RANGES}]")
-OTHER, UNIGRAM, WORD = 0, 1, 2
+OTHER, UNIGRAM, WORD, _UNLEARNT = 0, 1, 2, 255
+_NFKC_UNLEARNT, _NFKC_SEVERAL = 0xFFFFFFFF, 0xFFFFFFFE  # beyond every code point
 _DENSE_CELLS = 1 << 23  # (topic, token) lookup tables up to this size; sorted keys beyond
 _KEY_SPAN = 1 << 32
 
 
 class _CodePoints:
-    """Facts about single code points, filled in for the code points actually met."""
+    """Facts about single code points, learnt for the code points actually met."""
 
     def __init__(self):
-        self.nfkc_known = np.zeros(_CODE_POINTS, bool)
-        self.nfkc_single = np.arange(_CODE_POINTS, dtype=np.uint32)  # NFKC(c) when one character
-        self.nfkc_multi = np.zeros(_CODE_POINTS, bool)
-        self.nfkc_multi_forms: dict[str, str] = {}
-        self.class_known = np.zeros(_CODE_POINTS, bool)
-        self.token_class = np.zeros(_CODE_POINTS, np.uint8)
+        self.nfkc = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)  # NFKC(c) when one character
+        self.nfkc_forms: dict[str, str] = {}  # NFKC(c) when several characters
+        self.token_class = np.full(_CODE_POINTS, _UNLEARNT, np.uint8)
 
-    def learn_nfkc(self, cps: np.ndarray) -> None:
-        new = cps[~self.nfkc_known[cps]]
-        for cp in np.unique(new).tolist():
-            form = unicodedata.normalize("NFKC", chr(cp))
-            if len(form) == 1:
-                self.nfkc_single[cp] = ord(form)
-            else:
-                self.nfkc_multi[cp] = True
-                self.nfkc_multi_forms[chr(cp)] = form
-            self.nfkc_known[cp] = True
+    def nfkc_of(self, cps: np.ndarray) -> np.ndarray:
+        mapped = self.nfkc[cps]
+        unlearnt = mapped == _NFKC_UNLEARNT
+        if unlearnt.any():
+            for cp in np.unique(cps[unlearnt]).tolist():
+                form = unicodedata.normalize("NFKC", chr(cp))
+                if len(form) == 1:
+                    self.nfkc[cp] = ord(form)
+                else:
+                    self.nfkc[cp] = _NFKC_SEVERAL
+                    self.nfkc_forms[chr(cp)] = form
+            mapped = self.nfkc[cps]
+        return mapped
 
-    def learn_classes(self, cps: np.ndarray) -> None:
-        new = cps[~self.class_known[cps]]
-        for cp in np.unique(new).tolist():
-            ch = chr(cp)
-            self.token_class[cp] = UNIGRAM if _UNIGRAM_RE.match(ch) else WORD if _WORD_RE.match(ch) else OTHER
-            self.class_known[cp] = True
+    def classes_of(self, cps: np.ndarray) -> np.ndarray:
+        classes = self.token_class[cps]
+        unlearnt = classes == _UNLEARNT
+        if unlearnt.any():
+            for cp in np.unique(cps[unlearnt]).tolist():
+                ch = chr(cp)
+                self.token_class[cp] = UNIGRAM if _UNIGRAM_RE.match(ch) else WORD if _WORD_RE.match(ch) else OTHER
+            classes = self.token_class[cps]
+        return classes
 
 
 _TABLES: _CodePoints | None = None
@@ -86,17 +90,16 @@ def normalize_joined(texts: Sequence[str]) -> str:
     tables = _tables()
     joined = _SEPARATOR.join(texts)
     cps = _code_points(joined)
-    tables.learn_nfkc(cps)
-    mapped = tables.nfkc_single[cps]
-    multi = tables.nfkc_multi[cps]
-    if multi.any():
+    mapped = tables.nfkc_of(cps)
+    several = mapped == _NFKC_SEVERAL
+    if several.any():
+        text = _from_code_points(np.where(several, cps, mapped))
+        for ch in {chr(cp) for cp in np.unique(cps[several]).tolist()}:
+            text = text.replace(ch, tables.nfkc_forms[ch])
+    elif (mapped != cps).any():
         text = _from_code_points(mapped)
-        for ch in {chr(cp) for cp in np.unique(cps[multi]).tolist()}:
-            text = text.replace(ch, tables.nfkc_multi_forms[ch])
-    elif np.array_equal(mapped, cps):
-        text = joined
     else:
-        text = _from_code_points(mapped)
+        text = joined
     return unicodedata.normalize("NFKC", text).lower()
 
 
@@ -108,6 +111,53 @@ class _TopicNuggets:
     totals: np.ndarray  # (nuggets,) |tok(n)|
 
 
+class _Layout:
+    """Many topics' nuggets side by side: the nonzero cells of their count matrices, in nugget order."""
+
+    def __init__(self, topics: list[_TopicNuggets], vocabulary_size: int):
+        self.sizes = [len(t.totals) for t in topics]
+        self.width = max((len(t.gids) for t in topics), default=0) or 1
+        self.totals = np.concatenate([t.totals for t in topics] + [np.zeros(0, np.int64)])
+        cells = [np.nonzero(t.counts) for t in topics]  # row-major: grouped by nugget
+        offsets = np.cumsum([0] + self.sizes[:-1])
+        nugget = np.concatenate([o + rows for o, (rows, _) in zip(offsets, cells)] + [np.zeros(0, np.int64)])
+        self.topic = np.repeat(np.arange(len(topics)), [len(rows) for rows, _ in cells])
+        self.column = np.concatenate([cols for _, cols in cells] + [np.zeros(0, np.int64)])
+        self.count = np.concatenate([t.counts[c] for t, c in zip(topics, cells)] + [np.zeros(0, np.int64)])
+        self.with_tokens, self.starts = np.unique(nugget, return_index=True)
+        width = vocabulary_size + 1  # the last column: tokens of no nugget here
+        if len(topics) * width <= _DENSE_CELLS:
+            self.local = np.full((len(topics), width), -1, np.int32)
+            for i, t in enumerate(topics):
+                self.local[i, t.gids] = np.arange(len(t.gids))
+        else:  # too large to tabulate: sorted (topic, global id) keys instead
+            keys = np.concatenate([i * _KEY_SPAN + t.gids for i, t in enumerate(topics)])
+            order = np.argsort(keys)
+            self.keys = keys[order]
+            self.key_columns = np.concatenate([np.arange(len(t.gids)) for t in topics])[order]
+            self.local = None
+
+    def columns(self, topic: np.ndarray, gids: np.ndarray) -> np.ndarray:
+        """Each (topic, global id)'s column in that topic's counts, or -1."""
+        if self.local is not None:
+            return self.local[topic, np.minimum(gids, self.local.shape[1] - 1)]
+        wanted = topic * _KEY_SPAN + gids
+        at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
+        return np.where(self.keys[at] == wanted, self.key_columns[at], -1)
+
+    def best(self, counts: np.ndarray, rows: np.ndarray) -> list[list[float]]:
+        """counts: (responses + 1, width) token counts, the last row zero; rows: (topics, most
+        answers) each topic's rows of counts, padded with the zero row."""
+        best = np.zeros(len(self.totals), np.int64)
+        if len(self.count):
+            # min(n, r) for every nonzero nugget cell against the same column of each answer.
+            met = np.minimum(counts[rows[self.topic], self.column[:, None]], self.count[:, None])
+            best[self.with_tokens] = np.add.reduceat(met, self.starts, axis=0).max(axis=1, initial=0)
+        scores = np.divide(best, self.totals, out=np.zeros(len(best)), where=self.totals > 0).tolist()
+        ends = np.cumsum(self.sizes).tolist()
+        return [scores[end - size:end] for size, end in zip(self.sizes, ends)]
+
+
 class BagMatcher:
     """Best softmatch score of every nugget of many topics; nuggets are tokenised once and cached."""
 
@@ -116,10 +166,9 @@ class BagMatcher:
         self.as_set = as_set
         self.words: dict[str, int] = {}  # word token -> global id
         self.unigrams: dict[int, int] = {}  # code point of a unigram token -> global id
-        self._unigram_lookup: np.ndarray | None = None  # code point -> global id, -1
+        self._unigram_table: np.ndarray | None = None  # code point -> global id or -1
         self._topics: dict[tuple[str, ...], _TopicNuggets] = {}
-        self._local: np.ndarray | None = None
-        self._local_key: tuple[int, ...] | None = None
+        self._layout: tuple[tuple[int, ...], _Layout] | None = None
         self._stop = tokenizer._stop if tokenizer.stopwords else frozenset()
 
     # ------------------------------------------------------------ nuggets
@@ -127,12 +176,12 @@ class BagMatcher:
     def _gid(self, token: str) -> int:
         if len(token) == 1 and _UNIGRAM_RE.match(token):
             table, key = self.unigrams, ord(token)
-            self._unigram_lookup = None
         else:
             table, key = self.words, token
         gid = table.get(key)
         if gid is None:
             gid = table[key] = len(self.words) + len(self.unigrams)
+            self._unigram_table = None
         return gid
 
     def _topic(self, texts: tuple[str, ...]) -> _TopicNuggets:
@@ -150,14 +199,20 @@ class BagMatcher:
                                                         counts.sum(axis=1))
         return topic
 
+    def _layout_of(self, topics: list[_TopicNuggets]) -> _Layout:
+        key = tuple(map(id, topics))  # the topics live in self._topics, so their ids stay theirs
+        if self._layout is None or self._layout[0] != key:
+            self._layout = key, _Layout(topics, len(self.words) + len(self.unigrams))
+        return self._layout[1]
+
     # ------------------------------------------------------------ responses
 
     def _unigram_gids(self, cps: np.ndarray) -> np.ndarray:
-        if self._unigram_lookup is None:
-            table = np.full(max(self.unigrams, default=-1) + 2, -1, np.int64)  # last cell: not a nugget token
+        if self._unigram_table is None:
+            table = np.full(max(self.unigrams, default=-1) + 2, -1, np.int32)  # last cell: no nugget's token
             table[np.fromiter(self.unigrams, np.int64, len(self.unigrams))] = list(self.unigrams.values())
-            self._unigram_lookup = table
-        table = self._unigram_lookup
+            self._unigram_table = table
+        table = self._unigram_table
         return table[np.minimum(cps, len(table) - 1)]
 
     def _word_gids(self, text: str, starts: list[int], ends: list[int]) -> np.ndarray:
@@ -177,75 +232,37 @@ class BagMatcher:
             return None
         text = normalize_joined(texts)
         cps = _code_points(text)
-        tables = _tables()
-        tables.learn_classes(cps)
-        classes = tables.token_class[cps]
-        response = np.cumsum(cps == 0)
-        unigram_at = np.flatnonzero(classes == UNIGRAM)
-        edges = np.diff((classes == WORD).view(np.int8), prepend=np.int8(0), append=np.int8(0))
+        unigram_gids = self._unigram_gids(cps)
+        unigram_at = np.flatnonzero(unigram_gids >= 0)
+        is_word = _tables().classes_of(cps) == WORD
+        edges = np.diff(is_word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
         word_start, word_end = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
         word_gids = self._word_gids(text, word_start.tolist(), word_end.tolist())
-        gids = np.concatenate([self._unigram_gids(cps[unigram_at]), word_gids])
-        where = np.concatenate([unigram_at, word_start])
-        known = gids >= 0
-        return response[where[known]], gids[known]
+        known_words = word_gids >= 0
+        where = np.concatenate([unigram_at, word_start[known_words]])
+        gids = np.concatenate([unigram_gids[unigram_at].astype(np.int64), word_gids[known_words]])
+        return np.cumsum(cps == 0, dtype=np.int32)[where], gids  # separators before each token
 
     # ------------------------------------------------------------ scores
 
     def best_scores(self, topics: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[float]] | None:
         """For each (nugget texts, response texts): every nugget's best s(n, x) over the responses.
         None when the batch cannot be done this way (the caller falls back to Counters)."""
-        nuggets = [self._topic(tuple(n)) for n, _ in topics]
-        responses = [r for _, r in topics]
-        occurrences = self._occurrences([t for r in responses for t in r])
+        layout = self._layout_of([self._topic(tuple(n)) for n, _ in topics])
+        occurrences = self._occurrences([t for _, r in topics for t in r])
         if occurrences is None:
             return None
         response_of, gid_of = occurrences
-        n_topics = len(topics)
-        widths = np.array([len(t.gids) for t in nuggets], np.int64)
-        answers = np.array([len(r) for r in responses], np.int64)
-        vmax = int(widths.max(initial=0))
-        first_response = np.concatenate([[0], np.cumsum(answers)])
-        total_responses = int(first_response[-1])
-        topic_of_response = np.repeat(np.arange(n_topics), answers)
-        local = self._local_columns(nuggets, topic_of_response[response_of], gid_of)
-        hit = local >= 0
-        cell = response_of[hit] * max(vmax, 1) + local[hit]
-        # Response token counts, one row per response, in the topic's local columns (as a set too:
-        # the nugget's counts are then 1, and min(1, r) needs no clipping of r).
-        counts = np.bincount(cell, minlength=total_responses * max(vmax, 1)).reshape(total_responses, max(vmax, 1))
-        return [self._topic_best(n, counts[first_response[t]:first_response[t + 1]])
-                for t, n in enumerate(nuggets)]
-
-    def _local_columns(self, nuggets: list[_TopicNuggets], topic_of: np.ndarray, gids: np.ndarray) -> np.ndarray:
-        """Each (topic, global id)'s column in that topic's nugget counts, or -1."""
-        key = tuple(map(id, nuggets))
-        if self._local_key != key:
-            width = len(self.words) + len(self.unigrams) + 1  # the last column: tokens of no nugget here
-            if len(nuggets) * width <= _DENSE_CELLS:
-                table = np.full((len(nuggets), width), -1, np.int32)
-                for t, n in enumerate(nuggets):
-                    table[t, n.gids] = np.arange(len(n.gids))
-            else:  # too large to tabulate: sorted (topic, global id) keys instead
-                keys = np.concatenate([t * _KEY_SPAN + n.gids for t, n in enumerate(nuggets)])
-                order = np.argsort(keys)
-                table = (keys[order], np.concatenate([np.arange(len(n.gids)) for n in nuggets])[order])
-            self._local, self._local_key = table, key
-        table = self._local
-        if isinstance(table, np.ndarray):
-            return table[topic_of, np.minimum(gids, table.shape[1] - 1)]
-        keys, columns = table
-        wanted = topic_of * _KEY_SPAN + gids
-        at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        return np.where(keys[at] == wanted, columns[at], -1)
-
-    @staticmethod
-    def _topic_best(nuggets: _TopicNuggets, responses: np.ndarray) -> list[float]:
-        """responses: (answers, >= V) token counts in the topic's local columns; no answers scores 0."""
-        width = nuggets.counts.shape[1]
-        if width == 0:
-            return [0.0] * len(nuggets.totals)
-        overlaps = np.minimum(nuggets.counts[:, None, :], responses[None, :, :width]).sum(axis=2)
-        best = overlaps.max(axis=1, initial=0)
-        totals = nuggets.totals
-        return [b / n if n else 0.0 for b, n in zip(best.tolist(), totals.tolist())]
+        answers = np.array([len(r) for _, r in topics], np.int64)
+        first = np.concatenate([[0], np.cumsum(answers)])
+        responses = int(first[-1])
+        topic_of_response = np.repeat(np.arange(len(topics)), answers)
+        column = layout.columns(topic_of_response[response_of], gid_of)
+        hit = column >= 0
+        # Token counts, one row per response (and a zero row last), in the topic's own columns. As a
+        # set too: the nugget's counts are then 1, and min(1, r) needs no clipping of r.
+        counts = np.bincount(response_of[hit] * layout.width + column[hit],
+                             minlength=(responses + 1) * layout.width).reshape(responses + 1, layout.width)
+        rank = np.arange(int(answers.max(initial=0)))
+        rows = np.where(rank < answers[:, None], first[:-1, None] + rank, responses)
+        return layout.best(counts, rows)
