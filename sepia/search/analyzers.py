@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from whoosh.analysis import CompositeAnalyzer, StemmingAnalyzer
-from whoosh.fields import ID, STORED, TEXT, Schema
+from whoosh.fields import ID, TEXT, Schema
 from whoosh.lang.porter2 import stem as snowball_english
 
 from sepia.vocab import LANGUAGES
@@ -38,7 +38,6 @@ def schema_for(lang: str) -> Schema:
         title=TEXT(analyzer=analyzer, stored=True, multitoken_query=multitoken),
         date=ID(stored=True),
         body=TEXT(analyzer=analyzer, stored=True, multitoken_query=multitoken),
-        source=STORED(),
     )
 
 

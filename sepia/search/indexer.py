@@ -70,7 +70,7 @@ def indexed_docids(ix) -> set[str]:
 
 
 def write_documents(ix, docs: Iterable[dict], expected: int, procs: int = 2, on_added=None) -> int:
-    """Add `docs` (dicts with docid, title, date, body, source) in one commit; with procs > 1 and
+    """Add `docs` (dicts with docid, title, date, body) in one commit; with procs > 1 and
     enough documents, Whoosh's multiprocessing writer analyses them on several cores."""
     parallel = procs > 1 and expected >= PARALLEL_MIN_DOCS
     if parallel:
@@ -103,13 +103,12 @@ def store_documents(store, lang: str, skip: set[str] = frozenset()) -> tuple[int
     def stream():
         with store.sessions() as session:
             rows = session.execute(
-                select(Document.docid, Document.title, Document.date, Document.text, Document.source)
+                select(Document.docid, Document.title, Document.date, Document.text)
                 .where(Document.lang == lang).order_by(Document.id)
                 .execution_options(yield_per=1000))
-            for docid, title, date, text, source in rows:
+            for docid, title, date, text in rows:
                 if docid not in skip:
-                    yield {"docid": docid, "title": title or "", "date": date or "",
-                           "body": text, "source": source or ""}
+                    yield {"docid": docid, "title": title or "", "date": date or "", "body": text}
 
     return max(0, (count or 0) - len(skip)), stream()
 
@@ -148,7 +147,7 @@ def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
         terms = sum(1 for _ in reader.lexicon("body"))
         tokens = int(reader.field_length("body") + reader.field_length("title"))
         documents = reader.doc_count()
-    segments = len(ix._segments())
+    segments = len(ix._segments())  # Whoosh has no public accessor for this
     ix.close()
     size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
     stored = None
