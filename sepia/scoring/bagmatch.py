@@ -15,6 +15,7 @@ shortcuts hold:
 """
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ _CODE_POINTS = 0x110000
 _SEPARATOR = "\x00"
 _UNIGRAM_RE = re.compile(f"[{_UNIGRAM_RANGES}]")
 _WORD_RE = re.compile(f"[^\\W_{_UNIGRAM_RANGES}]")
+_WORDS_RE = re.compile(f"[^\\W_{_UNIGRAM_RANGES}]+")
 OTHER, UNIGRAM, WORD, _UNLEARNT = 0, 1, 2, 255
 _NFKC_UNLEARNT, _NFKC_SEVERAL = 0xFFFFFFFF, 0xFFFFFFFE  # beyond every code point
 _DENSE_CELLS = 1 << 23  # (topic, token) lookup tables up to this size; sorted keys beyond
@@ -215,15 +217,15 @@ class BagMatcher:
         table = self._unigram_table
         return table[np.minimum(cps, len(table) - 1)]
 
-    def _word_gids(self, text: str, starts: list[int], ends: list[int]) -> np.ndarray:
+    def _word_gids(self, text: str) -> np.ndarray:
+        """Global id (or -1) of each word token of the text, in order."""
+        words = _WORDS_RE.findall(text)
         get = self.words.get
         if self._stop or self.tokenizer.stem:
             stem = self.tokenizer._stemmer if self.tokenizer.stem else None
-            words = (text[a:b] for a, b in zip(starts, ends))
-            gids = [-1 if w in self._stop else get(stem(w) if stem and w.isascii() else w, -1) for w in words]
-        else:
-            gids = [get(text[a:b], -1) for a, b in zip(starts, ends)]
-        return np.array(gids, np.int64)
+            return np.array([-1 if w in self._stop else get(stem(w) if stem and w.isascii() else w, -1)
+                             for w in words], np.int64)
+        return np.fromiter(map(get, words, itertools.repeat(-1)), np.int64, len(words))
 
     def _occurrences(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """(response index, global token id) of every response token that some nugget has;
@@ -236,8 +238,8 @@ class BagMatcher:
         unigram_at = np.flatnonzero(unigram_gids >= 0)
         is_word = _tables().classes_of(cps) == WORD
         edges = np.diff(is_word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        word_start, word_end = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-        word_gids = self._word_gids(text, word_start.tolist(), word_end.tolist())
+        word_start = np.flatnonzero(edges == 1)
+        word_gids = self._word_gids(text)  # the same runs as word_start, found by the regex
         known_words = word_gids >= 0
         where = np.concatenate([unigram_at, word_start[known_words]])
         gids = np.concatenate([unigram_gids[unigram_at].astype(np.int64), word_gids[known_words]])
