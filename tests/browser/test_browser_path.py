@@ -21,12 +21,12 @@ from sepia.web import create_app
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 # Per language: documents, key terms, the passage to select, and two nuggets taken from it.
-# The passages sit after characters outside the BMP (𠀀 U+20000, 🦆) and across search-hit marks,
+# The passages sit after characters outside the BMP (𠮷 U+20BB7) and across search-hit marks,
 # so an offset counted in UTF-16 units instead of code points would be caught by the server.
 CASES = {
     "CS": {
         "docs": [("XIN_CMN_20080301.0001", "禽流感的起源", "2008-03-01",
-                  "新华社北京3月1日电。𠀀世界卫生组织说，禽流感是一种由甲型流感病毒引起的禽类传染病。"
+                  "新华社北京3月1日电。𠮷世界卫生组织说，禽流感是一种由甲型流感病毒引起的禽类传染病。"
                   "专家认为，候鸟迁徙可能传播病毒。\n另外，北京今天天气晴朗。"),
                  ("XIN_CMN_20080302.0002", "疫苗研究", "2008-03-02", "科学家正在研究禽流感疫苗。")],
         "question": "什么是禽流感？", "english": "What is bird flu?", "type": "DEFINITION",
@@ -36,7 +36,7 @@ CASES = {
     },
     "CT": {
         "docs": [("CNA_CMN_20080801.0001", "颱風鳳凰來襲", "2008-08-01",
-                  "中央社台北8月1日電。🦆颱風鳳凰今天帶來豪雨，氣象局發布海上警報。"
+                  "中央社台北8月1日電。𠮷颱風鳳凰今天帶來豪雨，氣象局發布海上警報。"
                   "東部地區累積雨量超過三百毫米。")],
         "question": "颱風鳳凰帶來什麼影響？", "english": "What did Typhoon Fung-wong bring?", "type": "EVENT",
         "key_terms": "颱風, 豪雨",
@@ -45,7 +45,7 @@ CASES = {
     },
     "JA": {
         "docs": [("YOMIURI_20080901.0001", "福田首相が辞任表明", "2008-09-01",
-                  "東京発。𠀀福田康夫首相は1日夜、首相官邸で記者会見し、辞任する意向を表明した。"
+                  "東京発。𠮷福田康夫首相は1日夜、首相官邸で記者会見し、辞任する意向を表明した。"
                   "後任には麻生太郎幹事長が有力視されている。")],
         "question": "福田首相はなぜ辞任したか？", "english": "Why did Prime Minister Fukuda resign?",
         "type": "WHY", "key_terms": "首相, 辞任",
@@ -103,10 +103,12 @@ def site(tmp_path):
     store.dispose()
 
 
-def log_in(chromium, site, username):
+def log_in(chromium, site, username, on_dialog=None):
+    """A fresh browser context logged in as `username`; dialogs (confirm, beforeunload) are accepted
+    unless `on_dialog` handles them."""
     context = chromium.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True, locale="en-US")
     page = context.new_page()
-    page.on("dialog", lambda dialog: dialog.accept())
+    page.on("dialog", on_dialog or (lambda dialog: dialog.accept()))
     page.goto(f"{site.url}/login")
     page.fill("input[name=username]", username)
     page.fill("input[name=password]", PASSWORD)
@@ -130,7 +132,8 @@ def flash_text(page) -> str:
 @pytest.mark.parametrize("lang", ["CS", "CT", "JA"])
 def test_whole_path(chromium, site, artifacts, tmp_path, lang):
     case = CASES[lang]
-    shot = lambda page, name: page.screenshot(path=str(artifacts / f"{lang}-{name}.png"), full_page=False)  # noqa: E731
+    def shot(page, name, full_page=False):
+        page.screenshot(path=str(artifacts / f"{lang}-{name}.png"), full_page=full_page)
 
     # ------------------------------------------------ topic development
     dev = log_in(chromium, site, "dev")
@@ -167,7 +170,7 @@ def test_whole_path(chromium, site, artifacts, tmp_path, lang):
     assert selected == case["passage"]
     assert dev.input_value("#answer-docid") == docid
     assert (dev.input_value("#answer-start"), dev.input_value("#answer-end")) == (str(start), str(end))
-    shot(dev, "2-document")
+    shot(dev, "2-document", full_page=True)
     dev.keyboard.press("a")  # save the selection as an answer text
     dev.wait_for_selector("#answer-list li.answer")
     assert "Answer text saved" in flash_text(dev)
