@@ -125,3 +125,10 @@ def test_length_ignores_exactly_the_white_space_of_the_spec_regex():
     kept = re.sub(r"\s", "", every_character)
     assert char_length(every_character) == len(kept) == len("".join(every_character.split()))
     assert "".join(every_character.split()) == kept
+
+
+def test_no_word_character_is_white_space():
+    # bagmatch cuts word tokens with str.split, which relies on this.
+    every_character = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
+    word_characters = "".join(re.findall(r"[^\W_]", every_character))
+    assert word_characters.split() == [word_characters]
