@@ -51,9 +51,9 @@ class _CodePoints:
                 form = unicodedata.normalize("NFKC", chr(cp))
                 if len(form) == 1:
                     self.nfkc[cp] = ord(form)
-                else:
-                    self.nfkc[cp] = _NFKC_SEVERAL
+                else:  # the form first: a reader that sees the mark finds it (threads)
                     self.nfkc_forms[chr(cp)] = form
+                    self.nfkc[cp] = _NFKC_SEVERAL
             mapped = self.nfkc[cps]
         return mapped
 
