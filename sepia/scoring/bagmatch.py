@@ -11,7 +11,9 @@ shortcuts hold:
 - U+0000 joins the responses: it cannot occur in XML, composes with nothing, is no token, and
   `str.lower` treats it as a word boundary (final sigma), so it keeps every response separate.
 - Tokens are character classes: a unigram character is a token; a maximal run of other letters or
-  digits is a word (TOKEN_RE's two alternatives).
+  digits is a word (TOKEN_RE's two alternatives). Texts that contain U+0000 go the Counter way.
+- min(n, r) is summed over the nonzero cells of each nugget's counts, gathered from one
+  responses x columns count matrix per batch, where each topic numbers its own tokens.
 """
 from __future__ import annotations
 
