@@ -18,6 +18,7 @@ COMMANDS = {
     "export": "sepia.commands.store:export",
     "db": "sepia.commands.store:db",
     "demo": "sepia.commands.demo:demo",
+    "evaluate-ir4qa": "sepia.commands.ir4qa:evaluate_ir4qa_command",
     "corpus": "sepia.commands.corpus:corpus",
     "index": "sepia.commands.index:index",
     "search": "sepia.commands.search:search",

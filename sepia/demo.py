@@ -32,7 +32,7 @@ def collection_files(folder: Path) -> dict:
     special = {folder / "topics.xml", folder / "gold.xml"}
     runs = sorted(p for p in folder.rglob("*.xml") if p not in special and "docs" not in p.relative_to(folder).parts)
     return {"docs": folder / "docs", "topics": folder / "topics.xml", "gold": folder / "gold.xml", "runs": runs,
-            "judgments": folder / "judgments.tsv"}
+            "judgments": folder / "judgments.tsv", "qrels": folder / "qrels.tsv"}
 
 
 def sample_collections(corpora: Path) -> list[Path]:
@@ -81,3 +81,18 @@ def score_store(store: Store, settings: dict | None = None) -> dict[str, list[Ru
         evaluator = Evaluator(gold, Settings(matcher=matcher, **(settings or {})), judgments)
         results[matcher] = evaluator.rank([r for r in runs if isinstance(r, model.CCLQARun)])
     return results
+
+
+def score_ir4qa(store: Store, folders: list[Path]) -> list:
+    """AP, Q and nDCG of every IR4QA run in the store against the collections' qrels."""
+    from sepia.ir4qa.evaluate import evaluate_ir4qa
+    from sepia.ir4qa.qrels import read_qrels
+
+    qrels = {}
+    for folder in folders:
+        if collection_files(folder)["qrels"].exists():
+            qrels.update(read_qrels(collection_files(folder)["qrels"]))
+    with store.transaction() as session:
+        runs = [io.export_run(session, run_id, "ir4qa") for run_id in io.run_ids(session, "ir4qa")]
+    top = max((level for judged in qrels.values() for level in judged.values()), default=1)
+    return evaluate_ir4qa(qrels, runs, [float(level) for level in range(1, top + 1)]) if runs and qrels else []

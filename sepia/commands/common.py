@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -20,3 +21,11 @@ def load_or_exit(reader, *args, **kwargs):
 
 def warn(message: str) -> None:
     click.secho(f"warning: {message}", fg="yellow", err=True)
+
+
+def expand_run_paths(paths) -> list[str]:
+    """Files as given; a folder stands for the .xml files in it, in name order."""
+    files = []
+    for path in map(Path, paths):
+        files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
+    return files

@@ -20,8 +20,9 @@ from sepia.resources import resource_dir
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def demo(home, serve, host, port, progress):
     """Build a campaign from the sample collections, score every run, print ACLIA-style tables."""
-    from sepia.demo import load_collection, reset_data_dir, sample_collections, score_store
-    from sepia.scoring.report import table
+    from sepia.demo import load_collection, reset_data_dir, sample_collections, score_ir4qa, score_store
+    from sepia.ir4qa.evaluate import MEASURES
+    from sepia.scoring.report import grouped_table, table
     from sepia.store import io
     from sepia.store.db import Store
 
@@ -33,7 +34,8 @@ def demo(home, serve, host, port, progress):
     store = Store()
     corpora = resource_dir("corpora")
     click.echo(f"SEPIA demo: building the sample campaign in {home}")
-    for folder in sample_collections(corpora):
+    folders = sample_collections(corpora)
+    for folder in folders:
         report = load_collection(store, folder, progress)
         click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} nuggets, "
                    f"{len(report.runs)} runs, {report.judgments} judgments")
@@ -45,6 +47,12 @@ def demo(home, serve, host, port, progress):
                            ("binarized", "BINARIZED F3 (automatic, character unigrams, theta 0.5)")):
         click.echo("")
         click.echo(table(results[matcher], f"== {title}, pyramid weights, C = mean nugget length =="), nl=False)
+    ir_results = score_ir4qa(store, folders)
+    if ir_results:
+        rows = {r.run_id: [f"{r.means[m]:.4f}" for m in MEASURES] for r in ir_results}
+        click.echo("")
+        click.echo(grouped_table(ir_results, ["RUN", *MEASURES], rows,
+                                 "== IR4QA: AP, Q-measure and nDCG@1000, gain = relevance level =="), nl=False)
     if serve:
         _serve(store, host, port)
 

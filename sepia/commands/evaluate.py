@@ -1,11 +1,9 @@
 """`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as the spec's section 3 defines."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from sepia.commands.common import load_or_exit, warn
+from sepia.commands.common import expand_run_paths, load_or_exit, warn
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
@@ -42,7 +40,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, judgments_path, beta, the
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
     Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`)."""
-    run_paths = _expand(run_paths + more_runs)
+    run_paths = expand_run_paths(run_paths + more_runs)
     if not run_paths:
         raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
     if matcher == "human" and not judgments_path:
@@ -78,10 +76,3 @@ def evaluate(gold_path, run_paths, more_runs, matcher, judgments_path, beta, the
                   + f", {weights} weights, {settings['allowance']}; tokens: {settings['tokens']}")
         click.echo(table(results, header), nl=False)
 
-
-def _expand(paths) -> list[str]:
-    """Files as given; a folder stands for the .xml files in it, in name order."""
-    files = []
-    for path in map(Path, paths):
-        files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
-    return files

@@ -20,20 +20,44 @@ def _align(rows: list[list[str]]) -> list[str]:
             for row in rows]
 
 
-def table(results: Sequence[RunScore], title: str = "") -> str:
-    """Runs grouped by language pair, ranked within each, with their ALL score and scores by type."""
-    by_pair: dict[str, list[RunScore]] = defaultdict(list)
+def grouped_table(results, header: list[str], rows: dict[str, list[str]], title: str = "") -> str:
+    """One aligned table per language pair (ACLIA's order), runs in the order given, each row
+    `run_id` followed by `rows[run_id]`."""
+    by_pair: dict[str, list] = defaultdict(list)
     for r in results:
         by_pair[r.language_pair].append(r)
     lines = [title] if title else []
-    for pair in sorted(by_pair, key=lambda p: (vocab.LANGUAGE_PAIRS + (p,)).index(p)):
-        runs = sorted(by_pair[pair], key=lambda r: (-r.score, r.run_id))
-        types = _types(runs)
-        rows = [["RUN", "MATCHER", "ALL"] + [vocab.ANSWER_TYPE_ABBREVIATIONS.get(t, t) for t in types]]
-        rows += [[r.run_id, r.matcher.upper(), f"{r.score:.4f}"]
-                 + [f"{r.by_type[t]:.4f}" if t in r.by_type else "-" for t in types] for r in runs]
-        lines += ["", f"{pair} ({len({t.topic_id for r in runs for t in r.topics})} topics)"] + _align(rows)
+    for pair in sorted(by_pair, key=_pair_order):
+        runs = by_pair[pair]
+        body = [header] + [[r.run_id] + rows[r.run_id] for r in runs]
+        lines += ["", f"{pair} ({len({t for r in runs for t in _topic_ids(r)})} topics)"] + _align(body)
     return "\n".join(lines) + "\n"
+
+
+def _pair_order(pair: str) -> int:
+    return (vocab.LANGUAGE_PAIRS + (pair,)).index(pair)
+
+
+def _topic_ids(result) -> list[str]:
+    topics = result.topics
+    return list(topics) if isinstance(topics, dict) else [t.topic_id for t in topics]
+
+
+def table(results: Sequence[RunScore], title: str = "") -> str:
+    """Runs grouped by language pair, ranked within each, with their ALL score and scores by the
+    answer types of that pair's topics."""
+    by_pair: dict[str, list[RunScore]] = defaultdict(list)
+    for r in sorted(results, key=lambda r: (-r.score, r.run_id)):
+        by_pair[r.language_pair].append(r)
+    text = f"{title}\n" if title else ""
+    for pair in sorted(by_pair, key=_pair_order):
+        runs = by_pair[pair]
+        types = _types(runs)
+        header = ["RUN", "MATCHER", "ALL"] + [vocab.ANSWER_TYPE_ABBREVIATIONS.get(t, t) for t in types]
+        rows = {r.run_id: [r.matcher.upper(), f"{r.score:.4f}"] + [f"{r.by_type[t]:.4f}" if t in r.by_type else "-"
+                                                                   for t in types] for r in runs}
+        text += grouped_table(runs, header, rows)
+    return text
 
 
 def tsv(results: Sequence[RunScore]) -> str:

@@ -1,0 +1,49 @@
+"""Score IR4QA runs: AP, Q and nDCG per topic and their means over the topics with relevant documents."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from sepia import vocab
+from sepia.formats.model import IR4QARun
+from sepia.ir4qa.measures import IRScores, score_ranking
+from sepia.ir4qa.qrels import Qrels
+
+MEASURES = ("AP", "Q", "nDCG")
+
+
+@dataclass
+class IRRunScore:
+    run_id: str
+    means: dict[str, float]
+    topics: dict[str, IRScores]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def language_pair(self) -> str:
+        parsed = vocab.parse_run_id(self.run_id)
+        return parsed.language_pair if parsed else "?"
+
+    def as_dict(self) -> dict:
+        return {"run_id": self.run_id, **self.means,
+                "topics": [{"topic_id": t, **s.as_dict()} for t, s in self.topics.items()]}
+
+
+def evaluate_ir4qa(qrels: Qrels, runs: Sequence[IR4QARun], gains: Sequence[float], cutoff: int = 1000
+                   ) -> list[IRRunScore]:
+    """Every run over the qrels topics of its target language that have a relevant document; a topic
+    the run did not answer scores 0. Ranked by mean Q, then AP."""
+    results = []
+    for run in runs:
+        parsed = vocab.parse_run_id(run.metadata.run_id)
+        topics = sorted(t for t, judged in qrels.items() if any(level > 0 for level in judged.values())
+                        and (parsed is None or vocab.topic_language(t) == parsed.target_lang))
+        rankings = {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
+        scores = {t: score_ranking(rankings.get(t, []), qrels[t], gains, cutoff) for t in topics}
+        warnings = [f"run {run.metadata.run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in qrels]
+        if not topics:
+            warnings.append(f"run {run.metadata.run_id}: the qrels have no topic of its language with a relevant document")
+        means = {m: sum(getattr(s, m.lower()) for s in scores.values()) / len(scores) if scores else 0.0
+                 for m in MEASURES}
+        results.append(IRRunScore(run.metadata.run_id, means, scores, warnings))
+    return sorted(results, key=lambda r: (-r.means["Q"], -r.means["AP"], r.run_id))

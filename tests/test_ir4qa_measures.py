@@ -1,0 +1,89 @@
+"""IR4QA measures against NTCIREVAL's published test vector and hand calculations."""
+import math
+
+import pytest
+
+from sepia.formats.errors import FormatError
+from sepia.ir4qa.measures import parse_gains, score_ranking
+from sepia.ir4qa.qrels import parse_qrels
+
+QRELS = {**{f"dummy{i:02d}": 3 for i in (1, 2, 3)}, **{f"dummy{i:02d}": 2 for i in (4, 5, 6)},
+         **{f"dummy{i:02d}": 1 for i in (7, 8, 9, 10)}, "dummy11": 0}
+RANKING = ["dummy11", "dummy01", "dummy12", "dummy04"]
+
+
+def test_ntcireval_test_vector_gains_1_2_3():
+    s = score_ranking(RANKING, QRELS, parse_gains("1:2:3"))
+    assert (round(s.ap, 4), round(s.q, 4), round(s.ndcg, 4)) == (0.1000, 0.0967, 0.3380)
+    assert (s.relevant, s.retrieved_relevant) == (10, 2)
+
+
+def test_ntcireval_test_vector_gains_1_4_9():
+    s = score_ranking(RANKING, QRELS, parse_gains("1:4:9"))
+    assert (round(s.q, 4), round(s.ndcg, 4)) == (0.0929, 0.3636)
+    assert round(s.ap, 4) == 0.1000  # AP ignores gains
+
+
+def test_q_and_ndcg_by_hand():
+    # R = 2 (gains 2 and 1); the run finds the L1 document first, then the L2 one
+    s = score_ranking(["b", "x", "a"], {"a": 2, "b": 1}, [1, 2])
+    assert s.ap == pytest.approx((1 / 1 + 2 / 3) / 2)
+    # Q: rank 1 (1 + 1) / (2 + 1); rank 3 (3 + 2) / (3 + 3)
+    assert s.q == pytest.approx(((2 / 3) + (5 / 6)) / 2)
+    # nDCG: run 1 + 0 + 2 / log2(3); ideal 2 + 1
+    assert s.ndcg == pytest.approx((1 + 2 / math.log2(3)) / 3)
+
+
+def test_perfect_ranking_scores_one():
+    s = score_ranking(["a", "b", "c"], {"a": 2, "b": 2, "c": 1}, [1, 2])
+    assert (s.ap, s.q, s.ndcg) == (1.0, 1.0, 1.0)
+
+
+def test_cutoff_and_no_relevant_documents():
+    s = score_ranking(["x", "a"], {"a": 1}, [1], cutoff=1)
+    assert (s.ap, s.q, s.ndcg) == (0.0, 0.0, 0.0)
+    assert score_ranking(["a"], {"a": 0}, [1]).ap == 0.0
+
+
+def test_levels_without_gains_and_bad_gains_are_refused():
+    with pytest.raises(ValueError, match="L3 has no gain"):
+        score_ranking(["a"], {"a": 3}, [1, 2])
+    for text in ("1:x", "0:1", ""):
+        with pytest.raises(ValueError):
+            parse_gains(text)
+
+
+def test_qrels_parsing():
+    qrels = parse_qrels("topic_id\tdocid\tlevel\nX-CS-1\tD1\t2\nX-CS-1\tD2\tL1\nX-CS-2\tD1\t0\n")
+    assert qrels == {"X-CS-1": {"D1": 2, "D2": 1}, "X-CS-2": {"D1": 0}}
+    with pytest.raises(FormatError) as error:
+        parse_qrels("topic_id\tdocid\tlevel\nX-CS-1\tD1\thigh\nX-CS-1\tD1\t1\nX-CS-1\tD1\t2\nbad\n", "q.tsv")
+    messages = [str(p) for p in error.value.problems]
+    assert "q.tsv:2:11: level must be 0, 1, 2, ... or L0, L1, ..., got 'high'" in messages
+    assert "q.tsv:4:1: document D1 is judged twice for topic X-CS-1" in messages
+    assert "q.tsv:5:1: expected 3 tab-separated fields, got 1" in messages
+
+
+def test_command_on_the_test_vector(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+    from sepia.formats.model import IR4QARun, IR4QATopic, Metadata, RetrievedDoc
+    from sepia.formats.write import to_xml
+
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text("topic_id\tdocid\tlevel\n" + "".join(f"X-CS-1\t{d}\tL{level}\n" for d, level in QRELS.items()))
+    run = tmp_path / "T-CS-CS-01-T.xml"
+    run.write_bytes(to_xml(IR4QARun(Metadata("T-CS-CS-01-T"), [
+        IR4QATopic("X-CS-1", [RetrievedDoc(i + 1, d) for i, d in enumerate(RANKING)])])))
+    result = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(qrels), "--run", str(run),
+                                       "--gains", "1:4:9", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    [scores] = json.loads(result.stdout)["runs"]
+    assert (round(scores["AP"], 4), round(scores["Q"], 4), round(scores["nDCG"], 4)) == (0.1, 0.0929, 0.3636)
+    table = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(qrels), str(run)]).stdout
+    assert "T-CS-CS-01-T  0.1000  0.0967  0.3380" in table  # default gains 1:2:3
+    bad = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(qrels), str(run), "--gains", "1:2"])
+    assert bad.exit_code == 2 and "L3 has no gain" in bad.output
