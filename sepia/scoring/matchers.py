@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from sepia.formats.model import Answer, GoldNugget, Judgment
-from sepia.scoring.bagmatch import BagMatcher
 from sepia.scoring.tokenize import Tokenizer, normalize
+
+if TYPE_CHECKING:
+    from sepia.scoring.bagmatch import BagMatcher
 
 MATCHERS = ("binarized", "softmatch", "exact", "human")
 DEFAULT_TOKENIZER = Tokenizer()
@@ -64,6 +66,8 @@ class SoftMatcher:
     def best_scores_many(self, topics: Sequence[tuple[Sequence[GoldNugget], Sequence[Answer]]]) -> list[list[float]]:
         """`best_scores` of many (nuggets, answers) pairs at once (one run's topics): much faster."""
         if self._bags is None:
+            from sepia.scoring.bagmatch import BagMatcher  # numpy, only for the matchers that need it
+
             self._bags = BagMatcher(self.tokenizer, self.as_set)
         batched = self._bags.best_scores([([n.text for n in nuggets], [a.text for a in answers])
                                           for nuggets, answers in topics])
