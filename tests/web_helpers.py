@@ -2,14 +2,21 @@
 documents in three languages, a search engine double, and log-in with real CSRF tokens."""
 from __future__ import annotations
 
+import atexit
+import functools
 import re
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from sepia.search.engine import DocumentView, SearchHit, SearchPage, Span
-from sepia.store.models import Document
+from sepia.store.db import Store
+from sepia.store.models import Document, User
 from sepia.web import create_app
-from sepia.web.accounts import create_user
+from sepia.web.accounts import team_named
+from sepia.web.security import hash_password
 
 PASSWORD = "correct-horse-1"
 ACCOUNTS = {  # username -> (role, team)
@@ -93,14 +100,39 @@ def add_documents(store, documents=DOCUMENTS):
             session.add(Document(docid=docid, lang=lang, title=title, date=date, text=text))
 
 
+@functools.lru_cache(maxsize=1)
+def password_hash() -> str:
+    return hash_password(PASSWORD)  # scrypt is slow on purpose: hash once for all test accounts
+
+
 def add_accounts(store):
     with store.transaction() as session:
         for username, (role, team) in ACCOUNTS.items():
-            create_user(session, username, PASSWORD, role, team=team)
+            user = User(username=username, password_hash=password_hash(), role=role, active=True)
+            if team:
+                user.team = team_named(session, team)
+            session.add(user)
+
+
+@functools.lru_cache(maxsize=1)
+def template_database() -> Path:
+    """A migrated store with the accounts and documents, made once and copied for every test
+    (running the migrations takes most of a test's time otherwise)."""
+    folder = tempfile.mkdtemp(prefix="sepia-web-")
+    atexit.register(shutil.rmtree, folder, True)
+    path = Path(folder) / "template.db"
+    store = Store(f"sqlite:///{path}")
+    add_accounts(store)
+    add_documents(store)
+    with store.engine.connect() as connection:
+        connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.dispose()
+    return path
 
 
 @pytest.fixture
 def app(tmp_path):
+    shutil.copyfile(template_database(), tmp_path / "web.db")
     application = create_app({
         "DATABASE_URL": f"sqlite:///{tmp_path / 'web.db'}",
         "SECRET_KEY": "test-secret",
@@ -108,11 +140,8 @@ def app(tmp_path):
         "TESTING": True,
         "SESSION_COOKIE_SECURE": False,
     })
-    store = application.extensions["sepia_store"]
-    add_accounts(store)
-    add_documents(store)
     yield application
-    store.dispose()
+    application.extensions["sepia_store"].dispose()
 
 
 @pytest.fixture
