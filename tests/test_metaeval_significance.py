@@ -149,3 +149,34 @@ def test_ranking_consistency():
     assert value > 0.5  # metrics with clearly different noise keep their order on any half
     with pytest.raises(ValueError):
         ranking_consistency(M[:1], Z, "global", "pearson")
+
+
+def _tied_campaign(seed, ties):
+    """Small scores with missing cells (shared by the metrics, and some in the humans only);
+    with `ties`, coarse values so that ranks tie within and across metrics."""
+    rng = np.random.default_rng(seed)
+    M, Z = _campaign(seed, metrics=4, systems=6, inputs=7)
+    if ties:
+        M, Z = np.round(M * 1.5) / 1.5, np.round(Z)
+    M[:, 2, 3] = np.nan
+    M[:, 0, rng.random(7) < 0.3] = np.nan
+    Z[4, 1] = np.nan
+    return np.stack([standardize(m) for m in M]), standardize(Z)
+
+
+@pytest.mark.parametrize("level", ["input", "item", "global"])
+@pytest.mark.parametrize("name", ["spearman", "tau_b", "tau_c"])
+@pytest.mark.parametrize("method", ["both", "systems", "inputs"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_rank_fast_paths_equal_resampling(level, name, method, ties):
+    from sepia.metaeval.rank_deltas import rank_deltas
+    from sepia.metaeval.significance import resampled_deltas
+
+    for seed in range(3):
+        M, Z = _tied_campaign(seed, ties)
+        masks = swap_masks(np.random.default_rng(seed), 30, Z.shape, method)
+        a, b = np.array([0, 1, 3, 2]), np.array([2, 3, 0, 1])
+        slow = resampled_deltas(M, Z, a, b, masks, level, name)
+        assert np.isfinite(slow).any()
+        assert rank_deltas(M, Z, a, b, masks, level, name) == pytest.approx(slow, abs=1e-12, nan_ok=True)
+        assert pair_deltas(M, Z, a, b, masks, level, name) == pytest.approx(slow, abs=1e-12, nan_ok=True)

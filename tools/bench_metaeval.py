@@ -3,9 +3,10 @@
     .venv/bin/python tools/bench_metaeval.py [--measure LEVEL:COEFFICIENT ...] [--all]
 
 Times `discriminative_power` (Perm-Both, all 496 metric pairs) for each measure asked for; the
-default is the system-level measures and Pearson at every level, which use the masked-sum path.
-`--all` adds the rank coefficients at the input, item and global levels, which resample whole
-matrices and take much longer. Synthetic scores: metrics are the human scores plus noise of
+default is every measure with a vectorised path (masked sums: system level and Pearson; sorted
+candidates and quadratic forms: Spearman at the input level, Kendall at the input and item levels).
+`--all` adds global Kendall and Spearman at the item and global levels, which resample whole
+matrices and take minutes. Synthetic scores: metrics are the human scores plus noise of
 increasing size, so that some pairs differ and some do not.
 """
 from __future__ import annotations
@@ -17,8 +18,9 @@ import numpy as np
 
 from sepia.metaeval.correlation import MEASURES
 from sepia.metaeval.properties import discriminative_power
+from sepia.metaeval.significance import RANK_FAST_PATHS
 
-FAST = [m for m in MEASURES if m[0] == "system" or m[1] == "pearson"]
+FAST = [m for m in MEASURES if m[0] == "system" or m[1] == "pearson" or m in RANK_FAST_PATHS]
 
 
 def synthetic(metrics=32, systems=16, inputs=100, seed=0):
@@ -43,7 +45,7 @@ def main() -> None:
         start = time.perf_counter()
         power = discriminative_power(metrics, human, level, coefficient, n_resamples=args.permutations, seed=1)
         elapsed = time.perf_counter() - start
-        print(f"{level:7s} {coefficient:9s} mean p = {power.mean_pvalue:.4f}   {elapsed:6.2f} s")
+        print(f"{level:7s} {coefficient:9s} mean p = {power.mean_pvalue:.4f}   {elapsed:6.2f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -18,9 +18,14 @@ import numpy as np
 from scipy import stats
 
 from sepia.metaeval.correlation import check_measure, coefficient, correlate
+from sepia.metaeval.rank_deltas import rank_deltas
 
 PERMUTATIONS = ("systems", "inputs", "both")
 ALTERNATIVES = ("two-sided", "greater", "less")
+# Where rank_deltas beats resampling (tools/bench_metaeval.py): Kendall's S as a quadratic form
+# pays off for groups of up to ~100 cells; the global level (one group of all cells) and
+# Spearman's run statistics at the item and global levels are no faster than resampling.
+RANK_FAST_PATHS = {("input", "spearman"), ("input", "tau_b"), ("input", "tau_c"), ("item", "tau_b"), ("item", "tau_c")}
 # Resampled matrices per block: bounds memory for large campaigns.
 _BLOCK_CELLS = 8_000_000
 
@@ -82,12 +87,22 @@ def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndar
 
     M (metrics, systems, inputs) and Z are standardised, with shared missing cells. System-level
     correlations and Pearson at any level are computed from masked sums (one matrix product per
-    metric instead of one resampled matrix per pair); the rest by resampling the matrices."""
+    metric instead of one resampled matrix per pair); the rank coefficients in RANK_FAST_PATHS
+    from candidates sorted once per pair (see rank_deltas); the rest by resampling the matrices."""
     a, b = np.asarray(a), np.asarray(b)
     if level == "system":
         return _system_deltas(M, Z, a, b, masks, coefficient_name)
     if coefficient_name == "pearson":
         return _pearson_deltas(M, Z, a, b, masks, level)
+    if (level, coefficient_name) in RANK_FAST_PATHS:
+        return rank_deltas(M, Z, a, b, masks, level, coefficient_name)
+    return resampled_deltas(M, Z, a, b, masks, level, coefficient_name)
+
+
+def resampled_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndarray:
+    """pair_deltas the slow, obvious way: build every swapped matrix and correlate it (the
+    reference the fast paths are tested against)."""
+    a, b = np.asarray(a), np.asarray(b)
     out = []
     cells = Z.size * len(a)
     block = max(1, _BLOCK_CELLS // cells)
