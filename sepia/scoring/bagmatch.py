@@ -173,6 +173,7 @@ class BagMatcher:
         self._topics: dict[tuple[str, ...], _TopicNuggets] = {}
         self._layout: tuple[tuple[int, ...], _Layout] | None = None
         self._stop = tokenizer._stop if tokenizer.stopwords else frozenset()
+        self._word_tokens: dict[str, str | None] = {}
 
     # ------------------------------------------------------------ nuggets
 
@@ -223,12 +224,20 @@ class BagMatcher:
         # Blank out everything else and let str.split cut the runs: word characters are letters and
         # digits, never white space; much faster than a regex over CJK text.
         words = _from_code_points(np.where(is_word, cps, 32)).split() if is_word.any() else []
-        get = self.words.get
         if self._stop or self.tokenizer.stem:
-            stem = self.tokenizer._stemmer if self.tokenizer.stem else None
-            return np.array([-1 if w in self._stop else get(stem(w) if stem and w.isascii() else w, -1)
-                             for w in words], np.int64)
-        return np.fromiter(map(get, words, itertools.repeat(-1)), np.int64, len(words))
+            words = [self._as_token(w) for w in words]
+        return np.fromiter(map(self.words.get, words, itertools.repeat(-1)), np.int64, len(words))
+
+    def _as_token(self, word: str) -> str | None:
+        """The token a word becomes with stop words and stemming (None: dropped); remembered,
+        since stemming is slow and the same words come back in every run."""
+        token = self._word_tokens.get(word, "")
+        if token == "":
+            token = None if word in self._stop else word
+            if token is not None and self.tokenizer.stem and word.isascii():
+                token = self.tokenizer._stemmer(word)
+            self._word_tokens[word] = token
+        return token
 
     def _occurrences(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """(response index, global token id) of every response token that some nugget has;
