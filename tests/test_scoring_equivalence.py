@@ -111,6 +111,7 @@ def test_length_of_joined_answers_is_the_sum_of_lengths(strings):
 
 
 def test_texts_with_nul_fall_back_to_counters():
+    assert normalize_joined(["a", "b\x00"]) is None and normalize_joined([]) == ""
     nuggets, answers = as_models((["北京\x00北京"], ["北\x00京", "京京北"]))
     assert SoftMatcher().best_scores(nuggets, answers) == [0.75]
 

@@ -47,8 +47,8 @@ class _CodePoints:
 
     def nfkc_of(self, cps: np.ndarray) -> np.ndarray:
         mapped = self.nfkc[cps]
-        unlearnt = mapped == _NFKC_UNLEARNT
-        if unlearnt.any():
+        if len(mapped) and mapped.max() == _NFKC_UNLEARNT:  # one pass in the usual case
+            unlearnt = mapped == _NFKC_UNLEARNT
             for cp in np.unique(cps[unlearnt]).tolist():
                 form = unicodedata.normalize("NFKC", chr(cp))
                 if len(form) == 1:
@@ -61,8 +61,8 @@ class _CodePoints:
 
     def classes_of(self, cps: np.ndarray) -> np.ndarray:
         classes = self.token_class[cps]
-        unlearnt = classes == _UNLEARNT
-        if unlearnt.any():
+        if len(classes) and classes.max() == _UNLEARNT:
+            unlearnt = classes == _UNLEARNT
             for cp in np.unique(cps[unlearnt]).tolist():
                 ch = chr(cp)
                 self.token_class[cp] = UNIGRAM if _UNIGRAM_RE.match(ch) else WORD if _WORD_RE.match(ch) else OTHER
@@ -85,17 +85,19 @@ def _code_points(text: str) -> np.ndarray:
 
 
 def _from_code_points(cps: np.ndarray) -> str:
-    return cps.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
+    return cps.astype(np.uint32, copy=False).tobytes().decode("utf-32-le", "surrogatepass")
 
 
-def normalize_joined(texts: Sequence[str]) -> str:
-    """`normalize` (NFKC, then lower case) of each text, joined by U+0000."""
+def normalize_joined(texts: Sequence[str]) -> str | None:
+    """`normalize` (NFKC, then lower case) of each text, joined by U+0000; None when a text has one."""
     tables = _tables()
     joined = _SEPARATOR.join(texts)
+    if joined.count(_SEPARATOR) != max(len(texts) - 1, 0):
+        return None
     cps = _code_points(joined)
     mapped = tables.nfkc_of(cps)
-    several = mapped == _NFKC_SEVERAL
-    if several.any():
+    if len(mapped) and mapped.max() == _NFKC_SEVERAL:
+        several = mapped == _NFKC_SEVERAL
         text = _from_code_points(np.where(several, cps, mapped))
         for ch in {chr(cp) for cp in np.unique(cps[several]).tolist()}:
             text = text.replace(ch, tables.nfkc_forms[ch])
@@ -154,7 +156,8 @@ class _Layout:
         best = np.zeros(len(self.totals), np.int64)
         if len(self.count):
             # min(n, r) for every nonzero nugget cell against the same column of each answer.
-            met = np.minimum(counts[rows[self.topic], self.column[:, None]], self.count[:, None])
+            cells = rows[self.topic] * counts.shape[1] + self.column[:, None]
+            met = np.minimum(counts.ravel().take(cells), self.count[:, None])
             best[self.with_tokens] = np.add.reduceat(met, self.starts, axis=0).max(axis=1, initial=0)
         scores = np.divide(best, self.totals, out=np.zeros(len(best)), where=self.totals > 0).tolist()
         ends = np.cumsum(self.sizes).tolist()
@@ -242,9 +245,9 @@ class BagMatcher:
     def _occurrences(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """(response index, global token id) of every response token that some nugget has;
         None when the texts cannot be joined safely (they contain U+0000)."""
-        if any(_SEPARATOR in t for t in texts):
-            return None
         text = normalize_joined(texts)
+        if text is None:
+            return None
         cps = _code_points(text)
         unigram_gids = self._unigram_gids(cps)
         unigram_at = np.flatnonzero(unigram_gids >= 0)
