@@ -93,7 +93,8 @@ def parse_xml(data: bytes, name: str = "<input>") -> LoadedXml:
     if not data or data.isspace():  # = not data.strip(), without copying the file
         raise FormatError([Problem(name, 1, 1, "file is empty")])
     _check_encoding(data, name)
-    danger = _DANGEROUS.search(data) if b"<!" in data else None  # a plain byte search first: faster
+    # memchr for "!" first: far faster than any search for "<!" in a file full of "<".
+    danger = _DANGEROUS.search(data) if b"!" in data else None
     if danger:
         line, column = _line_column(data, danger.start())
         raise FormatError([Problem(name, line, column, "DOCTYPE and ENTITY declarations are not allowed "
