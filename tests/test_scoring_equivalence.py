@@ -3,11 +3,13 @@ on random text: mixed scripts, astral characters, compatibility forms, combining
 import re
 import unicodedata
 from collections import Counter
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sepia.formats.model import Answer, GoldNugget
+from sepia.scoring import bagmatch
 from sepia.scoring.bagmatch import normalize_joined
 from sepia.scoring.matchers import BinarizedMatcher, SoftMatcher
 from sepia.scoring.tokenize import Tokenizer, char_length
@@ -74,12 +76,14 @@ def test_batched_softmatch_equals_counters(topics, as_set):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(topic(), min_size=1, max_size=3), st.lists(topic(), min_size=1, max_size=3))
-def test_one_matcher_across_batches_with_a_growing_vocabulary(first, second):
-    matcher = SoftMatcher()
-    for batch in (first, second, first, second + first):
-        got = matcher.best_scores_many([as_models(t) for t in batch])
-        assert got == [reference_best(n, a, Tokenizer(), False) for n, a in batch]
+@given(st.lists(topic(), min_size=1, max_size=3), st.lists(topic(), min_size=1, max_size=3), st.booleans())
+def test_one_matcher_across_batches_with_a_growing_vocabulary(first, second, dense):
+    # dense=False: the sorted-keys lookup that large gold standards use instead of a table
+    with mock.patch.object(bagmatch, "_DENSE_CELLS", bagmatch._DENSE_CELLS if dense else 0):
+        matcher = SoftMatcher()
+        for batch in (first, second, first, second + first):
+            got = matcher.best_scores_many([as_models(t) for t in batch])
+            assert got == [reference_best(n, a, Tokenizer(), False) for n, a in batch]
 
 
 @settings(max_examples=150, deadline=None)

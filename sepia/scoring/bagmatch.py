@@ -146,6 +146,8 @@ class _Layout:
         """Each (topic, global id)'s column in that topic's counts, or -1."""
         if self.local is not None:
             return self.local[topic, np.minimum(gids, self.local.shape[1] - 1)]
+        if not len(self.keys):
+            return np.full(len(gids), -1, np.int64)
         wanted = topic * _KEY_SPAN + gids
         at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
         return np.where(self.keys[at] == wanted, self.key_columns[at], -1)
