@@ -123,6 +123,7 @@ def test_texts_with_nul_fall_back_to_counters():
 def test_topics_without_answers_or_tokens_score_zero():
     got = SoftMatcher().best_scores_many([as_models((["北京", "。"], [])), as_models((["。"], ["北京"]))])
     assert got == [[0.0, 0.0], [0.0]]
+    assert SoftMatcher().best_scores_many([]) == []
 
 
 def test_length_ignores_exactly_the_white_space_of_the_spec_regex():
