@@ -95,11 +95,11 @@ class Evaluator:
         scores = []
         answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
         batched = self._batched_scores(run.run_id, topics, answer_lists)
-        for topic, answers in zip(topics, answer_lists):
+        for i, (topic, answers) in enumerate(zip(topics, answer_lists)):
             if answers and isinstance(self.matcher, HumanMatcher) and self.matcher.unjudged(run.run_id, topic.topic_id):
                 warnings.append(f"run {run.run_id} topic {topic.topic_id}: no human judgments (scored as no match)")
             if batched is not None:
-                match_scores = batched.get(topic.topic_id, [])
+                match_scores = batched[i]
             else:
                 match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers) if answers else []
             scores.append(topic_score(
@@ -110,14 +110,15 @@ class Evaluator:
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
                         scores, self.warnings + warnings)
 
-
-    def _batched_scores(self, run_id: str, topics, answer_lists) -> dict[str, list[float]] | None:
-        """All topics' match scores in one call, for matchers that can batch (softmatch, BINARIZED)."""
+    def _batched_scores(self, run_id: str, topics, answer_lists) -> list[list[float]] | None:
+        """Every topic's match scores from one call, for matchers that can batch (softmatch,
+        BINARIZED); [] for a topic without answers, as `evaluate` expects."""
         if not hasattr(self.matcher, "scores_many"):
             return None
-        pairs = [(t, a) for t, a in zip(topics, answer_lists) if a]
-        many = self.matcher.scores_many(run_id, [(t.nuggets, a) for t, a in pairs])
-        return {t.topic_id: s for (t, _), s in zip(pairs, many)}
+        answered = [i for i, answers in enumerate(answer_lists) if answers]
+        many = iter(self.matcher.scores_many(run_id, [(topics[i].nuggets, answer_lists[i]) for i in answered]))
+        answered = set(answered)
+        return [next(many) if i in answered else [] for i in range(len(topics))]
 
 
 def _mean(values: Sequence[float]) -> float:
