@@ -8,9 +8,10 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sepia.formats.model import Answer, GoldNugget
+from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, Metadata
 from sepia.scoring import bagmatch
 from sepia.scoring.bagmatch import normalize_joined
+from sepia.scoring.evaluate import Evaluator, Settings, evaluate_runs
 from sepia.scoring.matchers import BinarizedMatcher, SoftMatcher
 from sepia.scoring.tokenize import Tokenizer, char_length
 
@@ -138,3 +139,26 @@ def test_no_word_character_is_white_space():
     every_character = "".join(map(chr, range(0xD800))) + "".join(map(chr, range(0xE000, 0x110000)))
     word_characters = "".join(re.findall(r"[^\W_]", every_character))
     assert word_characters.split() == [word_characters]
+
+
+class PlainBinarized:
+    """BINARIZED one topic at a time on the reference scores: what `evaluate` did before batching."""
+    name = "binarized"
+
+    def scores(self, run_id, topic_id, nuggets, answers):
+        return [1.0 if s > 0.5 else 0.0
+                for s in reference_best([n.text for n in nuggets], [a.text for a in answers], Tokenizer(), False)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(topic(), min_size=1, max_size=4), st.lists(st.lists(st.booleans(), min_size=4, max_size=4),
+                                                          min_size=1, max_size=3))
+def test_evaluate_runs_equals_topic_by_topic_scoring(topics, answered):
+    gold = GoldStandard("CS", [GoldTopic(f"X-CS-{i:04d}", "DEFINITION", [], as_models(t)[0])
+                               for i, t in enumerate(topics)])
+    runs = [CCLQARun(Metadata(f"T{r}-CS-CS-01-T"), [CCLQATopic(f"X-CS-{i:04d}", as_models(t)[1])
+                                                     for i, t in enumerate(topics) if flags[i]])
+            for r, flags in enumerate(answered)]
+    plain = Evaluator(gold, Settings())
+    plain.matcher = PlainBinarized()
+    assert [r.as_dict() for r in evaluate_runs(gold, runs)] == [r.as_dict() for r in plain.rank(runs)]
