@@ -100,8 +100,10 @@ class Evaluator:
                 warnings.append(f"run {run.run_id} topic {topic.topic_id}: no human judgments (scored as no match)")
             if batched is not None:
                 match_scores = batched[i]
+            elif answers:
+                match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers)
             else:
-                match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers) if answers else []
+                match_scores = []
             scores.append(topic_score(
                 topic.topic_id, topic.answer_type, self.weights[topic.topic_id],
                 match_scores or [0.0] * len(topic.nuggets),
