@@ -9,7 +9,8 @@ from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import parse_xml
 
 xml_text = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\n\t "), max_size=20)
-answer = st.builds(Answer, st.just(0), xml_text, st.lists(st.from_regex(r"[A-Z_0-9]{1,12}", fullmatch=True), max_size=3))
+docids = st.lists(st.from_regex(r"[A-Z_0-9]{1,12}", fullmatch=True), max_size=3)
+answer = st.builds(Answer, st.just(0), xml_text, docids)
 runs = st.builds(
     lambda topics: CCLQARun(Metadata("TEAM-CS-CS-01-T", "d"), [
         CCLQATopic(f"ACLIA2-CS-{i + 1:04d}", [Answer(r + 1, a.text, a.docids) for r, a in enumerate(answers)])
