@@ -3,10 +3,9 @@
     .venv/bin/python tools/bench_metaeval.py [--measure LEVEL:COEFFICIENT ...] [--all]
 
 Times `discriminative_power` (Perm-Both, all 496 metric pairs) for each measure asked for; the
-default is every measure with a vectorised path (masked sums: system level and Pearson; sorted
-candidates and quadratic forms: Spearman at the input level, Kendall at the input and item levels).
-`--all` adds global Kendall and Spearman at the item and global levels, which resample whole
-matrices and take minutes. Synthetic scores: metrics are the human scores plus noise of
+default is every measure with a vectorised path (masked sums: system level and Pearson; quadratic
+forms in the swap mask: Spearman and Kendall at the input and item levels). `--all` adds global
+Spearman and Kendall, which resample whole matrices and take minutes. Synthetic scores: metrics are the human scores plus noise of
 increasing size, so that some pairs differ and some do not.
 """
 from __future__ import annotations

@@ -155,8 +155,3 @@ def _correlate(X, Z, valid, level, name):
         return np.nanmean(coefficient(X, Z, valid, name), axis=-1)
     flat = X.shape[:-2] + (-1,)
     return coefficient(X.reshape(flat), Z.reshape(flat), valid.reshape(flat), name)
-
-
-def correlation_table(X, Z) -> dict[tuple[str, str], float]:
-    """All sixteen measures (4 levels x 4 coefficients) for one metric."""
-    return {(level, name): correlate(X, Z, level, name) for level, name in MEASURES}

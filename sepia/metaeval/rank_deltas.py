@@ -1,19 +1,23 @@
 """Permutation deltas r(X', Z) - r(Y', Z) for the rank coefficients (Spearman, Kendall tau-b and
-tau-c) at the input, item and global levels, without building the permuted matrices.
+tau-c) at the input and item levels, without building the permuted matrices.
 
 For a metric pair (a, b) and a swap mask m, X' = where(m, b, a) and Y' = where(m, a, b): in every
-group of cells (a column at the input level, a row at the item level, all cells at the global
-level) each cell offers two candidate values, and a mask selects one of them for X' and the other
-for Y'. Everything that does not depend on the mask is computed once per pair:
-- the candidates sorted by value within their group, cut into runs of equal values. Per mask, the
-  number of selected candidates in each run gives the average ranks of X' (Spearman), its tied
-  pairs (tau-b) and its distinct values (tau-c), in time linear in the group size.
-- Kendall's S is a quadratic form in the mask: with w_ik = sign(z_i - z_k) and
-  f_uv(i, k) = sign(u_i - v_k) for candidates u, v of cells i, k (0 = a, 1 = b),
-  S(m) = c + L.m + m'Hm / 2 with H = w * (f00 - f01 - f10 + f11). All masks are evaluated with one
-  matrix product per group; H holds integers in [-4, 4], so float32 products are exact while
-  4 n^2 < 2^24 (n = cells per group).
-The results equal the resampling path (tests compare them, ties and missing cells included).
+group of cells (a column at the input level, a row at the item level) each cell offers two
+candidate values, and a mask selects one of them for X' and the other for Y'.
+
+- The numerators are weighted sign sums S_w(x) = sum_{i<k} w_ik sign(x_i - x_k): Kendall's S with
+  w_ik = sign(z_i - z_k); Spearman's covariance times 4 with w_ik = 2 (R_i - R_k), R = Z's ranks
+  (a mid-rank is (k + 1) / 2 + sum_k sign(x_i - x_k) / 2, ties included). Under a mask, S_w is a
+  quadratic form: with G_uv(i, k) = w_ik sign(u_i - v_k) for candidates u, v of cells i, k
+  (0 = a, 1 = b), S_w(m) = c + L.m + sum_{i<k} H_ik m_i m_k with H = G00 + G11 - G01 - G01'.
+  The pair products m_i m_k of every mask times H's upper triangle is one matrix product per
+  group and block of pairs. G00 and G11 belong to one metric each and are computed once.
+- The denominators need the ties of X' (tau-b: tied pairs, tau-c: distinct values, Spearman: the
+  tie correction sum (t^3 - t)). X' can tie only in a run of equal candidate values that spans
+  two cells or more; only those runs are counted per mask.
+H and w hold integers, so float32 products are exact while the largest sum stays below 2^24
+(checked on the data; float64 otherwise). The results equal the resampling path (tests compare
+them, ties and missing cells included).
 """
 from __future__ import annotations
 
@@ -23,163 +27,182 @@ import numpy as np
 
 from sepia.metaeval.correlation import _distinct, _ranks
 
+GROUP_LEVELS = ("input", "item")
 RANK_COEFFICIENTS = ("spearman", "tau_b", "tau_c")
-# Elements per (masks x candidates) working array: bounds memory per block of pairs.
-_BLOCK = 6_000_000
+# Per block of pairs: elements of H's upper triangle, and of each (groups, masks, pairs) array.
+_TRIANGLE_BLOCK = 8_000_000
+_RESULT_BLOCK = 2_000_000
+# The pair products of the masks are kept for all groups up to this many elements.
+_PRODUCTS_KEPT = 16_000_000
+# Elements of the n x n cross-sign arrays built at a time.
+_SIGN_BLOCK = 2_000_000
 _FLOAT32_EXACT = 2 ** 24
 
 
 def grouped(arr, level):
-    """(..., systems, inputs) -> (..., groups, cells per group) for a level."""
+    """(..., systems, inputs) -> (..., groups, cells per group): inputs are columns, items rows."""
     arr = np.asarray(arr)
-    if level == "input":
-        return np.swapaxes(arr, -1, -2)
-    if level == "item":
-        return arr
-    return arr.reshape(arr.shape[:-2] + (1, -1))
+    return np.swapaxes(arr, -1, -2) if level == "input" else arr
 
 
 def rank_deltas(M, Z, a, b, masks, level: str, name: str) -> np.ndarray:
     """r(X', Z) - r(Y', Z) for pairs (M[a], M[b]) under every mask: (pairs, masks)."""
+    if level not in GROUP_LEVELS or name not in RANK_COEFFICIENTS:
+        raise ValueError(f"no rank fast path for {level}/{name}")
+    a, b = np.asarray(a), np.asarray(b)
     valid = np.isfinite(M[0]) & np.isfinite(Z)
     Mg = np.ascontiguousarray(grouped(np.where(valid, M, 0.0), level))     # (metrics, G, n)
     Vg = np.ascontiguousarray(grouped(valid, level))                      # (G, n)
-    Zg = np.where(Vg, grouped(Z, level), 0.0)
     Wg = np.ascontiguousarray(grouped(np.asarray(masks, bool), level))    # (masks, G, n)
+    human = _Human(np.where(Vg, grouped(Z, level), 0.0), Vg)
+    forms = _Forms(Mg, human.rank_weights if name == "spearman" else human.sign_weights, Wg)
     by_cell = np.ascontiguousarray(Wg.reshape(len(Wg), -1).T)              # (G * n, masks)
-    human = _Human(Zg, Vg)
     groups, n = Vg.shape
-    step = max(1, _BLOCK // (len(masks) * groups * 2 * n))
+    step = max(1, min(_TRIANGLE_BLOCK // (groups * max(1, n * (n - 1) // 2)), _RESULT_BLOCK // (groups * len(masks))))
     out = np.empty((len(a), len(masks)))
     for start in range(0, len(a), step):
         ia, ib = a[start:start + step], b[start:start + step]
-        runs = _Runs(Mg[ia], Mg[ib], Vg, human.ranks)
-        if name == "spearman" or runs.ties:
-            x_stats, y_stats = runs.stats(by_cell, True), runs.stats(by_cell, False)
-        else:   # no ties in X' or Y' under any mask
-            x_stats = y_stats = {"tied": 0.0, "distinct": human.k}
-        if name == "spearman":
-            rx, ry = human.spearman(x_stats), human.spearman(y_stats)
-        else:
-            sx, sy = _kendall_s(Mg[ia], Mg[ib], Zg, Vg, Wg)
-            rx, ry = human.kendall(sx, x_stats, name), human.kendall(sy, y_stats, name)
+        sx, sy = forms.sums(ia, ib)                                         # (G, masks, pairs)
+        tx, ty = _tie_counts(Mg[ia], Mg[ib], Vg, by_cell)
+        rx, ry = human.coefficient(sx, tx, name), human.coefficient(sy, ty, name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)   # a pair whose groups are all undefined
-            out[start:start + step] = (np.nanmean(rx, 1) - np.nanmean(ry, 1)).T
+            out[start:start + step] = (np.nanmean(rx, 0) - np.nanmean(ry, 0)).T
     return out
 
 
 class _Human:
-    """What depends on Z only: ranks, rank sums, ties and distinct values per group."""
+    """What depends on Z only: the weights of the sign sums, ranks, ties and distinct values per group."""
 
     def __init__(self, Zg, Vg):
-        # Per-group figures are (G, 1), to broadcast against (masks, G, pairs).
-        self.k = Vg.sum(-1).astype(float)[:, None]
-        self.ranks = np.where(Vg, _ranks(Zg, Vg), 0.0)
+        # Per-group figures are (G, 1, 1), to broadcast against (G, masks, pairs).
+        self.k = Vg.sum(-1).astype(float)[:, None, None]
+        ranks = np.where(Vg, _ranks(Zg, Vg), 0.0)
+        both = Vg[:, :, None] & Vg[:, None, :]
+        self.sign_weights = np.sign(Zg[:, :, None] - Zg[:, None, :]) * both
+        self.rank_weights = 2 * (ranks[:, :, None] - ranks[:, None, :]) * both   # integers: ranks are halves
         k = self.k
-        self.rank_sum = k * (k + 1) / 2
         with np.errstate(invalid="ignore", divide="ignore"):   # groups without valid cells
-            self.var = (self.ranks ** 2).sum(-1)[:, None] - self.rank_sum ** 2 / k
-            self.distinct = _distinct(Zg, Vg)[:, None]
-        sz = np.sign(Zg[:, :, None] - Zg[:, None, :]) * (Vg[:, :, None] & Vg[:, None, :])
-        self.untied = ((sz != 0).sum((-1, -2)) / 2)[:, None]
+            self.var = (ranks ** 2).sum(-1)[:, None, None] - (k * (k + 1) / 2) ** 2 / k
+            self.distinct = _distinct(Zg, Vg)[:, None, None]
+        self.untied = ((self.sign_weights != 0).sum((-1, -2)) / 2)[:, None, None]
 
-    def spearman(self, st):
+    def coefficient(self, s, ties, name):
+        """The coefficient per mask, group and pair from the sign sum s and X''s ties."""
         k = self.k
+        tied, distinct, cubes = ties
         with np.errstate(invalid="ignore", divide="ignore"):
-            cov = st["rank_z"] - self.rank_sum ** 2 / k
-            var_x = st["rank_sq"] - self.rank_sum ** 2 / k
-            r = cov / np.sqrt(var_x * self.var)
-        flat = (k < 2) | (st["distinct"] < 2) | (self.distinct < 2)
-        return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
-
-    def kendall(self, s, st, name):
-        k = self.k
-        with np.errstate(invalid="ignore", divide="ignore"):
+            if name == "spearman":
+                var_x = (k ** 3 - k - cubes) / 12
+                r = (s / 4) / np.sqrt(var_x * self.var)
+                flat = (k < 2) | (distinct < 2) | (self.distinct < 2)
+                return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
             if name == "tau_b":
-                untied_x = k * (k - 1) / 2 - st["tied"]
+                untied_x = k * (k - 1) / 2 - tied
                 tau = s / np.sqrt(untied_x * self.untied)
                 return np.where((untied_x == 0) | (self.untied == 0), np.nan, np.clip(tau, -1.0, 1.0))
-            m = np.minimum(st["distinct"], self.distinct)
+            m = np.minimum(distinct, self.distinct)
             tau = 2 * s / (k ** 2 * (m - 1) / m)
             return np.where(m < 2, np.nan, np.clip(tau, -1.0, 1.0))
 
 
-class _Runs:
-    """The 2n candidates of every group of a block of pairs, sorted by value, in runs of equal values.
+class _Forms:
+    """The quadratic forms S_w(m) = c + L.m + sum_{i<k} H_ik m_i m_k of metric pairs."""
 
-    Laid out flat: pair, then group, then candidates in value order, so that one reduceat per
-    statistic serves the whole block."""
+    def __init__(self, Mg, weights, Wg):
+        self.Mg, self.w, self.Wg = Mg, weights, Wg
+        n = Mg.shape[-1]
+        self.upper = np.triu_indices(n, 1)
+        # One metric alone (G00 of a, G11 of b): its upper triangle and row sums, once per metric.
+        upper, rows = [], []
+        for metric in Mg:
+            own = self._signs(metric, metric)
+            upper.append(own[..., self.upper[0], self.upper[1]])
+            rows.append(own.sum(-1))
+        self.own_upper, self.own_rows = np.stack(upper), np.stack(rows)    # (metrics, G, T), (metrics, G, n)
+        self.masks = np.ascontiguousarray(Wg.transpose(1, 0, 2))           # (G, masks, n)
+        self.masks_float = self.masks.astype(float)
+        triangle = len(Wg) * len(self.upper[0])
+        self.products = [self._products(g) for g in range(Wg.shape[1])] if Wg.shape[1] * triangle <= _PRODUCTS_KEPT else None
 
-    def __init__(self, A, B, Vg, z_ranks):
-        pairs, groups, n = A.shape
-        values = np.concatenate([A, B], -1)                                  # (pairs, G, 2n)
-        cand_valid = np.concatenate([Vg, Vg], -1)
-        values = np.where(cand_valid, values, np.inf)                        # invalid cells: one run at the end
-        order = np.argsort(values, axis=-1, kind="stable")
-        values = np.take_along_axis(values, order, -1)
-        cell = order % n + (np.arange(groups) * n)[:, None]                  # flat cell index in (G, n)
-        self.cell = cell.reshape(-1)
-        self.source = (order >= n).reshape(-1)                               # True: candidate from b
-        self.valid = np.take(Vg.reshape(-1), self.cell)
-        self.z = np.take(z_ranks.reshape(-1), self.cell)
-        starts = np.ones(values.shape, bool)
-        starts[..., 1:] = values[..., 1:] != values[..., :-1]
-        self.run_start = np.flatnonzero(starts)
-        group_start = np.arange(pairs * groups) * 2 * n
-        self.group_first_run = np.searchsorted(self.run_start, group_start)
-        self.run_group = np.repeat(np.arange(pairs * groups), np.diff(np.append(self.group_first_run, len(self.run_start))))
-        self.shape = (pairs, groups)
-        # Ties between different cells are possible only where a run holds candidates of two cells.
-        same_run = ~starts[..., 1:] & np.isfinite(values[..., 1:])
-        self.ties = bool((same_run & (cell[..., 1:] != cell[..., :-1])).any())
+    def _signs(self, A, B):
+        """w_ik sign(A_i - B_k): (pairs, G, n, n)."""
+        return self.w * np.sign(A[..., :, None] - B[..., None, :])
 
-    def stats(self, masks_by_cell, first: bool) -> dict:
-        """Per mask and group: sum of rank * z-rank, sum of squared ranks, tied pairs, distinct values
-        of X' (first) or Y'; each (masks, G, pairs). masks_by_cell is (G * n, masks): candidates are
-        rows, so gathers and reductions run over contiguous memory."""
-        picked = masks_by_cell[self.cell] == self.source[:, None]
-        s = ((picked if first else ~picked) & self.valid[:, None]).astype(float)   # (L, masks)
-        count = np.add.reduceat(s, self.run_start, axis=0)
-        z_sum = np.add.reduceat(s * self.z[:, None], self.run_start, axis=0)
-        before = np.cumsum(count, axis=0) - count
-        less = before - before[self.group_first_run][self.run_group]
-        rank = less + (count + 1) / 2
+    def _products(self, g):
+        """m_i m_k for i < k of every mask in group g: (masks, T), 0/1 as float32 (exact)."""
+        m = self.masks[g]
+        return (m[:, self.upper[0]] & m[:, self.upper[1]]).astype(np.float32)
 
-        def per_group(v):
-            v = np.add.reduceat(v, self.group_first_run, axis=0)              # (pairs * G, masks)
-            return v.reshape(self.shape + (-1,)).transpose(2, 1, 0)
+    def sums(self, ia, ib):
+        """S_w of X' and of Y' for every group, mask and pair: two (G, masks, pairs) arrays."""
+        i, k = self.upper
+        H, cross_rows, cross_cols = [], [], []
+        step = max(1, _SIGN_BLOCK // self.w.size)
+        for start in range(0, len(ia), step):
+            C = self._signs(self.Mg[ia[start:start + step]], self.Mg[ib[start:start + step]])   # G01
+            H.append(-(C[..., i, k] + C[..., k, i]))
+            cross_rows.append(C.sum(-1))
+            cross_cols.append(C.sum(-2))
+        H = np.concatenate(H) + self.own_upper[ia] + self.own_upper[ib]     # (pairs, G, T)
+        rows_a = self.own_rows[ia]
+        c = rows_a.sum(-1) / 2                                              # (pairs, G)
+        L = np.concatenate(cross_cols) - rows_a                             # (pairs, G, n)
+        H1 = rows_a + self.own_rows[ib] - np.concatenate(cross_rows) - np.concatenate(cross_cols)
 
-        return {"rank_z": per_group(rank * z_sum), "rank_sq": per_group(count * rank * rank),
-                "tied": per_group(count * (count - 1) / 2), "distinct": per_group((count > 0).astype(float))}
+        # sum_{i<k} H_ik m_i m_k = (m_i m_k over the triangle) @ H, one product per group.
+        exact = np.float32 if np.abs(H).sum(-1).max(initial=0) < _FLOAT32_EXACT else np.float64
+        groups = H.shape[1]
+        q = np.empty((groups, len(self.Wg), len(ia)))
+        for g in range(groups):
+            products = self.products[g] if self.products is not None else self._products(g)
+            q[g] = products.astype(exact, copy=False) @ np.ascontiguousarray(H[:, g].T, dtype=exact)
+        lm = np.matmul(self.masks_float, L.transpose(1, 2, 0))              # (G, masks, pairs)
+        hm = np.matmul(self.masks_float, H1.transpose(1, 2, 0))
+        h11 = H1.sum(-1).T[:, None] / 2                                     # sum_{i<k} H_ik
+        l1, c = L.sum(-1).T[:, None], c.T[:, None]
+        sx = c + lm + q
+        # Y' is X' under the complement 1 - m; expand the form there.
+        sy = c + l1 - lm + h11 - hm + q
+        return sx, sy
 
 
-def _kendall_s(A, B, Zg, Vg, Wg):
-    """Kendall's S of X' and of Y' against Z per mask and group: two (masks, G, pairs) arrays."""
-    both = (Vg[:, :, None] & Vg[:, None, :])
-    w = (np.sign(Zg[:, :, None] - Zg[:, None, :]) * both).astype(np.int8)  # (G, n, n)
+def _tie_counts(A, B, Vg, by_cell):
+    """Ties of X' and of Y' per group, mask and pair (each a tuple: tied pairs, distinct values,
+    sum of t^3 - t over tie groups of size t), from the runs of equal candidate values that span
+    two cells or more."""
+    pairs, groups, n = A.shape
+    k = Vg.sum(-1)[:, None, None].astype(float)
+    masks = by_cell.shape[1]
+    values = np.where(np.concatenate([Vg, Vg], -1), np.concatenate([A, B], -1), np.inf)   # (pairs, G, 2n)
+    order = np.argsort(values, axis=-1, kind="stable")
+    values = np.take_along_axis(values, order, -1)
+    cell = order % n
+    same = (values[..., 1:] == values[..., :-1]) & np.isfinite(values[..., 1:])
+    starts = np.concatenate([np.ones(values.shape[:-1] + (1,), bool), ~same], -1).reshape(-1)
+    run = np.cumsum(starts) - 1                                          # run of each sorted candidate
+    crossing = np.zeros(values.shape, bool)
+    crossing[..., 1:] = same & (cell[..., 1:] != cell[..., :-1])
+    keep = np.isin(run, run[crossing.reshape(-1)])
+    if not keep.any():
+        none = (0.0, k, 0.0)
+        return none, none
+    flat = np.flatnonzero(keep)
+    slot = flat // (2 * n)                                               # pair * G + group
+    cells = (slot % groups) * n + cell.reshape(-1)[flat]
+    from_b = (order.reshape(-1)[flat] >= n)[:, None]
+    run_start = np.flatnonzero(np.diff(run[flat], prepend=-1))
+    run_slot = slot[run_start]
+    slot_start = np.flatnonzero(np.diff(run_slot, prepend=-1))
+    picked = (by_cell[cells] == from_b).astype(np.int32)                # X' shows b's value where the mask is set
 
-    def sign(u, v):
-        return np.sign(u[..., :, None] - v[..., None, :]).astype(np.int8) * w
+    def per_slot(t):
+        t = t.astype(float)
+        out = np.zeros((3, pairs * groups, masks))
+        for row, v in enumerate((t * (t - 1) / 2, t - (t > 0), t ** 3 - t)):
+            out[row, run_slot[slot_start]] = np.add.reduceat(v, slot_start, axis=0)
+        out = out.reshape(3, pairs, groups, masks).transpose(0, 2, 3, 1)  # (3, G, masks, pairs)
+        return out[0], k - out[1], out[2]
 
-    f00, f11, f01, f10 = sign(A, A), sign(B, B), sign(A, B), sign(B, A)     # (pairs, G, n, n), times w
-    c = f00.sum((-1, -2), dtype=float) / 2                                   # (pairs, G)
-    L = ((f01 - f00).sum(-2, dtype=float) + (f10 - f00).sum(-1, dtype=float)) / 2   # (pairs, G, n)
-    H = (f00 - f01 - f10 + f11)
-    del f00, f01, f10, f11
-    pairs, groups, n, _ = H.shape
-    exact = np.float32 if 4 * n * n < _FLOAT32_EXACT else np.float64
-    Wf = np.ascontiguousarray(Wg.transpose(1, 0, 2), dtype=exact)          # (G, masks, n)
-    Hs = np.ascontiguousarray(H.transpose(1, 2, 0, 3)).reshape(groups, n, pairs * n).astype(exact)
-    T = np.matmul(Wf, Hs).reshape(groups, len(Wg), pairs, n)                # (G, masks, pairs, n)
-    q = np.einsum("gmpn,gmn->mgp", T, Wf, dtype=float)                      # m'Hm
-    Wd = Wf.astype(float)
-    lm = np.einsum("gmn,pgn->mgp", Wd, L)                                   # L.m
-    H1 = H.sum(-1, dtype=float)                                             # (pairs, G, n)
-    hm = np.einsum("gmn,pgn->mgp", Wd, H1)
-    h11 = H1.sum(-1).T                                                      # (G, pairs)
-    l1 = L.sum(-1).T
-    c = c.T
-    sx = c + lm + q / 2
-    sy = c + l1 - lm + (h11 - 2 * hm + q) / 2                               # S_X at the mask 1 - m
-    return sx, sy
+    return (per_slot(np.add.reduceat(picked, run_start, axis=0)),
+            per_slot(np.add.reduceat(1 - picked, run_start, axis=0)))

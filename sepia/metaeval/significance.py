@@ -18,14 +18,14 @@ import numpy as np
 from scipy import stats
 
 from sepia.metaeval.correlation import check_measure, coefficient, correlate
-from sepia.metaeval.rank_deltas import rank_deltas
+from sepia.metaeval.rank_deltas import GROUP_LEVELS, RANK_COEFFICIENTS, rank_deltas
 
 PERMUTATIONS = ("systems", "inputs", "both")
 ALTERNATIVES = ("two-sided", "greater", "less")
-# Where rank_deltas beats resampling (tools/bench_metaeval.py): Kendall's S as a quadratic form
-# pays off for groups of up to ~100 cells; the global level (one group of all cells) and
-# Spearman's run statistics at the item and global levels are no faster than resampling.
-RANK_FAST_PATHS = {("input", "spearman"), ("input", "tau_b"), ("input", "tau_c"), ("item", "tau_b"), ("item", "tau_c")}
+# Where rank_deltas beats resampling (tools/bench_metaeval.py): its quadratic forms cost n^2 per
+# group of n cells, which pays off for columns and rows; at the global level (one group of all
+# cells) resampling is no slower.
+RANK_FAST_PATHS = {(level, name) for level in GROUP_LEVELS for name in RANK_COEFFICIENTS}
 # Resampled matrices per block: bounds memory for large campaigns.
 _BLOCK_CELLS = 8_000_000
 
@@ -88,7 +88,7 @@ def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndar
     M (metrics, systems, inputs) and Z are standardised, with shared missing cells. System-level
     correlations and Pearson at any level are computed from masked sums (one matrix product per
     metric instead of one resampled matrix per pair); the rank coefficients in RANK_FAST_PATHS
-    from candidates sorted once per pair (see rank_deltas); the rest by resampling the matrices."""
+    from quadratic forms in the mask (see rank_deltas); the rest by resampling the matrices."""
     a, b = np.asarray(a), np.asarray(b)
     if level == "system":
         return _system_deltas(M, Z, a, b, masks, coefficient_name)
