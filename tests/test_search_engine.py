@@ -209,3 +209,25 @@ def test_cli_search_and_index(built, monkeypatch, tmp_path):
     assert "CS\t3\t0" in result.output
     result = runner.invoke(main, ["search", "--lang", "JA", "東京"])
     assert result.exit_code == 1 and "no JA index" in result.output
+
+
+def test_parallel_build_matches_single_process_build(tmp_path, monkeypatch):
+    """Both cores (Whoosh's multiprocessing writer, forked workers unpickling the schema) give
+    the same documents and hits as one process."""
+    import sepia.search.indexer as indexer
+
+    monkeypatch.setattr(indexer, "PARALLEL_MIN_DOCS", 10)
+    store = Store(f"sqlite:///{tmp_path / 'p.db'}")
+    lines = [json.dumps({"id": f"P{i}", "title": f"doc {i}", "text": f"选举管理委员会 第{i}号 公告 疫苗{i % 7}"},
+                        ensure_ascii=False) for i in range(300)]
+    (tmp_path / "p.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert ingest(store, "CS", [tmp_path / "p.jsonl"], progress=False).stored == 300
+    results = {}
+    for procs in (1, 2):
+        report = build_index(store, "CS", tmp_path / f"index{procs}", procs=procs, progress=False)
+        assert report.total == 300
+        engine = open_engine(tmp_path / f"index{procs}")
+        page = engine.search("CS", "委员会 疫苗3", page_size=100)
+        results[procs] = sorted(h.docid for h in page.hits)
+    assert results[1] == results[2] and len(results[1]) == len([i for i in range(300) if i % 7 == 3])
+    store.dispose()
