@@ -10,6 +10,7 @@ from sepia.commands.common import load_or_exit, warn
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.scoring.matchers import MATCHERS
 
 
 def expand(paths, pattern: str) -> list[Path]:
@@ -118,3 +119,57 @@ def aeollm(pred_path, human_path, output):
                               indent=1))
     else:
         click.echo(aeollm_text(json_ready([r.as_dict() for r in rows]), json_ready(overall.as_dict())), nl=False)
+
+
+@metaeval.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML.")
+@click.option("--run", "run_paths", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
+              help="CCLQA run XML; give exactly two (A, then B).")
+@click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
+@click.option("--judgments", "judgment_paths", multiple=True, type=click.Path(exists=True),
+              help="Human nugget judgments TSV, or a directory of *.tsv (needed by --matcher human).")
+@click.option("--theta", type=float, default=0.5, show_default=True, help="BINARIZED threshold.")
+@click.option("--beta", type=float, default=3.0, show_default=True)
+@click.option("--weights", type=click.Choice(["pyramid", "proportion", "binary"]), default="pyramid", show_default=True)
+@click.option("--samples", type=click.IntRange(1), default=10000, show_default=True,
+              help="Sign flips of the randomization test and bootstrap resamples.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+              show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, samples, confidence, seed, output):
+    """Is run A better than run B? Per-topic F-scores, their mean difference, the paired
+    randomization test and the paired bootstrap interval over the topics both runs are scored on.
+
+    Example: sepia metaeval compare --gold gold.xml --run A.xml --run B.xml --seed 1
+    """
+    if len(run_paths) != 2:
+        raise click.UsageError("compare needs exactly two runs: --run A.xml --run B.xml")
+    if matcher == "human" and not judgment_paths:
+        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    from sepia.metaeval.render import json_ready, runpair_text
+    from sepia.metaeval.runpair import compare_runs
+    from sepia.scoring.evaluate import evaluate_runs
+
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in run_paths]
+    if runs[0].run_id == runs[1].run_id:
+        raise click.UsageError(f"both files hold run {runs[0].run_id}")
+    judgments = [j for p in expand(judgment_paths, "*.tsv") for j in load_or_exit(read_judgments, p)] or None
+    scores = {s.run_id: s for s in evaluate_runs(gold, runs, matcher=matcher, judgments=judgments, beta=beta,
+                                                 theta=theta, weights=weights)}
+    for message in dict.fromkeys(w for s in scores.values() for w in s.warnings):
+        warn(message)
+    a, b = (scores[r.run_id] for r in runs)
+    try:
+        result = compare_runs(a.run_id, {t.topic_id: t.f for t in a.topics}, b.run_id,
+                              {t.topic_id: t.f for t in b.topics}, n_resamples=samples, confidence=confidence,
+                              seed=seed)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    report = json_ready(result.as_dict())
+    if output == "json":
+        click.echo(json.dumps({"matcher": matcher, "beta": beta, **report}, indent=1))
+    else:
+        click.echo(runpair_text(report, f"F{beta:g} ({matcher})"), nl=False)

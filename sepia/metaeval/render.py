@@ -135,3 +135,23 @@ def aeollm_text(rows: Sequence[dict], overall: dict) -> str:
     table += [[r["task"], str(r["questions"]), str(r["answers"]), fmt(r["acc"], 4), fmt(r["tau"], 4), fmt(r["rho"], 4)]
               for r in [*rows, overall]]
     return "\n".join(align(table, indent="")) + "\n"
+
+
+def runpair_text(c: dict, measure: str) -> str:
+    """`sepia metaeval compare`: per-topic scores, the mean difference and both paired tests."""
+    a, b = c["run_a"], c["run_b"]
+    rows = [["topic", "A", "B", "A - B"]]
+    rows += [[t, fmt(x, 4), fmt(y, 4), fmt(None if x is None or y is None else x - y, 4)]
+             for t, x, y in zip(c["topics"], c["a"], c["b"])]
+    rows.append(["mean", fmt(c["mean_a"], 4), fmt(c["mean_b"], 4), fmt(c["difference"], 4)])
+    level = int(round(c["confidence"] * 100))
+    lines = [f"A = {a}, B = {b}: {measure} over {len(c['topics'])} topics scored for both", *align(rows), "",
+             f"mean difference A - B: {fmt(c['difference'], 4)}",
+             f"paired randomization test ({c['samples']} sign flips, seed {c['seed']}): two-sided p = "
+             f"{fmt(c['randomization_p'], 4)}",
+             f"paired bootstrap ({c['samples']} resamples of topics): {level}% interval "
+             f"[{fmt(c['low'], 4)}, {fmt(c['high'], 4)}], two-sided p = {fmt(c['bootstrap_p'], 4)}"]
+    if c["left_out"]:
+        lines.append(f"left out (scored for one run only): {', '.join(c['left_out'])}")
+    return "\n".join(lines) + "\n"
+
