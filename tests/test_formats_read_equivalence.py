@@ -23,7 +23,7 @@ def both_ways(data: bytes):
     results = []
     for valid in (True, False):
         reader = _Reader(loaded, schema_valid=valid)
-        results.append((reader.cclqa(loaded.root, loaded.path), reader.problems))
+        results.append((reader.run(loaded.root, loaded.path, "cclqa"), reader.problems))
     return results
 
 

@@ -21,6 +21,7 @@ FORMATS = ("topic", "qa", "ir4qa", "cclqa", "gold")
 RUN_FORMATS = {"QUESTION_ANALYSIS": "qa", "IR4QA_RESULT": "ir4qa", "CCLQA_RESULT": "cclqa"}
 MAX_DOCUMENTS_PER_TOPIC = 1000
 MAX_SCHEMA_PROBLEMS = 1000
+RUN_CLASSES = {"qa": model.QARun, "ir4qa": model.IR4QARun, "cclqa": model.CCLQARun}
 
 
 @lru_cache(maxsize=None)
@@ -201,53 +202,45 @@ class _Reader:
         self.topic_ids(root, run_id.target_lang if run_id else None)
         return root.iterfind("TOPIC")
 
-    def qa(self, root, path: str) -> model.QARun:
+    def run(self, root, path: str, format_name: str):
+        """A Question Analysis, IR4QA or CCLQA run: METADATA, then one TOPIC after another."""
         metadata, run_id = self.metadata(root, path)
-        topics = []
-        for el in self.run_topics(root, run_id):
-            topic_id = el.get("ID", "")
-            terms = [model.KeyTerm(t.text or "", t.get("LANG"), self.number(t, "SCORE"))
-                     for t in el.iterfind("QUESTION_ANALYSIS/KEY_TERM")]
-            types = [model.AnswerTypeScore((a.text or "").strip(), self.number(a, "SCORE"))
-                     for a in el.iterfind("QUESTION_ANALYSIS/ANSWER_TYPE")]
-            topics.append(model.QATopic(topic_id, terms, types))
-        return model.QARun(metadata, topics)
+        if format_name == "cclqa" and self.schema_valid:
+            topics = self.cclqa_topics_valid(root, run_id)
+        else:
+            read_topic = getattr(self, f"{format_name}_topic")
+            topics = [read_topic(el, el.get("ID", "")) for el in self.run_topics(root, run_id)]
+        return RUN_CLASSES[format_name](metadata, topics)
 
-    def ir4qa(self, root, path: str) -> model.IR4QARun:
-        metadata, run_id = self.metadata(root, path)
-        topics = []
-        for el in self.run_topics(root, run_id):
-            topic_id = el.get("ID", "")
-            docs = el.findall("IR4QA_RESULT/DOCUMENT")
-            if len(docs) > MAX_DOCUMENTS_PER_TOPIC:
-                self.error(docs[MAX_DOCUMENTS_PER_TOPIC],
-                           f"topic {topic_id}: {len(docs)} documents, more than the {MAX_DOCUMENTS_PER_TOPIC} allowed")
-            self.ranks(docs, "document", topic_id)
-            seen: set[str] = set()
-            for d in docs:
-                if d.get("DOCID") in seen:
-                    self.error(d, f"topic {topic_id}: document {d.get('DOCID')} is ranked twice")
-                seen.add(d.get("DOCID"))
-            topics.append(model.IR4QATopic(topic_id, [
-                model.RetrievedDoc(self.number(d, "RANK", int) or 0, d.get("DOCID", ""), self.number(d, "SCORE"))
-                for d in docs]))
-        return model.IR4QARun(metadata, topics)
+    def qa_topic(self, el, topic_id: str) -> model.QATopic:
+        terms = [model.KeyTerm(t.text or "", t.get("LANG"), self.number(t, "SCORE"))
+                 for t in el.iterfind("QUESTION_ANALYSIS/KEY_TERM")]
+        types = [model.AnswerTypeScore((a.text or "").strip(), self.number(a, "SCORE"))
+                 for a in el.iterfind("QUESTION_ANALYSIS/ANSWER_TYPE")]
+        return model.QATopic(topic_id, terms, types)
 
-    def cclqa(self, root, path: str) -> model.CCLQARun:
-        metadata, run_id = self.metadata(root, path)
-        if self.schema_valid:
-            return model.CCLQARun(metadata, self.cclqa_topics_valid(root, run_id))
-        topics = []
-        for el in self.run_topics(root, run_id):
-            topic_id = el.get("ID", "")
-            answers = el.findall("CCLQA_RESULT/ANSWER")
-            self.ranks(answers, "answer", topic_id)
-            topics.append(model.CCLQATopic(topic_id, [
-                model.Answer(self.number(a, "RANK", int) or 0, a.findtext("TEXT") or "",
-                             [(d.text or "").strip() for d in a.iterfind("DOCID")])
-                for a in answers]))
-        return model.CCLQARun(metadata, topics)
+    def ir4qa_topic(self, el, topic_id: str) -> model.IR4QATopic:
+        docs = el.findall("IR4QA_RESULT/DOCUMENT")
+        if len(docs) > MAX_DOCUMENTS_PER_TOPIC:
+            self.error(docs[MAX_DOCUMENTS_PER_TOPIC],
+                       f"topic {topic_id}: {len(docs)} documents, more than the {MAX_DOCUMENTS_PER_TOPIC} allowed")
+        self.ranks(docs, "document", topic_id)
+        seen: set[str] = set()
+        for d in docs:
+            if d.get("DOCID") in seen:
+                self.error(d, f"topic {topic_id}: document {d.get('DOCID')} is ranked twice")
+            seen.add(d.get("DOCID"))
+        return model.IR4QATopic(topic_id, [
+            model.RetrievedDoc(self.number(d, "RANK", int) or 0, d.get("DOCID", ""), self.number(d, "SCORE"))
+            for d in docs])
 
+    def cclqa_topic(self, el, topic_id: str) -> model.CCLQATopic:
+        answers = el.findall("CCLQA_RESULT/ANSWER")
+        self.ranks(answers, "answer", topic_id)
+        return model.CCLQATopic(topic_id, [
+            model.Answer(self.number(a, "RANK", int) or 0, a.findtext("TEXT") or "",
+                         [(d.text or "").strip() for d in a.iterfind("DOCID")])
+            for a in answers])
 
     def cclqa_topics_valid(self, root, run_id: vocab.RunId | None) -> list[model.CCLQATopic]:
         """`cclqa`'s topics from a file that passed the XSD, in one walk over the tree: the schema
@@ -298,7 +291,7 @@ def read_loaded(loaded: LoadedXml, format_name: str | None = None):
     if format_name in ("topic", "gold"):
         obj = getattr(reader, format_name)(root)
     else:
-        obj = getattr(reader, format_name)(root, loaded.path)
+        obj = reader.run(root, loaded.path, format_name)
     problems += reader.problems
     errors = [p for p in problems if p.severity == "error"]
     if errors:
