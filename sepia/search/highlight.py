@@ -94,39 +94,39 @@ def _phrase_spans(by_pos, phrase):
 
 
 def snippet_spans(analyzer, text: str, wanted: QueryTerms, width: int = SNIPPET_CHARS,
-                  margin: int = 30) -> tuple[list[tuple[int, int]], int, int]:
+                  context: int = 12) -> tuple[list[tuple[int, int]], int, int]:
     """(spans, start, end) for a snippet without analysing the whole text: the query's words are
-    looked up as plain strings (case-folded), the densest region is analysed with a margin, and
-    its exact spans decide the excerpt. Falls back to the whole text when no word is found as
-    written (normalised forms such as 付属 for 附属)."""
-    if len(text) <= width + 2 * margin:
-        spans = match_spans(analyzer, text, wanted)
-        start, end = best_window(text, spans, width)
-        return spans, start, end
-    folded = text.lower()
-    rough = []
+    looked up as plain strings (case-folded), the densest window of them is chosen, and only a few
+    characters around each candidate are analysed, which confirms it and gives its exact offsets.
+    The whole text is analysed when no candidate is confirmed (normalised forms such as 付属 for
+    附属, or a word found only inside another)."""
+    if len(text) > width + 2 * context:
+        rough = _candidates(text.lower(), wanted)
+        if rough:
+            lo, hi = best_window(text, rough, width)
+            inside = [r for r in rough if lo <= r[0] and r[1] <= hi]
+            reach = max((sum(map(len, p)) for p in wanted.phrases), default=0)
+            regions = merge_spans((max(0, s - context), min(len(text), e + context + reach)) for s, e in inside)
+            spans = [(s + a, e + a) for a, b in regions for s, e in match_spans(analyzer, text[a:b], wanted)
+                     if any(s + a < re and e + a > rs for rs, re in inside)]
+            if spans:
+                spans = merge_spans(spans)
+                start, end = best_window(text, spans, width)
+                return spans, start, end
+    spans = match_spans(analyzer, text, wanted)
+    start, end = best_window(text, spans, width)
+    return spans, start, end
+
+
+def _candidates(folded: str, wanted: QueryTerms, limit: int = 200) -> list[tuple[int, int]]:
+    """Where the query's terms (and each phrase's first word) occur as plain strings."""
+    found = []
     for word in {*wanted.terms, *(p[0] for p in wanted.phrases)}:
         at = folded.find(word)
-        while at >= 0 and len(rough) < 200:
-            rough.append((at, at + len(word)))
+        while at >= 0 and len(found) < limit:
+            found.append((at, at + len(word)))
             at = folded.find(word, at + 1)
-    if not rough:
-        spans = match_spans(analyzer, text, wanted)
-        start, end = best_window(text, spans, width)
-        return spans, start, end
-    lo, hi = best_window(text, sorted(rough), width)
-    lo, hi = _sentence_start(text, max(0, lo - margin)), min(len(text), hi + margin)
-    spans = [(s + lo, e + lo) for s, e in match_spans(analyzer, text[lo:hi], wanted)]
-    start, end = best_window(text[lo:hi], [(s - lo, e - lo) for s, e in spans], width)
-    return spans, start + lo, end + lo
-
-
-def _sentence_start(text: str, at: int) -> int:
-    """Move `at` forward to just after a sentence end within 40 characters, so the analysed
-    region starts where a segmenter would start too."""
-    window = text[at:at + 40]
-    cut = max(window.rfind(ch) for ch in "。！？.!?\n")
-    return at + cut + 1 if cut >= 0 else at
+    return sorted(found)
 
 
 def merge_spans(spans) -> list[tuple[int, int]]:
