@@ -14,7 +14,7 @@ candidate values, and a mask selects one of them for X' and the other for Y'.
   group and block of pairs. G00 and G11 belong to one metric each and are computed once.
 - The denominators need the ties of X' (tau-b: tied pairs, tau-c: distinct values, Spearman: the
   tie correction sum (t^3 - t)). X' can tie only in a run of equal candidate values that spans
-  two cells or more; only those runs are counted per mask.
+  two cells or more; only those runs are counted per mask, by a sparse product.
 H and w hold integers, so float32 products are exact while the largest sum stays below 2^24
 (checked on the data; float64 otherwise). The results equal the resampling path (tests compare
 them, ties and missing cells included).
@@ -24,6 +24,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from scipy import sparse
 
 from sepia.metaeval.correlation import _distinct, _ranks
 
@@ -56,14 +57,14 @@ def rank_deltas(M, Z, a, b, masks, level: str, name: str) -> np.ndarray:
     Wg = np.ascontiguousarray(grouped(np.asarray(masks, bool), level))    # (masks, G, n)
     human = _Human(np.where(Vg, grouped(Z, level), 0.0), Vg)
     forms = _Forms(Mg, human.rank_weights if name == "spearman" else human.sign_weights, Wg)
-    by_cell = np.ascontiguousarray(Wg.reshape(len(Wg), -1).T)              # (G * n, masks)
+    by_cell = np.ascontiguousarray(Wg.reshape(len(Wg), -1).T, dtype=np.float32)   # (G * n, masks)
     groups, n = Vg.shape
     step = max(1, min(_TRIANGLE_BLOCK // (groups * max(1, n * (n - 1) // 2)), _RESULT_BLOCK // (groups * len(masks))))
     out = np.empty((len(a), len(masks)))
     for start in range(0, len(a), step):
         ia, ib = a[start:start + step], b[start:start + step]
         sx, sy = forms.sums(ia, ib)                                         # (G, masks, pairs)
-        tx, ty = _tie_counts(Mg[ia], Mg[ib], Vg, by_cell)
+        tx, ty = _tie_stats(Mg[ia], Mg[ib], Vg, by_cell, name)
         rx, ry = human.coefficient(sx, tx, name), human.coefficient(sy, ty, name)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)   # a pair whose groups are all undefined
@@ -88,20 +89,19 @@ class _Human:
         self.untied = ((self.sign_weights != 0).sum((-1, -2)) / 2)[:, None, None]
 
     def coefficient(self, s, ties, name):
-        """The coefficient per mask, group and pair from the sign sum s and X''s ties."""
+        """The coefficient per group, mask and pair from the sign sum s and X''s ties (_tie_stats)."""
         k = self.k
-        tied, distinct, cubes = ties
         with np.errstate(invalid="ignore", divide="ignore"):
             if name == "spearman":
-                var_x = (k ** 3 - k - cubes) / 12
+                var_x = (k ** 3 - k - ties) / 12
                 r = (s / 4) / np.sqrt(var_x * self.var)
-                flat = (k < 2) | (distinct < 2) | (self.distinct < 2)
+                flat = (k < 2) | (var_x <= 0) | (self.distinct < 2)
                 return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
             if name == "tau_b":
-                untied_x = k * (k - 1) / 2 - tied
+                untied_x = k * (k - 1) / 2 - ties
                 tau = s / np.sqrt(untied_x * self.untied)
                 return np.where((untied_x == 0) | (self.untied == 0), np.nan, np.clip(tau, -1.0, 1.0))
-            m = np.minimum(distinct, self.distinct)
+            m = np.minimum(k - ties, self.distinct)
             tau = 2 * s / (k ** 2 * (m - 1) / m)
             return np.where(m < 2, np.nan, np.clip(tau, -1.0, 1.0))
 
@@ -123,7 +123,8 @@ class _Forms:
         self.masks = np.ascontiguousarray(Wg.transpose(1, 0, 2))           # (G, masks, n)
         self.masks_float = self.masks.astype(float)
         triangle = len(Wg) * len(self.upper[0])
-        self.products = [self._products(g) for g in range(Wg.shape[1])] if Wg.shape[1] * triangle <= _PRODUCTS_KEPT else None
+        keep = Wg.shape[1] * triangle <= _PRODUCTS_KEPT
+        self.products = [self._products(g) for g in range(Wg.shape[1])] if keep else None
 
     def _signs(self, A, B):
         """w_ik sign(A_i - B_k): (pairs, G, n, n)."""
@@ -167,13 +168,14 @@ class _Forms:
         return sx, sy
 
 
-def _tie_counts(A, B, Vg, by_cell):
-    """Ties of X' and of Y' per group, mask and pair (each a tuple: tied pairs, distinct values,
-    sum of t^3 - t over tie groups of size t), from the runs of equal candidate values that span
-    two cells or more."""
+def _tie_stats(A, B, Vg, by_cell, name):
+    """X''s and Y''s ties per group, mask and pair, as the coefficient needs them: over the tie
+    groups of size t, the tied pairs t (t - 1) / 2 (tau-b), the values lost t - 1 (tau-c) or
+    t^3 - t (Spearman). Only a run of equal candidate values that spans two cells or more can
+    hold a tie. The number of its candidates that X' shows is its candidates from a plus, per
+    candidate, m_cell (from b) or -m_cell (from a): one sparse product for all masks; Y' shows
+    the others. A block of pairs without such runs gives (0, 0)."""
     pairs, groups, n = A.shape
-    k = Vg.sum(-1)[:, None, None].astype(float)
-    masks = by_cell.shape[1]
     values = np.where(np.concatenate([Vg, Vg], -1), np.concatenate([A, B], -1), np.inf)   # (pairs, G, 2n)
     order = np.argsort(values, axis=-1, kind="stable")
     values = np.take_along_axis(values, order, -1)
@@ -185,24 +187,28 @@ def _tie_counts(A, B, Vg, by_cell):
     crossing[..., 1:] = same & (cell[..., 1:] != cell[..., :-1])
     keep = np.isin(run, run[crossing.reshape(-1)])
     if not keep.any():
-        none = (0.0, k, 0.0)
-        return none, none
+        return 0.0, 0.0
     flat = np.flatnonzero(keep)
     slot = flat // (2 * n)                                               # pair * G + group
     cells = (slot % groups) * n + cell.reshape(-1)[flat]
-    from_b = (order.reshape(-1)[flat] >= n)[:, None]
-    run_start = np.flatnonzero(np.diff(run[flat], prepend=-1))
-    run_slot = slot[run_start]
-    slot_start = np.flatnonzero(np.diff(run_slot, prepend=-1))
-    picked = (by_cell[cells] == from_b).astype(np.int32)                # X' shows b's value where the mask is set
+    from_b = order.reshape(-1)[flat] >= n
+    runs, index = np.unique(run[flat], return_inverse=True)
+    run_slot = slot[np.searchsorted(run[flat], runs)]
+    # Sums over the runs of each (pair, group), as a sparse product too.
+    gather = sparse.csr_matrix((np.ones(len(runs), np.float32), (run_slot, np.arange(len(runs)))),
+                               shape=(pairs * groups, len(runs)))
+    E = sparse.csr_matrix((np.where(from_b, 1.0, -1.0).astype(np.float32), (index, cells)),
+                          shape=(len(runs), groups * n))
+    size = np.bincount(index).astype(np.float32)[:, None]
+    tx = E @ by_cell + np.bincount(index, weights=~from_b).astype(np.float32)[:, None]   # (runs, masks)
 
     def per_slot(t):
-        t = t.astype(float)
-        out = np.zeros((3, pairs * groups, masks))
-        for row, v in enumerate((t * (t - 1) / 2, t - (t > 0), t ** 3 - t)):
-            out[row, run_slot[slot_start]] = np.add.reduceat(v, slot_start, axis=0)
-        out = out.reshape(3, pairs, groups, masks).transpose(0, 2, 3, 1)  # (3, G, masks, pairs)
-        return out[0], k - out[1], out[2]
+        if name == "tau_b":
+            v = t * (t - 1) / 2
+        elif name == "tau_c":
+            v = np.maximum(t - 1, 0)
+        else:
+            v = t * t * t - t
+        return (gather @ v).reshape(pairs, groups, -1).transpose(1, 2, 0)   # (G, masks, pairs)
 
-    return (per_slot(np.add.reduceat(picked, run_start, axis=0)),
-            per_slot(np.add.reduceat(1 - picked, run_start, axis=0)))
+    return per_slot(tx), per_slot(size - tx)
