@@ -53,3 +53,9 @@ def topic_language(topic_id: str) -> str | None:
     """The target language a topic ID names (`ACLIA2-CS-0001` -> CS), or None."""
     m = TOPIC_ID_RE.match(topic_id)
     return m.group(2) if m else None
+
+
+def language_pair_of(run_id: str) -> str:
+    """`KECIR-EN-CS-01-T` -> EN-CS; '?' for a run ID that is not well formed."""
+    parsed = parse_run_id(run_id)
+    return parsed.language_pair if parsed else "?"

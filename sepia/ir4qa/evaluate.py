@@ -21,8 +21,7 @@ class IRRunScore:
 
     @property
     def language_pair(self) -> str:
-        parsed = vocab.parse_run_id(self.run_id)
-        return parsed.language_pair if parsed else "?"
+        return vocab.language_pair_of(self.run_id)
 
     def as_dict(self) -> dict:
         return {"run_id": self.run_id, **self.means,
