@@ -59,7 +59,8 @@ def rank_deltas(M, Z, a, b, masks, level: str, name: str) -> np.ndarray:
     forms = _Forms(Mg, human.rank_weights if name == "spearman" else human.sign_weights, Wg)
     by_cell = np.ascontiguousarray(Wg.reshape(len(Wg), -1).T, dtype=np.float32)   # (G * n, masks)
     groups, n = Vg.shape
-    step = max(1, min(_TRIANGLE_BLOCK // (groups * max(1, n * (n - 1) // 2)), _RESULT_BLOCK // (groups * len(masks))))
+    triangle = max(1, n * (n - 1) // 2)
+    step = max(1, min(_TRIANGLE_BLOCK // (groups * triangle), _RESULT_BLOCK // (groups * len(masks))))
     out = np.empty((len(a), len(masks)))
     for start in range(0, len(a), step):
         ia, ib = a[start:start + step], b[start:start + step]
