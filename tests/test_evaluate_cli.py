@@ -81,7 +81,7 @@ def test_allowance_override(files):
 @pytest.mark.parametrize("args, message", [
     (["--matcher", "human"], "needs --judgments"),
     (["--allowance", "FOO=3"], "unknown answer type"),
-    (["--beta", "0"], "beta must be positive"),
+    (["--beta", "0"], "0.0 is not in the range x>0"),
 ])
 def test_usage_errors_exit_2(files, args, message):
     result = invoke("--gold", files["gold"], "--run", files["good"], *args)

@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from sepia.formats.errors import FormatError
+from sepia.scoring.weights import SCHEMES
 
 
 def load_or_exit(reader, *args, **kwargs):
@@ -29,3 +30,16 @@ def expand_run_paths(paths) -> list[str]:
     for path in map(Path, paths):
         files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
     return files
+
+
+def f_score_options(command):
+    """--beta, --theta and --weights: the settings of F(beta) scoring that every scoring command takes."""
+    options = [
+        click.option("--beta", type=click.FloatRange(0, min_open=True), default=3.0, show_default=True),
+        click.option("--theta", type=float, default=0.5, show_default=True,
+                     help="BINARIZED: a nugget matches when its best softmatch is strictly above this."),
+        click.option("--weights", type=click.Choice(SCHEMES), default="pyramid", show_default=True),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from sepia.commands.common import expand_run_paths, load_or_exit, warn
+from sepia.commands.common import expand_run_paths, f_score_options, load_or_exit, warn
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
@@ -12,7 +12,6 @@ from sepia.scoring.evaluate import evaluate_runs
 from sepia.scoring.matchers import MATCHERS
 from sepia.scoring.report import as_json, table, tsv
 from sepia.scoring.tokenize import Tokenizer
-from sepia.scoring.weights import SCHEMES
 
 
 @click.command()
@@ -24,10 +23,7 @@ from sepia.scoring.weights import SCHEMES
 @click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
 @click.option("--judgments", "judgments_path", type=click.Path(exists=True, dir_okay=False),
               help="Human nugget judgments TSV (needed by --matcher human).")
-@click.option("--beta", type=float, default=3.0, show_default=True)
-@click.option("--theta", type=float, default=0.5, show_default=True,
-              help="BINARIZED: a nugget matches when its best softmatch is strictly above this.")
-@click.option("--weights", type=click.Choice(SCHEMES), default="pyramid", show_default=True)
+@f_score_options
 @click.option("--allowance", multiple=True, metavar="N|TYPE=N",
               help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
                    "Default: mean gold nugget length per language and type.")
@@ -45,8 +41,6 @@ def evaluate(gold_path, run_paths, more_runs, matcher, judgments_path, beta, the
         raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
     if matcher == "human" and not judgments_path:
         raise click.UsageError("--matcher human needs --judgments FILE.tsv")
-    if beta <= 0:
-        raise click.BadParameter("beta must be positive", param_hint="--beta")
     try:
         per_type, everywhere = parse_overrides(allowance)
     except ValueError as exc:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from sepia.commands.common import load_or_exit, warn
+from sepia.commands.common import f_score_options, load_or_exit, warn
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
@@ -29,9 +29,7 @@ def expand(paths, pattern: str) -> list[Path]:
               help="Human nugget judgments TSV, or a directory of *.tsv; repeat for more.")
 @click.option("--matcher", "matchers", multiple=True, type=click.Choice(["binarized", "softmatch", "exact"]),
               help="Automatic matchers to compare (default: all three).")
-@click.option("--theta", type=float, default=0.5, show_default=True, help="BINARIZED threshold.")
-@click.option("--beta", type=float, default=3.0, show_default=True)
-@click.option("--weights", type=click.Choice(["pyramid", "proportion", "binary"]), default="pyramid", show_default=True)
+@f_score_options
 @click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
               help="Permutations per test and bootstrap resamples.")
 @click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
@@ -129,9 +127,7 @@ def aeollm(pred_path, human_path, output):
 @click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
 @click.option("--judgments", "judgment_paths", multiple=True, type=click.Path(exists=True),
               help="Human nugget judgments TSV, or a directory of *.tsv (needed by --matcher human).")
-@click.option("--theta", type=float, default=0.5, show_default=True, help="BINARIZED threshold.")
-@click.option("--beta", type=float, default=3.0, show_default=True)
-@click.option("--weights", type=click.Choice(["pyramid", "proportion", "binary"]), default="pyramid", show_default=True)
+@f_score_options
 @click.option("--samples", type=click.IntRange(1), default=10000, show_default=True,
               help="Sign flips of the randomization test and bootstrap resamples.")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
