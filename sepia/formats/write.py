@@ -112,4 +112,4 @@ def to_xml(obj) -> bytes:
     """The object as a UTF-8 XML document."""
     root = build(obj)
     etree.indent(root, space="  ")
-    return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+    return b'<?xml version="1.0" encoding="UTF-8"?>\n' + etree.tostring(root, encoding="UTF-8", pretty_print=True)

@@ -87,6 +87,9 @@ def import_gold(session: Session, gold: model.GoldStandard, replace: bool = Fals
                                   for i, q in enumerate(topic.questions)])
             session.add(row)
         row.answer_type = topic.answer_type
+        if row.nuggets:  # delete the old nuggets first: the new ones reuse their labels
+            row.nuggets.clear()
+            session.flush()
         row.nuggets = [_nugget_row(n, i) for i, n in enumerate(topic.nuggets)]
     session.flush()
     return sum(len(t.nuggets) for t in gold.topics)
