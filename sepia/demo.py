@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sepia import vocab
-from sepia.formats import model
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
 from sepia.scoring.evaluate import Evaluator, RunScore, Settings
@@ -79,20 +78,20 @@ def score_store(store: Store, settings: dict | None = None) -> dict[str, list[Ru
     results = {}
     for matcher in MATCHERS:
         evaluator = Evaluator(gold, Settings(matcher=matcher, **(settings or {})), judgments)
-        results[matcher] = evaluator.rank([r for r in runs if isinstance(r, model.CCLQARun)])
+        results[matcher] = evaluator.rank(runs)
     return results
 
 
 def score_ir4qa(store: Store, folders: list[Path]) -> list:
     """AP, Q and nDCG of every IR4QA run in the store against the collections' qrels."""
     from sepia.ir4qa.evaluate import evaluate_ir4qa
+    from sepia.ir4qa.measures import default_gains
     from sepia.ir4qa.qrels import read_qrels
 
     qrels = {}
-    for folder in folders:
-        if collection_files(folder)["qrels"].exists():
-            qrels.update(read_qrels(collection_files(folder)["qrels"]))
+    for path in (collection_files(folder)["qrels"] for folder in folders):
+        if path.exists():
+            qrels.update(read_qrels(path))
     with store.transaction() as session:
         runs = [io.export_run(session, run_id, "ir4qa") for run_id in io.run_ids(session, "ir4qa")]
-    top = max((level for judged in qrels.values() for level in judged.values()), default=1)
-    return evaluate_ir4qa(qrels, runs, [float(level) for level in range(1, top + 1)]) if runs and qrels else []
+    return evaluate_ir4qa(qrels, runs, default_gains(qrels)) if runs and qrels else []

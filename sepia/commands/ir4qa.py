@@ -10,7 +10,7 @@ from sepia.commands.evaluate import expand_run_paths
 from sepia.formats.model import IR4QARun
 from sepia.formats.read import expect, read_file
 from sepia.ir4qa.evaluate import MEASURES, evaluate_ir4qa
-from sepia.ir4qa.measures import parse_gains
+from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.qrels import read_qrels
 from sepia.scoring.report import grouped_table
 
@@ -31,9 +31,8 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, outp
     if not paths:
         raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
     qrels = load_or_exit(read_qrels, qrels_path)
-    top = max((level for judged in qrels.values() for level in judged.values()), default=1)
     try:
-        gain_list = parse_gains(gains) if gains else [float(level) for level in range(1, top + 1)]
+        gain_list = parse_gains(gains) if gains else default_gains(qrels)
         runs = [expect(load_or_exit(read_file, p, "ir4qa"), IR4QARun, p) for p in paths]
         results = evaluate_ir4qa(qrels, runs, gain_list, cutoff)
     except ValueError as exc:

@@ -49,8 +49,9 @@ def unknown_docid_warnings(path: str, data: bytes, obj) -> list[Problem]:
             missing = missing_docids(session, docids)
     finally:
         store.dispose()
-    return [Problem(path, *_position(data, docid), f"document {docid} is not in the {lang or ''} collection".replace(
-        "  ", " "), "warning") for docid in dict.fromkeys(d for d in docids if d in missing)]
+    collection = f"the {lang} collection" if lang else "the collections"
+    return [Problem(path, *_position(data, docid), f"document {docid} is not in {collection}", "warning")
+            for docid in dict.fromkeys(d for d in docids if d in missing)]
 
 
 def _position(data: bytes, docid: str) -> tuple[int, int]:

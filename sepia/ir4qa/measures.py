@@ -36,6 +36,12 @@ def parse_gains(text: str) -> list[float]:
     return gains
 
 
+def default_gains(qrels: dict[str, dict[str, int]]) -> list[float]:
+    """Gain = relevance level (L1 gains 1, L2 gains 2, ...) up to the highest level judged."""
+    top = max((level for judged in qrels.values() for level in judged.values()), default=1)
+    return [float(level) for level in range(1, max(top, 1) + 1)]
+
+
 def gain_of(level: int, gains: Sequence[float]) -> float:
     if level <= 0:
         return 0.0

@@ -236,8 +236,8 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
         rows.append((response, nugget, j))
     if reasons:
         raise ImportRefused(list(dict.fromkeys(reasons)))
-    existing = {(r, n, a): row for row in session.scalars(select(db.NuggetJudgment))
-                for r, n, a in [(row.response_id, row.nugget_id, row.assessor)]}
+    existing = {(row.response_id, row.nugget_id, row.assessor): row
+                for row in session.scalars(select(db.NuggetJudgment))}
     clashes = [k for k in ((r, n, j.assessor) for r, n, j in rows) if k in existing]
     if clashes and not replace:
         raise ImportRefused([f"{len(clashes)} judgments are already stored (use replace to overwrite)"])
