@@ -7,9 +7,14 @@ from pathlib import Path
 DEFAULT_MAX_XML_BYTES = 64 * 1024 * 1024
 
 
+def home_path() -> Path:
+    """Where the data directory is (SEPIA_HOME, default ~/.sepia), without creating it."""
+    return Path(os.environ.get("SEPIA_HOME") or Path.home() / ".sepia").expanduser()
+
+
 def sepia_home() -> Path:
-    """The data directory (SEPIA_HOME, default ~/.sepia) holding the SQLite store and the indexes."""
-    home = Path(os.environ.get("SEPIA_HOME") or Path.home() / ".sepia").expanduser()
+    """The data directory holding the SQLite store and the indexes, created when missing."""
+    home = home_path()
     home.mkdir(parents=True, exist_ok=True)
     return home
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from sepia import config, vocab
 from sepia.formats import model
@@ -27,8 +26,7 @@ def store_is_configured() -> bool:
     """A store to ask exists already: validation never creates one."""
     if os.environ.get("SEPIA_DATABASE_URL"):
         return True
-    home = os.environ.get("SEPIA_HOME") or str(Path.home() / ".sepia")
-    return (Path(home).expanduser() / "sepia.db").exists()
+    return (config.home_path() / "sepia.db").exists()
 
 
 def unknown_docid_warnings(path: str, data: bytes, obj) -> list[Problem]:
