@@ -1,17 +1,23 @@
 """Engine and sessions for the campaign store; the schema is created by Alembic migrations."""
 from __future__ import annotations
 
+import fcntl
+import zlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import create_engine, event
+from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from sepia import config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+# How long SQLite waits for another writer before giving up with "database is locked".
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+# The key of the PostgreSQL advisory lock that lets one process at a time migrate the schema.
+MIGRATION_LOCK_KEY = zlib.crc32(b"sepia schema migration")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
@@ -19,7 +25,7 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
@@ -41,10 +47,50 @@ def alembic_config(engine: Engine):
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the store's schema up to date (creates every table on an empty database)."""
+    """Bring the store's schema up to date (creates every table on an empty database).
+
+    Several server processes may start on one fresh store at once: a lock lets one migrate while
+    the others wait, and then find nothing left to do."""
     from alembic import command
 
-    command.upgrade(alembic_config(engine), revision)
+    cfg = alembic_config(engine)
+    if revision == "head" and _at_head(engine, cfg):
+        return
+    with _migration_lock(engine):
+        command.upgrade(cfg, revision)
+
+
+def _at_head(engine: Engine, cfg) -> bool:
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    with engine.connect() as connection:
+        current = set(MigrationContext.configure(connection).get_current_heads())
+    return current == set(ScriptDirectory.from_config(cfg).get_heads())
+
+
+@contextmanager
+def _migration_lock(engine: Engine) -> Iterator[None]:
+    """PostgreSQL: an advisory lock held by one connection. SQLite: a lock file beside the
+    database (SQLite's own locks do not cover Alembic's separate check-then-create steps)."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+            try:
+                yield
+            finally:
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        return
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:":
+        yield
+        return
+    with open(f"{database}.migrate-lock", "a") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock_file, fcntl.LOCK_UN)
 
 
 class Store:

@@ -56,6 +56,26 @@ class User(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     team: Mapped[Team | None] = relationship(back_populates="users")
+    login_sessions: Mapped[list[LoginSession]] = relationship(cascade="all, delete-orphan")
+
+
+class LoginSession(Base):
+    """A logged-in browser. The cookie carries a random token, the store only its SHA-256: logging
+    out deletes the row, so a copied cookie stops working too."""
+    __tablename__ = "login_session"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class LoginFailure(Base):
+    """A failed log-in, kept while it counts towards the throttle of its account and its address."""
+    __tablename__ = "login_failure"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(100), index=True)
+    address: Mapped[str] = mapped_column(String(64), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
 
 
 # ---------------------------------------------------------------- collections
@@ -153,6 +173,9 @@ class Nugget(Base):
     sources: Mapped[list[NuggetSource]] = relationship(
         cascade="all, delete-orphan", order_by="NuggetSource.position")
     votes: Mapped[list[Vote]] = relationship(cascade="all, delete-orphan", order_by="Vote.id")
+    # Optimistic locking, as for topics: an edit carries the version it started from.
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    __mapper_args__ = {"version_id_col": version}
 
 
 class NuggetSource(Base):
