@@ -1,7 +1,7 @@
 """Nugget extraction: only completed topics, nuggets linked to answer texts, labels, edit, delete."""
 from __future__ import annotations
 
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import app, browser_for, make_topic, nugget_version, store, vote  # noqa: F401  (fixtures)
 
 from sepia.store.models import Nugget, Topic
 
@@ -45,9 +45,12 @@ def test_add_edit_and_delete_nuggets(app, store):
     assert "10 chars" in page and "8 chars" in page  # the length of each nugget, in characters
     with store.transaction() as session:
         n1 = session.query(Nugget).filter_by(label="N001").one().id
-    assert dev.post(f"{url}/{n1}", {"text": "甲型流感病毒", "answer_ids": [str(second)]}).status_code == 302
+    version = nugget_version(dev, "ACLIA2-CS-0001", n1)
+    assert dev.post(f"{url}/{n1}", {"text": "甲型流感病毒", "answer_ids": [str(second)],
+                                    "version": version}).status_code == 302
     assert nuggets_of(store, "ACLIA2-CS-0001")[0] == ("N001", "甲型流感病毒", [second], 0)
-    assert dev.post(f"{url}/{n1}/delete").status_code == 302
+    version = nugget_version(dev, "ACLIA2-CS-0001", n1)
+    assert dev.post(f"{url}/{n1}/delete", {"version": version}).status_code == 302
     # A new nugget takes the next free label, never one in use.
     dev.post(url, {"text": "禽类传染病", "answer_ids": [str(first)]})
     assert [n[0] for n in nuggets_of(store, "ACLIA2-CS-0001")] == ["N002", "N003"]
@@ -63,7 +66,10 @@ def test_nugget_errors_are_explained_and_nothing_is_saved(app, store):
     for form, message in (({"text": "  ", "answer_ids": [str(mine)]}, "needs a text"),
                           ({"text": "病毒"}, "at least one answer text"),
                           ({"text": "病毒", "answer_ids": [str(other)]}, "no longer belongs"),
-                          ({"text": "病毒", "answer_ids": ["x"]}, "is not an answer text")):
+                          ({"text": "病毒", "answer_ids": ["x"]}, "is not a valid answer text"),
+                          ({"text": "病毒", "answer_ids": ["²"]}, "is not a valid answer text"),
+                          ({"text": "病毒", "answer_ids": ["9" * 5000]}, "is not a valid answer text"),
+                          ({"text": "病" * 1001, "answer_ids": [str(mine)]}, "at most 1,000 are allowed")):
         response = dev.post(url, form)
         assert response.status_code == 422 and message in response.get_data(as_text=True), form
     assert nuggets_of(store, "ACLIA2-CS-0001") == []
@@ -72,9 +78,10 @@ def test_nugget_errors_are_explained_and_nothing_is_saved(app, store):
 
 def test_deleting_a_voted_nugget_says_so(app, store):
     make_topic(store, "ACLIA2-CS-0001", completed=True, answers=[(DOC, 8, 29)], nuggets=["病毒"])
-    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": []})
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [])
     with store.transaction() as session:
         nugget_id = session.query(Nugget).one().id
     dev = browser_for(app, "dev")
-    dev.post(f"/nuggets/ACLIA2-CS-0001/{nugget_id}/delete")
+    dev.post(f"/nuggets/ACLIA2-CS-0001/{nugget_id}/delete",
+             {"version": nugget_version(dev, "ACLIA2-CS-0001", nugget_id)})
     assert "with its 1 vote(s)" in dev.get("/nuggets/ACLIA2-CS-0001").get_data(as_text=True)

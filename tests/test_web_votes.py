@@ -7,7 +7,7 @@ import re
 from click.testing import CliRunner
 from lxml import etree
 
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import app, browser_for, make_topic, nugget_version, store, vote  # noqa: F401  (fixtures)
 
 from sepia.cli import main
 from sepia.formats.read import read_bytes
@@ -38,23 +38,23 @@ def test_assessor_votes_once_and_sees_progress(app, store):
     as1 = browser_for(app, "as1")
     page = as1.get("/votes/").get_data(as_text=True)
     assert "0 of 2 topics submitted" in page
-    response = as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n2)]})
+    response = vote(as1, "ACLIA2-CS-0001", [str(n1), str(n2)])
     assert response.status_code == 302
     assert votes_of(store, "as1") == [(n1, True), (n2, True), (n3, False)]
     assert "1 of 2 topics submitted" in as1.get("/votes/").get_data(as_text=True)
     # A second submission cannot change votes already cast.
-    as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n3)]})
+    vote(as1, "ACLIA2-CS-0001", [str(n3)])
     assert votes_of(store, "as1") == [(n1, True), (n2, True), (n3, False)]
     assert "already in; nothing changed" in as1.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
 
 
 def test_no_one_sees_other_votes_before_submitting(app, store):
     n1, n2, n3 = three_nuggets(store)
-    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1)])
     as2 = browser_for(app, "as2")
     before = as2.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
     assert 'class="tally"' not in before and "checked" not in before
-    as2.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n3)]})
+    vote(as2, "ACLIA2-CS-0001", [str(n1), str(n3)])
     after = as2.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
     tallies = re.findall(r'<span class="tally"[^>]*>(\d+) / (\d+)</span>', after)
     assert tallies == [("2", "2"), ("0", "2"), ("1", "2")]
@@ -63,20 +63,20 @@ def test_no_one_sees_other_votes_before_submitting(app, store):
 def test_new_nugget_after_submission_is_voted_on_alone(app, store):
     n1, n2, n3 = three_nuggets(store)
     as1 = browser_for(app, "as1")
-    as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    vote(as1, "ACLIA2-CS-0001", [str(n1)])
     dev = browser_for(app, "dev")
     answer = re.search(r'name="answer_ids" value="(\d+)"', dev.get("/nuggets/ACLIA2-CS-0001").get_data(as_text=True))
     dev.post("/nuggets/ACLIA2-CS-0001", {"text": "病毒可以传染给人", "answer_ids": [answer.group(1)]})
     n4 = nugget_ids(store, "ACLIA2-CS-0001")[3]
     assert "new nuggets to vote on" in as1.get("/votes/").get_data(as_text=True)
-    as1.post("/votes/ACLIA2-CS-0001", {"vital": [str(n2), str(n4)]})  # n2 is fixed already
+    vote(as1, "ACLIA2-CS-0001", [str(n2), str(n4)])  # n2 is fixed already
     assert votes_of(store, "as1") == [(n1, True), (n2, False), (n3, False), (n4, True)]
 
 
 def test_overview_shows_matrix_weights_and_kappa(app, store):
     n1, n2, n3 = three_nuggets(store)
-    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n2)]})
-    browser_for(app, "as2").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1), str(n2)])
+    vote(browser_for(app, "as2"), "ACLIA2-CS-0001", [str(n1)])
     page = browser_for(app, "org").get("/votes/overview").get_data(as_text=True)
     rows = re.findall(r'<td class="num">(\d)/(\d)</td>\s*<td class="num">([\d.]+)</td><td class="num">([\d.]+)</td>'
                       r'<td class="num">([\d.]+)</td>', page)
@@ -97,8 +97,8 @@ def test_kappa_is_per_language(app, store):
     j1, j2 = nugget_ids(store, "ACLIA2-JA-0001")
     for assessor in ("as1", "as2"):
         browser = browser_for(app, assessor)
-        browser.post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
-        browser.post("/votes/ACLIA2-JA-0001", {"vital": [str(j1)] if assessor == "as1" else [str(j2)]})
+        vote(browser, "ACLIA2-CS-0001", [str(n1)])
+        vote(browser, "ACLIA2-JA-0001", [str(j1)] if assessor == "as1" else [str(j2)])
     page = browser_for(app, "org").get("/votes/overview").get_data(as_text=True)
     kappas = re.findall(r'<tr><td>(\w\w)</td>\s*<td class="num kappa">([^<]+)</td>', page)
     # CS: perfect agreement, 1 vital of 3 -> kappa 1. JA: units [1,1], [1,1] -> P = 0, Pe = .5 -> -1.
@@ -109,11 +109,11 @@ def test_kappa_is_per_language(app, store):
 
 def test_organiser_reopens_an_assessors_votes(app, store):
     n1, n2, n3 = three_nuggets(store)
-    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1)])
     org = browser_for(app, "org")
     assert org.post("/votes/ACLIA2-CS-0001/reopen", {"assessor": "as1"}).status_code == 302
     assert votes_of(store, "as1") == []
-    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n3)]})
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n3)])
     assert votes_of(store, "as1") == [(n1, False), (n2, False), (n3, True)]
 
 
@@ -125,8 +125,8 @@ def test_topic_without_nuggets_cannot_be_voted(app, store):
 def test_gold_export_page_and_command_agree(app, store, tmp_path):
     n1, n2, n3 = three_nuggets(store)
     make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
-    browser_for(app, "as1").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1), str(n2)]})
-    browser_for(app, "as2").post("/votes/ACLIA2-CS-0001", {"vital": [str(n1)]})
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1), str(n2)])
+    vote(browser_for(app, "as2"), "ACLIA2-CS-0001", [str(n1)])
     response = browser_for(app, "org").get("/votes/gold.xml?lang=CS")
     assert response.status_code == 200 and response.mimetype == "application/xml"
     assert 'filename="gold-CS.xml"' in response.headers["Content-Disposition"]

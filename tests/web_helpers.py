@@ -212,3 +212,22 @@ def make_topic(store, topic_id="ACLIA2-CS-0001", completed=True, answers=(), nug
                              for i, text in enumerate(nuggets)]
         session.flush()
         return topic.id
+
+
+STAMP_RE = re.compile(r'<input type="hidden" name="shown" value="([^"]*)">')
+
+
+def vote(browser, topic_id, vital_ids):
+    """Submit an assessor's votes as the voting page does: with the stamp of the nuggets it showed."""
+    page = browser.get(f"/votes/{topic_id}").get_data(as_text=True)
+    stamp = STAMP_RE.search(page).group(1)
+    return browser.post(f"/votes/{topic_id}", {"shown": stamp, "vital": [str(n) for n in vital_ids]})
+
+
+VERSION_RE = r'action="/nuggets/{topic}/{nugget}(?:/delete)?"[^>]*>\s*<input[^>]*>\s*<input type="hidden" name="version" value="(\d+)">'
+
+
+def nugget_version(browser, topic_id, nugget_id) -> str:
+    """The version of a nugget as its edit form on the nuggets page carries it."""
+    page = browser.get(f"/nuggets/{topic_id}").get_data(as_text=True)
+    return re.search(VERSION_RE.format(topic=topic_id, nugget=nugget_id), page).group(1)

@@ -56,3 +56,4 @@ def set_password(user: User, password: str) -> None:
     if problem:
         raise AccountError(problem)
     user.password_hash = hash_password(password)
+    user.login_sessions.clear()  # a new password ends every open session of the account

@@ -2,15 +2,19 @@
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from typing import Any
 
 from flask import Flask, g, render_template, request
 from flask_wtf.csrf import CSRFError, CSRFProtect
+from sqlalchemy.exc import DBAPIError, IntegrityError
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sepia import config as sepia_config
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.web import security
+from sepia.web.throttle import Throttle
 
 csrf = CSRFProtect()
 
@@ -24,13 +28,25 @@ def _env_flag(name: str, default: bool) -> bool:
     return value.strip().lower() not in ("0", "false", "no", "off", "")
 
 
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isascii() or not value.isdigit():
+        raise ValueError(f"{name} must be a whole number, not {value!r}")
+    return int(value)
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application. `config` overrides settings (tests pass DATABASE_URL, SEARCH_ENGINE...).
 
     Settings: DATABASE_URL (default: sepia.config.database_url()), SEARCH_ENGINE (an engine object;
     default: sepia.search.open_engine(SEARCH_INDEX_DIR) on first use), SECRET_KEY (default:
     SEPIA_SECRET_KEY or a key kept in the data directory), SESSION_COOKIE_SECURE (default on;
-    SEPIA_COOKIE_SECURE=0 turns it off), MAX_CONTENT_LENGTH.
+    SEPIA_COOKIE_SECURE=0 turns it off), MAX_CONTENT_LENGTH, SESSION_HOURS (SEPIA_SESSION_HOURS, 12),
+    LOGIN_FAILURES_PER_ACCOUNT (SEPIA_LOGIN_FAILURES_PER_ACCOUNT, 10), LOGIN_FAILURES_PER_ADDRESS
+    (SEPIA_LOGIN_FAILURES_PER_ADDRESS, 50), LOGIN_THROTTLE_MINUTES (SEPIA_LOGIN_THROTTLE_MINUTES, 15)
+    and PROXY_COUNT (SEPIA_PROXY_COUNT, 0: how many proxies in front set X-Forwarded-For).
     """
     web_dir = resource_dir("web")
     app = Flask(
@@ -49,6 +65,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         MAX_CONTENT_LENGTH=DEFAULT_MAX_UPLOAD_BYTES,
         WTF_CSRF_TIME_LIMIT=None,  # a token lives as long as the session: long edits must still save
         TEMPLATES_AUTO_RELOAD=False,
+        SESSION_HOURS=_env_int("SEPIA_SESSION_HOURS", 12),
+        LOGIN_FAILURES_PER_ACCOUNT=_env_int("SEPIA_LOGIN_FAILURES_PER_ACCOUNT", 10),
+        LOGIN_FAILURES_PER_ADDRESS=_env_int("SEPIA_LOGIN_FAILURES_PER_ADDRESS", 50),
+        LOGIN_THROTTLE_MINUTES=_env_int("SEPIA_LOGIN_THROTTLE_MINUTES", 15),
+        PROXY_COUNT=_env_int("SEPIA_PROXY_COUNT", 0),
     )
     if config:
         app.config.update(config)
@@ -57,6 +78,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config["DATABASE_URL"] = app.config["DATABASE_URL"] or sepia_config.database_url()
 
     app.extensions["sepia_store"] = Store(app.config["DATABASE_URL"])
+    app.extensions["sepia_throttle"] = Throttle(
+        per_account=app.config["LOGIN_FAILURES_PER_ACCOUNT"],
+        per_address=app.config["LOGIN_FAILURES_PER_ADDRESS"],
+        window=timedelta(minutes=app.config["LOGIN_THROTTLE_MINUTES"]))
+    if app.config["PROXY_COUNT"]:
+        # The client's address (for the log-in throttle) is the one the trusted proxies report.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_COUNT"], x_proto=app.config["PROXY_COUNT"])
     csrf.init_app(app)
     app.jinja_env.autoescape = True
     app.jinja_env.filters["html_lang"] = html_lang
@@ -103,10 +131,19 @@ def _utf8_and_headers(response):
 
 
 def _register_error_pages(app: Flask) -> None:
-    def page(status: int, title: str, message: str):
+    def page(status: int, title: str, message: str, echo: bool = False):
         if request.accept_mimetypes.best == "application/json" or request.is_json:
             return {"error": message}, status
-        return render_template("error.html", status=status, title=title, message=message), status
+        return render_template("error.html", status=status, title=title, message=message,
+                               sent=_what_was_sent() if echo else []), status
+
+    @app.errorhandler(DBAPIError)
+    def store_error(error):
+        # The transaction is rolled back whole: nothing half-written, and the page can read again.
+        if "db_session" in g:
+            g.db_session.rollback()
+        status, title, message = _store_trouble(error)
+        return page(status, title, message, echo=True)
 
     @app.errorhandler(CSRFError)
     def csrf_error(error):
@@ -115,7 +152,7 @@ def _register_error_pages(app: Flask) -> None:
 
     @app.errorhandler(400)
     def bad_request(error):
-        return page(400, "Bad request", error.description or "The request could not be understood.")
+        return page(400, "Bad request", error.description or "The request could not be understood.", echo=True)
 
     @app.errorhandler(401)
     def unauthorised(error):
@@ -133,6 +170,35 @@ def _register_error_pages(app: Flask) -> None:
     def conflict(error):
         return page(409, "Not now", error.description or "This cannot be done in the current state.")
 
+    @app.errorhandler(429)
+    def too_many(error):
+        return page(429, "Too many requests", error.description or "Wait a little and try again.")
+
     @app.errorhandler(413)
     def too_large(error):
         return page(413, "Too large", "The upload is larger than this server accepts.")
+
+
+def _store_trouble(error: DBAPIError) -> tuple[int, str, str]:
+    """Status, title and message for a database failure, by its kind."""
+    text = str(error.orig).lower()
+    nothing_saved = "Nothing of this request was saved; what you sent is below, so you can send it again."
+    if isinstance(error, IntegrityError):
+        return 409, "Changed meanwhile", ("Someone changed the same thing at the same moment. " + nothing_saved)
+    if "disk is full" in text or "no space left" in text or getattr(error.orig, "sqlstate", None) == "53100":
+        return 507, "Disk full", "The server's disk is full. " + nothing_saved + " Tell the organisers."
+    if "locked" in text or "lock timeout" in text or "could not obtain lock" in text:
+        return 503, "Busy", "The store is busy with other work. " + nothing_saved
+    return 503, "Store unavailable", "The store could not be reached or refused the change. " + nothing_saved
+
+
+# Form fields never echoed back on an error page.
+UNECHOED_FIELDS = {"csrf_token", "password"}
+
+
+def _what_was_sent() -> list[tuple[str, str]]:
+    """The text fields of a form that failed, so an error page can give the user their input back."""
+    if request.method != "POST" or request.content_length is None:
+        return []
+    return [(name, value) for name, value in request.form.items(multi=True)
+            if name not in UNECHOED_FIELDS and value.strip()]

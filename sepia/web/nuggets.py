@@ -4,9 +4,12 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.exc import StaleDataError
 
 from sepia.store.models import AnswerText, Nugget, Topic
 from sepia.web.db import db
+from sepia.web.forms import NUGGET_MAX_CHARS, FormError, bounded_text, parse_id, parse_ids
 from sepia.web.security import roles_required
 from sepia.web.topics import get_topic, topic_rows
 
@@ -25,11 +28,10 @@ def next_label(topic: Topic) -> str:
 
 
 def _linked_answers(topic: Topic, form) -> list[AnswerText]:
-    wanted = set()
-    for value in form.getlist("answer_ids"):
-        if not value.isdigit():
-            raise NuggetError(f"{value!r} is not an answer text.")
-        wanted.add(int(value))
+    try:
+        wanted = parse_ids(form.getlist("answer_ids"), "answer text")
+    except FormError as error:
+        raise NuggetError(str(error)) from error
     answers = [a for a in topic.answer_texts if a.id in wanted]
     if len(answers) != len(wanted):
         raise NuggetError("An answer text you linked no longer belongs to this topic; reload the page.")
@@ -42,7 +44,10 @@ def _text(form) -> str:
     text = " ".join((form.get("text") or "").split())
     if not text:
         raise NuggetError("A nugget needs a text.")
-    return text
+    try:
+        return bounded_text(text, NUGGET_MAX_CHARS, "A nugget")
+    except FormError as error:
+        raise NuggetError(str(error)) from error
 
 
 def _completed_topic(topic_id: str) -> Topic:
@@ -61,25 +66,44 @@ def index():
 @bp.route("/<topic_id>")
 @roles_required(*EDITORS)
 def topic(topic_id: str):
-    return render_template("nuggets/topic.html", topic=_completed_topic(topic_id), form={})
+    return render_template("nuggets/topic.html", topic=_completed_topic(topic_id), form={}, editing={})
+
+
+# Two people adding a nugget to one topic at once may pick the same label: the unique constraint
+# refuses the second, which then takes the next label.
+ADD_ATTEMPTS = 3
 
 
 @bp.route("/<topic_id>", methods=["POST"])
 @roles_required(*EDITORS)
 def add(topic_id: str):
-    topic = _completed_topic(topic_id)
-    try:
-        nugget = Nugget(topic_id=topic.id, label=next_label(topic), text=_text(request.form),
-                        position=len(topic.nuggets), created_by=g.user.username)
-        nugget.answer_texts = _linked_answers(topic, request.form)
-        topic.nuggets.append(nugget)
-        db().commit()
-    except NuggetError as error:
-        db().rollback()
-        flash(str(error), "error")
-        return render_template("nuggets/topic.html", topic=_completed_topic(topic_id), form=request.form), 422
+    for _attempt in range(ADD_ATTEMPTS):
+        topic = _completed_topic(topic_id)
+        try:
+            nugget = Nugget(topic_id=topic.id, label=next_label(topic), text=_text(request.form),
+                            position=len(topic.nuggets), created_by=g.user.username)
+            nugget.answer_texts = _linked_answers(topic, request.form)
+            topic.nuggets.append(nugget)
+            db().commit()
+            break
+        except NuggetError as error:
+            return _refuse(topic_id, str(error), 422)
+        except IntegrityError:
+            db().rollback()
+    else:
+        return _refuse(topic_id, "Others are adding nuggets to this topic right now; yours was not saved. "
+                       "It is still in the form: add it again.", 409)
     flash(f"Nugget {nugget.label} added ({len(nugget.text)} characters).", "success")
     return redirect(url_for("nuggets.topic", topic_id=topic_id) + "#new-nugget")
+
+
+def _refuse(topic_id: str, message: str, status: int, editing: dict | None = None):
+    """The topic's page again with the message, and the user's input still in its form."""
+    db().rollback()
+    flash(message, "error")
+    form = request.form if editing is None else {}
+    return render_template("nuggets/topic.html", topic=_completed_topic(topic_id), form=form,
+                           editing=editing or {}), status
 
 
 def _nugget(topic: Topic, nugget_id: int) -> Nugget:
@@ -89,26 +113,50 @@ def _nugget(topic: Topic, nugget_id: int) -> Nugget:
     return nugget
 
 
+def _loaded_version(nugget: Nugget) -> int:
+    try:
+        return parse_id(request.form.get("version", ""), "version")
+    except FormError as error:
+        abort(400, f"{nugget.label}: {error}")
+
+
 @bp.route("/<topic_id>/<int:nugget_id>", methods=["POST"])
 @roles_required(*EDITORS)
 def update(topic_id: str, nugget_id: int):
     topic = _completed_topic(topic_id)
     nugget = _nugget(topic, nugget_id)
+    mine = {"id": nugget.id, "text": request.form.get("text", ""),
+            "answer_ids": request.form.getlist("answer_ids")}
     try:
         text = _text(request.form)
         answers = _linked_answers(topic, request.form)
     except NuggetError as error:
-        flash(f"{nugget.label}: {error}", "error")
-        return render_template("nuggets/topic.html", topic=topic, form={}), 422
+        return _refuse(topic_id, f"{nugget.label}: {error}", 422, mine)
+    if _loaded_version(nugget) != nugget.version:
+        return _edit_conflict(topic_id, nugget, mine)
     changed = text != nugget.text
     nugget.text = text
     nugget.answer_texts = answers
-    db().commit()
+    try:
+        db().commit()
+    except StaleDataError:  # saved by someone else between our read and our write
+        return _edit_conflict(topic_id, nugget, mine)
     message = f"Nugget {nugget.label} saved."
     if changed and nugget.votes:
         message += f" Note: {len(nugget.votes)} vote(s) were cast on its earlier text."
     flash(message, "success")
     return redirect(url_for("nuggets.topic", topic_id=topic_id) + f"#nugget-{nugget.id}")
+
+
+def _edit_conflict(topic_id: str, nugget: Nugget, mine: dict):
+    db().rollback()
+    nugget = db().get(Nugget, nugget.id)
+    if nugget is None:
+        return _refuse(topic_id, "Someone deleted this nugget while you edited it. Your text is below: "
+                       "add it as a new nugget if it is still wanted.", 409)
+    return _refuse(topic_id, f"Someone else saved {nugget.label} after you opened it: it now reads "
+                   f"\u201c{nugget.text}\u201d. Nothing was overwritten; your text is in its form below: "
+                   "save it again to replace theirs.", 409, mine)
 
 
 @bp.route("/<topic_id>/<int:nugget_id>/delete", methods=["POST"])
@@ -117,7 +165,13 @@ def delete(topic_id: str, nugget_id: int):
     topic = _completed_topic(topic_id)
     nugget = _nugget(topic, nugget_id)
     label, votes = nugget.label, len(nugget.votes)
+    if _loaded_version(nugget) != nugget.version:
+        return _refuse(topic_id, f"Someone changed {label} after you opened the page; it was not deleted. "
+                       "Look at it again and delete it if you still want to.", 409)
     topic.nuggets.remove(nugget)
-    db().commit()
+    try:
+        db().commit()
+    except StaleDataError:
+        return _refuse(topic_id, f"Someone changed {label} at the same moment; it was not deleted.", 409)
     flash(f"Nugget {label} deleted" + (f" with its {votes} vote(s)." if votes else "."), "success")
     return redirect(url_for("nuggets.topic", topic_id=topic_id))

@@ -4,15 +4,19 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
-from flask import abort, g, redirect, request, session, url_for
+from flask import abort, current_app, g, redirect, request, session, url_for
+from sqlalchemy import delete, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from sepia import config
-from sepia.store.models import ROLES, User
+from sepia.store.models import ROLES, LoginSession, User, utcnow
+from sepia.web import forms
 from sepia.web.db import db
 
 ROLE_LABELS = {
@@ -28,8 +32,18 @@ def hash_password(password: str) -> str:
     return generate_password_hash(password, method="scrypt")
 
 
-def verify_password(user: User, password: str) -> bool:
+def verify_password(user: User | None, password: str) -> bool:
+    """Whether the password is the user's. An unknown user costs the same hash, so that the time
+    of an answer does not tell which user names exist."""
+    if user is None:
+        check_password_hash(_stand_in_hash(), password)
+        return False
     return check_password_hash(user.password_hash, password)
+
+
+@functools.cache
+def _stand_in_hash() -> str:
+    return hash_password(secrets.token_hex(16))
 
 
 def load_secret_key() -> str:
@@ -41,14 +55,37 @@ def load_secret_key() -> str:
     return _read_or_create_key(path)
 
 
+KEY_RE = re.compile(r"[0-9a-f]{64}")
+
+
+class SecretKeyError(RuntimeError):
+    """The secret key file cannot be used; the message says what to do."""
+
+
 def _read_or_create_key(path: Path) -> str:
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path.read_text(encoding="ascii").strip()
-    key = secrets.token_hex(32)
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(key + "\n")
+    """The key in `path`, made if missing. The key is written to a temporary file and linked into
+    place, so that no process (of several starting at once) ever reads it half-written."""
+    if not path.exists():
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as handle:
+                handle.write(secrets.token_hex(32) + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.link(temporary, path)  # fails if another process linked its key first: theirs wins
+        except FileExistsError:
+            pass
+        except OSError as error:
+            raise SecretKeyError(f"Cannot write the secret key {path}: {error.strerror}. Free some "
+                                 "space or set SEPIA_SECRET_KEY.") from error
+        finally:
+            temporary.unlink(missing_ok=True)
+    key = path.read_text(encoding="ascii", errors="replace").strip()
+    if not KEY_RE.fullmatch(key):
+        raise SecretKeyError(f"The secret key file {path} is empty or damaged (was the disk full when it "
+                             "was made?). Delete it and start again: a new key is made, and everyone "
+                             "logs in again.")
     return key
 
 
@@ -66,32 +103,47 @@ def check_role(role: str) -> str | None:
 # ---------------------------------------------------------------- the logged-in user
 
 def load_current_user() -> None:
-    """Before each request: the user of the session, if the account still exists and is active."""
+    """Before each request: the user of the session, if the session is still open on the server
+    and the account still exists and is active."""
     g.user = None
-    user_id = session.get("user_id")
-    if user_id is None:
+    token = session.get("sid")
+    if not isinstance(token, str):
         return
-    user = db().get(User, user_id)
-    if user is None or not user.active or session.get("pw") != _password_stamp(user):
+    row = db().execute(
+        select(User, LoginSession)
+        .join(LoginSession, LoginSession.user_id == User.id)
+        .where(LoginSession.token_hash == _digest(token), LoginSession.expires_at > utcnow())
+    ).first()
+    if row is None or not row.User.active:
         session.clear()
         return
-    g.user = user
+    g.user = row.User
 
 
-def _password_stamp(user: User) -> str:
-    # The session carries a digest of the password hash: changing a password ends old sessions.
-    # (A digest, because the signed session cookie is readable by its holder.)
-    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:16]
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def log_in(user: User) -> None:
+    """Open a session on the server and put its token in the (signed) cookie; the caller commits."""
+    # Old sessions of this account that have run out go now, so the table stays small.
+    db().execute(delete(LoginSession).where(LoginSession.user_id == user.id, LoginSession.expires_at <= utcnow())
+                 .execution_options(synchronize_session=False))
+    token = secrets.token_urlsafe(32)
+    hours = current_app.config["SESSION_HOURS"]
+    db().add(LoginSession(user_id=user.id, token_hash=_digest(token), expires_at=utcnow() + timedelta(hours=hours)))
     session.clear()
-    session["user_id"] = user.id
-    session["pw"] = _password_stamp(user)
+    session["sid"] = token
     session.permanent = False
 
 
 def log_out() -> None:
+    """End the session on the server as well: a copy of the cookie is worth nothing after this."""
+    token = session.get("sid")
+    if isinstance(token, str):
+        db().execute(delete(LoginSession).where(LoginSession.token_hash == _digest(token))
+                     .execution_options(synchronize_session=False))
+        db().commit()
     session.clear()
 
 
@@ -129,5 +181,9 @@ def public(view: Callable) -> Callable:
     return view
 
 
+TEXT_LIMITS = {"nugget": forms.NUGGET_MAX_CHARS, "answer": forms.ANSWER_MAX_CHARS,
+               "topic_field": forms.TOPIC_FIELD_MAX_CHARS}
+
+
 def template_globals() -> dict:
-    return {"current_user": g.get("user"), "role_labels": ROLE_LABELS}
+    return {"current_user": g.get("user"), "role_labels": ROLE_LABELS, "limits": TEXT_LIMITS}

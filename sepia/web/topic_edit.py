@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from sepia.store.models import AnswerText, Document, Topic, TopicText, utcnow
 from sepia.vocab import ANSWER_TYPES, LANGUAGES, TOPIC_ID_RE
+from sepia.web.forms import ANSWER_MAX_CHARS, TOPIC_FIELD_MAX_CHARS, FormError, bounded_text
 
 # The form's fields, in the order the conflict page lists them.
 FIELDS = ("question_target", "question_en", "narrative_target", "narrative_en",
@@ -54,6 +55,19 @@ def values_from_form(form, topic_lang: str) -> dict[str, object]:
     return values
 
 
+def check_lengths(values: dict[str, object]) -> None:
+    for field, value in values.items():
+        if isinstance(value, str):
+            _bounded(value, TOPIC_FIELD_MAX_CHARS, FIELD_LABELS[field])
+
+
+def _bounded(value: str, limit: int, what: str) -> str:
+    try:
+        return bounded_text(value, limit, what)
+    except FormError as error:
+        raise TopicError(str(error)) from error
+
+
 def differences(mine: dict, theirs: dict) -> list[dict]:
     """The fields where two versions of a topic disagree, for the conflict page."""
     return [{"field": f, "label": FIELD_LABELS[f], "mine": mine[f], "theirs": theirs[f]}
@@ -62,6 +76,7 @@ def differences(mine: dict, theirs: dict) -> list[dict]:
 
 def apply(topic: Topic, values: dict, username: str) -> None:
     """Write the form's values into the topic; the caller has checked the version."""
+    check_lengths(values)
     answer_type = values["answer_type"] or None
     if answer_type is not None and answer_type not in ANSWER_TYPES:
         raise TopicError(f"Unknown answer type {answer_type!r}.")
@@ -152,7 +167,7 @@ def check_passage(session: Session, topic: Topic, passage: Passage) -> AnswerTex
     With offsets, the text must equal the document's text between them (code points, as Python
     counts); without, the first occurrence of the text gives them.
     """
-    text = passage.text
+    text = _bounded(passage.text, ANSWER_MAX_CHARS, "An answer text")
     if not text or not text.strip():
         raise TopicError("Select or type the passage's text.")
     document = session.scalars(select(Document).where(Document.docid == passage.docid)).first()
@@ -178,6 +193,6 @@ def parse_offset(value) -> int | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and re.fullmatch(r"\d{1,12}", value.strip()):
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,12}", value.strip()):
         return int(value)
     raise TopicError(f"{value!r} is not a character offset.")

@@ -9,6 +9,7 @@ from sepia.store.models import AnswerText, Document, Nugget, Topic
 from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES
 from sepia.web import search_pane, topic_edit
 from sepia.web.db import db
+from sepia.web.forms import FormError, parse_id
 from sepia.web.security import roles_required
 
 bp = Blueprint("topics", __name__, url_prefix="/topics")
@@ -84,9 +85,9 @@ def save(topic_id: str):
     topic = get_topic(topic_id)
     mine = topic_edit.values_from_form(request.form, topic.lang)
     try:
-        loaded_version = int(request.form.get("version", ""))
-    except ValueError:
-        abort(400)
+        loaded_version = parse_id(request.form.get("version", ""), "version")
+    except FormError as error:
+        abort(400, str(error))
     if loaded_version != topic.version:
         return _conflict(topic, mine)
     try:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
+from sqlalchemy.exc import IntegrityError
 
 from sepia.vocab import LANGUAGES
 from sepia.web import analysis, voting
 from sepia.web.db import db
+from sepia.web.forms import FormError, parse_ids
 from sepia.web.gold import gold_xml
 from sepia.web.security import roles_required
 from sepia.web.topics import get_topic
@@ -28,22 +30,45 @@ def _votable(topic_id: str):
     return topic
 
 
+def _render_topic(topic, ticked: set[int] = frozenset(), highlight: set[int] = frozenset(), status: int = 200):
+    view = voting.assessor_view(topic, g.user.username)
+    # The tally of everyone's votes appears only once this assessor's own are all in.
+    tallies = {n.id: voting.tally(n) for n in view.topic.nuggets} if view.submitted else None
+    shown = voting.open_nuggets(topic, g.user.username)
+    return render_template("votes/topic.html", view=view, tallies=tallies, stamp=voting.form_stamp(shown),
+                           ticked=ticked, highlight=highlight), status
+
+
 @bp.route("/<topic_id>")
 @roles_required("assessor")
 def topic(topic_id: str):
-    view = voting.assessor_view(_votable(topic_id), g.user.username)
-    # The tally of everyone's votes appears only once this assessor's own are all in.
-    tallies = {n.id: voting.tally(n) for n in view.topic.nuggets} if view.submitted else None
-    return render_template("votes/topic.html", view=view, tallies=tallies)
+    return _render_topic(_votable(topic_id))
 
 
 @bp.route("/<topic_id>", methods=["POST"])
 @roles_required("assessor")
 def submit(topic_id: str):
     topic = _votable(topic_id)
-    vital_ids = {int(value) for value in request.form.getlist("vital") if value.isdigit()}
-    cast = voting.submit(topic, g.user.username, vital_ids)
-    db().commit()
+    try:
+        vital_ids = parse_ids(request.form.getlist("vital"), "nugget")
+    except FormError as error:
+        abort(400, str(error))
+    try:
+        cast = voting.submit(topic, g.user.username, request.form.get("shown", ""), vital_ids)
+        db().commit()
+    except voting.NuggetsChanged as change:
+        db().rollback()
+        flash(f"The nuggets of {topic.id} changed while your form was open: {change}. Nothing was "
+              "recorded. Your ticks are kept: check the marked nuggets and submit again.", "error")
+        return _render_topic(topic, vital_ids, {n.id for n in change.added + change.edited}, 409)
+    except IntegrityError:
+        # Another request wrote at the same moment: usually this same form sent twice.
+        db().rollback()
+        if voting.open_nuggets(topic, g.user.username):
+            flash(f"The nuggets of {topic.id} changed at the moment you submitted. Nothing was recorded: "
+                  "check them and submit again.", "error")
+            return _render_topic(topic, vital_ids, status=409)
+        cast = 0
     if cast:
         flash(f"{cast} vote(s) recorded for {topic.id}: {sum(1 for n in topic.nuggets if n.id in vital_ids)} "
               "vital.", "success")

@@ -41,16 +41,46 @@ def votable_topics(session: Session) -> list[Topic]:
         select(Topic).where(Topic.status == "completed", Topic.nuggets.any()).order_by(Topic.lang, Topic.id)))
 
 
-def submit(topic: Topic, assessor: str, vital_ids: set[int]) -> int:
-    """Record a vote on every nugget the assessor has not voted on yet (ticked = vital).
-    Returns how many votes were cast; earlier votes are not changed."""
-    cast = 0
-    for nugget in topic.nuggets:
-        if any(v.assessor == assessor for v in nugget.votes):
-            continue
+class NuggetsChanged(ValueError):
+    """The nuggets open to an assessor are no longer the ones their form showed."""
+
+    def __init__(self, added: list[Nugget], removed: int, edited: list[Nugget]):
+        self.added, self.removed, self.edited = added, removed, edited
+        parts = [f"{len(added)} added ({', '.join(n.label for n in added)})" if added else "",
+                 f"{removed} removed" if removed else "",
+                 f"{len(edited)} edited ({', '.join(n.label for n in edited)})" if edited else ""]
+        super().__init__(", ".join(p for p in parts if p))
+
+
+def open_nuggets(topic: Topic, assessor: str) -> list[Nugget]:
+    """The nuggets the assessor has not voted on yet: what their voting form shows."""
+    return [n for n in topic.nuggets if not any(v.assessor == assessor for v in n.votes)]
+
+
+def form_stamp(nuggets: list[Nugget]) -> str:
+    """The IDs and edit versions of the nuggets a form shows, as the form carries them back."""
+    return " ".join(f"{n.id}:{n.version}" for n in sorted(nuggets, key=lambda n: n.id))
+
+
+def submit(topic: Topic, assessor: str, stamp: str, vital_ids: set[int]) -> int:
+    """Record the votes of a submitted form: one on each nugget it showed (ticked = vital).
+
+    `stamp` is the form_stamp() of the nuggets the form showed. When the open nuggets are no longer
+    those (one added, removed or edited meanwhile), nothing is recorded: NuggetsChanged says what
+    changed, so the assessor sees the new list instead of a vote they never cast. Returns how many
+    votes were cast, 0 when this form's votes are in already (a form sent twice)."""
+    nuggets = open_nuggets(topic, assessor)
+    if not nuggets and stamp:
+        return 0
+    if stamp != form_stamp(nuggets):
+        shown = dict(pair.split(":", 1) for pair in stamp.split() if ":" in pair)
+        added = [n for n in nuggets if str(n.id) not in shown]
+        edited = [n for n in nuggets if shown.get(str(n.id), str(n.version)) != str(n.version)]
+        removed = len(set(shown) - {str(n.id) for n in nuggets})
+        raise NuggetsChanged(added, removed, edited)
+    for nugget in nuggets:
         nugget.votes.append(Vote(assessor=assessor, vital=nugget.id in vital_ids))
-        cast += 1
-    return cast
+    return len(nuggets)
 
 
 def reopen(topic: Topic, assessor: str) -> int:
