@@ -81,3 +81,18 @@ def test_a_key_that_cannot_be_written_says_why(sepia_home, monkeypatch):
     finally:
         os.chmod(sepia_home, 0o700)
     assert [p.name for p in sepia_home.iterdir()] == []  # no half-written key left behind
+
+
+@pytest.mark.slow
+def test_concurrent_voting_against_the_production_start_loses_no_vote(store_url):
+    # tools/load_voting.py makes its own fresh store: on PostgreSQL from the base URL.
+    base = None if store_url.startswith("sqlite") else os.environ["SEPIA_TEST_DATABASE_URL"]
+    command = [sys.executable, "tools/load_voting.py", "--seconds", "4", "--assessors", "8", "--topics", "6",
+               "--workers", "2", "--threads", "4"] + (["--database-url", base] if base else [])
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                            cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert result.returncode == 0 and "OK: no vote lost" in result.stdout, result.stdout + result.stderr[-3000:]
+    header, row = result.stdout.splitlines()[1:3]
+    counts = dict(zip(header.split("\t"), row.split("\t")))
+    assert int(counts["submits"]) > 0 and int(counts["nuggets added"]) > 0
+    assert counts["lost"] == counts["duplicated"] == counts["phantom"] == counts["5xx"] == "0"
