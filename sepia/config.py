@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 DEFAULT_MAX_XML_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_DOCUMENT_BYTES = 16 * 1024 * 1024
 
 
 def home_path() -> Path:
@@ -34,3 +35,9 @@ def max_xml_bytes() -> int:
     """Files larger than this are refused before parsing (SEPIA_MAX_XML_BYTES)."""
     value = os.environ.get("SEPIA_MAX_XML_BYTES")
     return int(value) if value else DEFAULT_MAX_XML_BYTES
+
+
+def max_document_bytes() -> int:
+    """Collection documents (and lines) longer than this are skipped unread (SEPIA_MAX_DOCUMENT_BYTES)."""
+    value = os.environ.get("SEPIA_MAX_DOCUMENT_BYTES")
+    return int(value) if value else DEFAULT_MAX_DOCUMENT_BYTES

@@ -180,6 +180,11 @@ def test_bad_input_reports_every_problem(tmp_path):
     (record("2024-1", "r", "a\x01b", TOPIC1, ["support"] * 3).encode(),
      (1, 1, "field 'answer_text' contains a character XML cannot carry (U+0001)")),
     (record("2024-1", "a\tb", "x", TOPIC1, ["support"] * 3).encode(), (1, 1, "field 'run_id' contains a tab or line break")),
+    # A lone surrogate is valid JSON but has no UTF-8 encoding; NUL cannot go into XML or a TSV.
+    (record("x\ud800", "r", "x", TOPIC1, ["support"] * 3).encode(),
+     (1, 1, "field 'qid' contains a character XML cannot carry (U+D800)")),
+    (record("2024-1\x00", "r", "x", TOPIC1, ["support"] * 3).encode(),
+     (1, 1, "field 'qid' contains a character XML cannot carry (U+0000)")),
     (json.dumps({"qid": 5, "query": "q", "run_id": "r", "answer_text": "", "nuggets": {}}).encode(),
      (1, 1, "field 'nuggets' must be a list, got an object")),
     (record("2024-1", "r", "x", [("", "vital")], ["support"]).encode(),
@@ -200,6 +205,16 @@ def test_cli_bad_input_writes_nothing(tmp_path):
     assert result.exit_code == 1
     assert f"{path}:4:9: not valid JSON" in result.output
     assert not out.exists() and not list(tmp_path.glob(".out.*"))
+
+
+def test_cli_unencodable_qid_is_reported_not_a_crash(small, tmp_path):
+    path = tmp_path / "surrogate.jl"
+    path.write_text(SMALL + record("x\ud800", "r", "x", TOPIC1, ["support"] * 3) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["convert", "nuggetizer", str(path), "--out", str(out)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output  # no traceback
+    assert f"{path}:4:1: field 'qid' contains a character XML cannot carry (U+D800)" in result.output
+    assert not out.exists()
 
 
 def test_cli_refuses_non_empty_out_unless_forced(small, tmp_path):

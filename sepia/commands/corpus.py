@@ -20,8 +20,11 @@ def corpus():
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--encoding", help="utf-8, euc-jp, shift_jis/cp932, gbk/gb2312/gb18030, big5/cp950, ...; "
                                  "detected per file when not given.")
+@click.option("--max-document-bytes", type=click.IntRange(min=1), default=None,
+              help="Skip (and report) longer documents and lines, without reading them into memory; "
+                   "default SEPIA_MAX_DOCUMENT_BYTES or 16 MiB.")
 @click.option("--progress/--no-progress", default=True, help="Progress bar on a terminal.")
-def add(lang, paths, encoding, progress):
+def add(lang, paths, encoding, max_document_bytes, progress):
     """Load SGML newswire (<DOC><DOCNO>..) or JSON lines files, plain or gzipped, or directories
     of them, as collection LANG. Exit 0 when every document was stored, 1 when any was skipped
     (each reported as PATH:LINE: message; the others are stored), 2 when nothing could be read."""
@@ -29,7 +32,8 @@ def add(lang, paths, encoding, progress):
     from sepia.store.db import open_store
 
     try:
-        report = ingest(open_store(), lang, paths, encoding=encoding, progress=progress)
+        report = ingest(open_store(), lang, paths, encoding=encoding, progress=progress,
+                        max_document_bytes=max_document_bytes)
     except IngestError as exc:
         click.echo(f"error: {exc}", err=True)
         raise SystemExit(2)

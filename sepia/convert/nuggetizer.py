@@ -253,7 +253,7 @@ def _record(obj, name: str, number: int, problems: list[Problem]) -> _Record | N
             problem(obj, f"field {key!r} is empty")
         elif isinstance(value, str) and re.search(r"[\t\r\n]", value):
             problem(obj, f"field {key!r} contains a tab or line break")
-    for key in ("query", "answer_text", "run_id"):
+    for key in ("qid", "query", "answer_text", "run_id"):  # a qid goes into topics.tsv
         if isinstance(obj.get(key), str) and NOT_XML_RE.search(obj[key]):
             problem(obj, f"field {key!r} contains a character XML cannot carry "
                          f"(U+{ord(NOT_XML_RE.search(obj[key])[0]):04X})")

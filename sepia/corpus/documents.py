@@ -1,10 +1,13 @@
 """What the readers produce: a document ready to store, or a problem at a file and line."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 MAX_DOCID = 200  # the store's column size
 MAX_SOURCE = 500
+# No store keeps these: a lone surrogate has no UTF-8 encoding and PostgreSQL refuses NUL in text.
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -41,3 +44,18 @@ def check_docid(docid: str) -> str | None:
     if any(ch.isspace() for ch in docid):
         return f"document ID {docid!r} contains white space"
     return None
+
+
+def check_storable(doc: RawDocument) -> str | None:
+    """Why a document cannot be stored as it is, or None. Its text is never altered to fit."""
+    for name in ("docid", "title", "date", "text", "source"):
+        bad = UNSTORABLE.search(getattr(doc, name) or "")
+        if bad:
+            what = "NUL" if bad[0] == "\x00" else "a lone surrogate"
+            return (f"{name} has {what} (U+{ord(bad[0]):04X}) at character {bad.start() + 1}, "
+                    "which cannot be stored")
+    return None
+
+
+def too_long(max_bytes: int) -> str:
+    return f"document longer than {max_bytes} bytes; skipped"

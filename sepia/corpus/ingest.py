@@ -10,7 +10,8 @@ from typing import Iterable, Iterator
 
 from sqlalchemy import insert, select
 
-from sepia.corpus.documents import Problem, RawDocument
+from sepia import config
+from sepia.corpus.documents import Problem, RawDocument, check_storable
 from sepia.corpus.jsonl import parse_jsonl
 from sepia.corpus.sgml import parse_sgml
 from sepia.corpus.progress import maybe_progress
@@ -19,6 +20,7 @@ from sepia.store.models import Document
 from sepia.vocab import LANGUAGES
 
 BATCH = 500
+BATCH_CHARS = 32 * 1024 * 1024  # a batch of long documents is written before it reaches BATCH
 MAX_KEPT_PROBLEMS = 10_000   # beyond this only the count grows
 JSONL_SUFFIXES = (".jsonl", ".jl", ".ndjson", ".json")
 
@@ -94,18 +96,21 @@ def inspect(path: Path, lang: str, encoding: str | None) -> SourceFile:
     raise IngestError(f"{path}: neither SGML (<DOC>...) nor JSON lines")
 
 
-def read_documents(source: SourceFile, on_bytes=None) -> Iterator[RawDocument | Problem]:
-    lines = read_lines(source.path, source.encoding, on_bytes)
+def read_documents(source: SourceFile, max_bytes: int, on_bytes=None) -> Iterator[RawDocument | Problem]:
+    lines = read_lines(source.path, source.encoding, max_bytes, on_bytes)
     parse = parse_jsonl if source.format == "jsonl" else parse_sgml
-    return parse(lines, str(source.path))
+    return parse(lines, str(source.path), max_bytes)
 
 
 def ingest(store, lang: str, paths: Iterable[str | Path], encoding: str | None = None,
-           progress: bool = True) -> IngestReport:
+           progress: bool = True, max_document_bytes: int | None = None) -> IngestReport:
     """Store the documents of `paths` as collection `lang` in one transaction. Malformed
-    documents and DOCIDs already stored or repeated are skipped and reported; a missing file,
-    an unknown encoding or an unknown format raises IngestError before anything is written."""
+    documents, documents longer than `max_document_bytes` (default config.max_document_bytes()),
+    documents with characters no store keeps, and DOCIDs already stored or repeated are skipped
+    and reported; a missing file, an unknown encoding or an unknown format raises IngestError
+    before anything is written."""
     lang = lang.upper()
+    max_bytes = max_document_bytes or config.max_document_bytes()
     if lang not in LANGUAGES:
         raise IngestError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
     started = time.perf_counter()
@@ -115,10 +120,15 @@ def ingest(store, lang: str, paths: Iterable[str | Path], encoding: str | None =
     with maybe_progress(progress, f"loading {lang}", sum(s.path.stat().st_size for s in sources), "bytes") as advance, \
             store.transaction() as session:
         batch: list[RawDocument] = []
+        chars = 0
         for source in sources:
-            for item in read_documents(source, advance):
+            for item in read_documents(source, max_bytes, advance):
                 if isinstance(item, Problem):
                     report.add_problem(item, skipped=not item.message.endswith("ignored"))
+                    continue
+                why = check_storable(item)
+                if why:
+                    report.add_problem(Problem(item.path, item.line, f"{why}; document skipped"))
                     continue
                 if item.docid in seen:
                     report.add_problem(Problem(item.path, item.line,
@@ -126,9 +136,10 @@ def ingest(store, lang: str, paths: Iterable[str | Path], encoding: str | None =
                     continue
                 seen.add(item.docid)
                 batch.append(item)
-                if len(batch) >= BATCH:
+                chars += len(item.text)
+                if len(batch) >= BATCH or chars >= BATCH_CHARS:
                     _store_batch(session, lang, batch, report)
-                    batch = []
+                    batch, chars = [], 0
         if batch:
             _store_batch(session, lang, batch, report)
     report.seconds = time.perf_counter() - started

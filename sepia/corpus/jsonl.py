@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Iterator
 
-from sepia.corpus.documents import MAX_SOURCE, Problem, RawDocument, check_docid
+from sepia.corpus.documents import MAX_SOURCE, Problem, RawDocument, check_docid, too_long
 from sepia.corpus.sources import Line
 
 
@@ -18,13 +18,16 @@ def _optional_text(obj: dict, key: str) -> str | None | Exception:
     return str(value).strip()
 
 
-def parse_jsonl(lines: Iterator[Line], path: str) -> Iterator[RawDocument | Problem]:
+def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[RawDocument | Problem]:
     last = 0
     for line in lines:
         if line.number < 0:
             yield Problem(path, last, line.error or "file cannot be read")
             return
         last = line.number
+        if line.size > max_bytes:
+            yield Problem(path, line.number, too_long(max_bytes))
+            continue
         if not line.text.strip():
             continue
         if line.error:

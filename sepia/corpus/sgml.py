@@ -16,10 +16,8 @@ import re
 from html import unescape
 from typing import Iterator
 
-from sepia.corpus.documents import Problem, RawDocument, check_docid
+from sepia.corpus.documents import Problem, RawDocument, check_docid, too_long
 from sepia.corpus.sources import Line
-
-MAX_DOC_CHARS = 20_000_000  # one document larger than this is refused rather than buffered
 
 DOC_OPEN = re.compile(r"<DOC(?:\s[^>]*)?>", re.I)
 DOC_CLOSE = re.compile(r"</DOC\s*>", re.I)
@@ -64,9 +62,10 @@ def build_document(content: str, path: str, line: int) -> RawDocument | Problem:
     return RawDocument(docid, title, date or None, "\n".join(_clean(t) for t in texts).strip(), path, line)
 
 
-def parse_sgml(lines: Iterator[Line], path: str) -> Iterator[RawDocument | Problem]:
+def parse_sgml(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[RawDocument | Problem]:
+    """Documents, or problems; a document whose lines exceed `max_bytes` is reported, not kept."""
     parts: list[str] = []
-    size = 0
+    size = 0                       # bytes of the lines the open document spans
     start: int | None = None       # line of the open <DOC>, None outside a document
     damaged: str | None = None     # first decoding problem inside the open document
     outside_reported = False
@@ -76,6 +75,12 @@ def parse_sgml(lines: Iterator[Line], path: str) -> Iterator[RawDocument | Probl
             yield Problem(path, last, line.error or "file cannot be read")
             return
         last = line.number
+        if line.size > max_bytes:  # never read, so the document it belongs to is lost
+            yield Problem(path, line.number if start is None else start, too_long(max_bytes))
+            start, outside_reported = None, True  # what follows of that document is not stray text
+            continue
+        if start is not None:
+            size += line.size
         text, pos = line.text, 0
         while True:
             if start is None:
@@ -86,7 +91,7 @@ def parse_sgml(lines: Iterator[Line], path: str) -> Iterator[RawDocument | Probl
                     outside_reported = True
                 if not m:
                     break
-                start, parts, size, damaged, pos = line.number, [], 0, None, m.end()
+                start, parts, size, damaged, pos = line.number, [], line.size, None, m.end()
             if line.error and not damaged:
                 damaged = f"line {line.number}: {line.error}"
             close = DOC_CLOSE.search(text, pos)
@@ -97,13 +102,12 @@ def parse_sgml(lines: Iterator[Line], path: str) -> Iterator[RawDocument | Probl
                 start, pos = None, reopen.start()
                 continue
             chunk = text[pos:close.start()] if close else text[pos:]
-            if size <= MAX_DOC_CHARS:
+            if size <= max_bytes:
                 parts.append(chunk)
-                size += len(chunk)
             if not close:
                 break
-            if size > MAX_DOC_CHARS:
-                yield Problem(path, start, f"document longer than {MAX_DOC_CHARS} characters; skipped")
+            if size > max_bytes:
+                yield Problem(path, start, too_long(max_bytes))
             elif damaged:
                 yield Problem(path, start, f"{damaged}; document skipped")
             else:

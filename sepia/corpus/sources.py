@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
 SAMPLE_BYTES = 256 * 1024
+SKIP_BYTES = 64 * 1024  # the rest of an overlong line is read and dropped this much at a time
 
 # Tried in order on a sample; the first that decodes it wins. Supersets are used where they are
 # safe: GB18030 reads GB2312 and GBK text, CP950 reads Big5, CP932 reads Shift_JIS as Windows
@@ -32,6 +34,7 @@ class Line:
     number: int
     text: str
     error: str | None = None   # set when the line's bytes were not valid in the encoding
+    size: int = 0              # bytes, without the line break; over the limit, text is empty
 
 
 def codec_name(encoding: str) -> str:
@@ -91,20 +94,33 @@ def detect_encoding(data: bytes, lang: str) -> str | None:
     return None
 
 
-def read_lines(path: Path, encoding: str, on_bytes: Callable[[int], None] | None = None) -> Iterator[Line]:
+def read_lines(path: Path, encoding: str, max_bytes: int,
+               on_bytes: Callable[[int], None] | None = None) -> Iterator[Line]:
     """Numbered lines, each decoded on its own so one bad byte costs one line, not the file.
-    (Line-by-line decoding is exact for these encodings: none uses 0x0A inside a character.)"""
+    (Line-by-line decoding is exact for these encodings: none uses 0x0A inside a character.)
+    A line longer than `max_bytes` comes back empty with its size: no more than `max_bytes` of
+    it is ever held, however long the line (a gzip bomb)."""
     stream, raw = open_bytes(path)
     position = 0
     try:
-        for number, data in enumerate(stream, 1):
+        for number in itertools.count(1):
+            data = stream.readline(max_bytes + 1)
+            if not data:
+                break
+            size = len(data) - data.endswith(b"\n")
+            if size > max_bytes:
+                while data and not data.endswith(b"\n"):
+                    data = stream.readline(SKIP_BYTES)
+                    size += len(data) - data.endswith(b"\n")
+                yield Line(number, "", size=size)
+                continue
             if number == 1 and data.startswith(codecs.BOM_UTF8):
                 data = data[len(codecs.BOM_UTF8):]
             try:
-                yield Line(number, data.decode(encoding))
+                yield Line(number, data.decode(encoding), size=size)
             except UnicodeDecodeError as exc:
                 yield Line(number, data.decode(encoding, "replace"),
-                           f"bytes not valid {encoding} at byte {exc.start + 1} of the line")
+                           f"bytes not valid {encoding} at byte {exc.start + 1} of the line", size)
             if on_bytes and number % 256 == 0:
                 now = raw.tell()
                 on_bytes(now - position)
