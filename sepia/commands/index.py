@@ -20,8 +20,9 @@ def index():
 @click.option("--progress/--no-progress", default=True)
 def build(langs, rebuild, procs, progress):
     """Index the store's documents; without --rebuild only documents not yet indexed are added."""
+    from sepia.commands.common import warn
     from sepia.corpus.lookup import document_counts
-    from sepia.search.indexer import build_index
+    from sepia.search.indexer import IndexBusy, build_index
     from sepia.store.db import open_store
 
     store = open_store()
@@ -32,7 +33,13 @@ def build(langs, rebuild, procs, progress):
             click.echo("nothing to index: no documents stored (sepia corpus add LANG PATH...)", err=True)
             raise SystemExit(1)
     for lang in langs:
-        report = build_index(store, lang, rebuild=rebuild, procs=procs, progress=progress)
+        try:
+            report = build_index(store, lang, rebuild=rebuild, procs=procs, progress=progress)
+        except IndexBusy as exc:
+            click.echo(f"error: {exc}", err=True)
+            raise SystemExit(1)
+        for note in report.notes:
+            warn(note)
         how = "rebuilt" if report.rebuilt else "updated"
         click.echo(f"{report.lang}: {how}, {report.added} documents added, {report.total} indexed "
                    f"({report.seconds:.1f} s)")

@@ -1,14 +1,23 @@
 """Whoosh indexes, one per language under config.index_dir()/<lang>: build from the store's
-Document table, add new documents incrementally, report statistics."""
+Document table, add new documents incrementally, report statistics.
+
+A build writes its PID beside Whoosh's write lock (BUILDER_FILE) and removes it when done, so
+the next build can tell a live build (refused, naming its PID) from one that was killed (its
+unfinished work is discarded, a lock still held for it removed). Worker processes end with
+their build: forked, they share its lock, and orphans would hold it for ever."""
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from whoosh import index as windex
+from whoosh.index import LockError
+from whoosh.multiproc import MpWriter, SubWriterTask
 
 from sepia import config
 from sepia.corpus.progress import maybe_progress
@@ -18,6 +27,14 @@ from sepia.vocab import LANGUAGES
 # Below this many new documents, starting worker processes costs more than it saves.
 PARALLEL_MIN_DOCS = 2000
 WRITER_MB = 256  # per worker's posting buffer
+BUILDER_FILE = "BUILDER.pid"
+LOCK_FILE = "MAIN_WRITELOCK"  # Whoosh's write lock of an index named MAIN
+LOCK_WAIT = 2.0  # seconds to wait for a held lock: a killed build's workers need a moment to end
+PARENT_POLL = 0.2  # seconds between a worker's checks that its build is still alive
+
+
+class IndexBusy(Exception):
+    """Another process is writing the index."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +44,7 @@ class BuildReport:
     total: int
     seconds: float
     rebuilt: bool
+    notes: list[str] = field(default_factory=list)  # what was found of earlier builds
 
 
 @dataclass(frozen=True)
@@ -69,14 +87,49 @@ def indexed_docids(ix) -> set[str]:
         return {value.decode("utf-8") for value in reader.lexicon("docid")}
 
 
-def write_documents(ix, docs: Iterable[dict], expected: int, procs: int = 2, on_added=None) -> int:
-    """Add `docs` (dicts with docid, title, date, body) in one commit; with procs > 1 and
-    enough documents, Whoosh's multiprocessing writer analyses them on several cores."""
-    parallel = procs > 1 and expected >= PARALLEL_MIN_DOCS
-    if parallel:
-        writer = ix.writer(procs=procs, multisegment=True, limitmb=WRITER_MB, batchsize=200)
-    else:
-        writer = ix.writer(limitmb=WRITER_MB)
+class _Worker(SubWriterTask):
+    """Whoosh's worker process, ending as soon as the build that started it is gone."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.build_pid = os.getpid()  # taken before the fork: the build may die before run()
+
+    def run(self):
+        threading.Thread(target=self._end_with_build, daemon=True).start()
+        super().run()
+
+    def _end_with_build(self):
+        while os.getppid() == self.build_pid:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+
+class _MpWriter(MpWriter):
+    def _new_task(self):  # Whoosh's, with our worker
+        task = _Worker(self.storage, self.indexname, self.jobqueue, self.resultqueue, self.subargs,
+                       self.multisegment)
+        self.tasks.append(task)
+        task.start()
+        return task
+
+    def cancel(self):
+        # Whoosh's only flags its own copies of the workers; idle ones would wait for jobs for
+        # ever, and the failed build with them, joining them at exit.
+        for task in self.tasks:
+            task.terminate()
+        super().cancel()
+
+
+def open_writer(ix, expected: int, procs: int = 2):
+    """A writer on `ix`, waiting up to LOCK_WAIT for its lock (LockError after that); with
+    procs > 1 and enough documents, a multiprocessing writer analysing them on several cores."""
+    if procs > 1 and expected >= PARALLEL_MIN_DOCS:
+        return _MpWriter(ix, procs=procs, multisegment=True, limitmb=WRITER_MB, batchsize=200, timeout=LOCK_WAIT)
+    return ix.writer(limitmb=WRITER_MB, timeout=LOCK_WAIT)
+
+
+def write_documents(writer, docs: Iterable[dict], on_added=None) -> int:
+    """Add `docs` (dicts with docid, title, date, body) in one commit."""
     added = 0
     try:
         for doc in docs:
@@ -113,6 +166,50 @@ def store_documents(store, lang: str, skip: set[str] = frozenset()) -> tuple[int
     return max(0, (count or 0) - len(skip)), stream()
 
 
+def _running(pid: int) -> bool:
+    """Whether the process exists and is not a zombie (killed, its exit not yet collected)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        pass
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:  # no /proc: not Linux
+        return True
+
+
+def _dead_builder(path: Path, lang: str) -> int | None:
+    """The PID of a build that died while writing the index at `path`, or None when no build
+    left its PID there; IndexBusy when that build is still running."""
+    try:
+        pid = int((path / BUILDER_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    if _running(pid):
+        raise IndexBusy(f"the {lang} index is being written by process {pid}; wait for it to finish, "
+                        "or stop it, and try again")
+    return pid
+
+
+def _claim(ix, path: Path, lang: str, expected: int, procs: int, notes: list[str]):
+    """A writer on the index at `path`, with this process's PID beside its lock. A lock still
+    held for a dead build (by its orphaned workers) is removed; any other is respected."""
+    try:
+        writer = open_writer(ix, expected, procs)
+    except LockError:
+        dead = _dead_builder(path, lang)
+        if dead is None:
+            raise IndexBusy(f"the {lang} index is locked by another writer; if no index build is "
+                            f"running, remove {path / LOCK_FILE}") from None
+        (path / LOCK_FILE).unlink()  # its holders keep the old file; the new writer locks a new one
+        notes.append(f"{lang}: removed the write lock held for process {dead}, which is no longer running")
+        writer = open_writer(ix, expected, procs)
+    (path / BUILDER_FILE).write_text(f"{os.getpid()}\n")
+    return writer
+
+
 def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int = 2,
                 progress: bool = True) -> BuildReport:
     """Bring the language's index up to date with the store: add the documents it lacks, or with
@@ -123,19 +220,29 @@ def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: 
     ix = None if rebuild else open_index(lang, index_dir)
     fresh = ix is None
     target = path.with_name(path.name + ".new") if fresh else path
+    notes = []
+    dead = _dead_builder(target, lang)
+    if dead:
+        notes.append(f"{lang}: the build by process {dead} did not finish; what it had written is discarded")
     if fresh:
         shutil.rmtree(target, ignore_errors=True)
         ix = create_index(target, lang)
     skip = set() if fresh else indexed_docids(ix)
     expected, docs = store_documents(store, lang, skip)
-    with maybe_progress(progress, f"indexing {lang}", expected, "docs") as advance:
-        added = write_documents(ix, docs, expected, procs, advance) if expected > 0 else 0
+    added = 0
+    if expected > 0:
+        writer = _claim(ix, target, lang, expected, procs, notes)
+        try:
+            with maybe_progress(progress, f"indexing {lang}", expected, "docs") as advance:
+                added = write_documents(writer, docs, advance)
+        finally:
+            (target / BUILDER_FILE).unlink()
     total = ix.doc_count()
     ix.close()
     if fresh:
         shutil.rmtree(path, ignore_errors=True)
         target.rename(path)
-    return BuildReport(lang, added, total, time.perf_counter() - started, rebuilt=fresh)
+    return BuildReport(lang, added, total, time.perf_counter() - started, rebuilt=fresh, notes=notes)
 
 
 def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
