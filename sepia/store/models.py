@@ -16,6 +16,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     String,
     Table,
     Text,
@@ -26,6 +27,11 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """A stored time as an aware UTC datetime (SQLite hands back naive ones for what was UTC)."""
+    return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 class Base(DeclarativeBase):
@@ -94,11 +100,25 @@ class Document(Base):
 
 # ---------------------------------------------------------------- topics, answers, nuggets
 
+class TopicSet(Base):
+    """A set of topics evaluated together (a dry run, a formal run), with its submission windows."""
+    __tablename__ = "topic_set"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    description: Mapped[str] = mapped_column(Text, default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    windows: Mapped[list[TaskWindow]] = relationship(
+        back_populates="topic_set", cascade="all, delete-orphan", order_by="TaskWindow.opens_at")
+
+
 class Topic(Base):
     __tablename__ = "topic"
     __table_args__ = (CheckConstraint("status IN ('in_progress', 'completed')", name="ck_topic_status"),)
     id: Mapped[str] = mapped_column(String(64), primary_key=True)  # e.g. ACLIA2-CS-0001
     lang: Mapped[str] = mapped_column(String(2), index=True)  # target (collection) language
+    # No ON DELETE action: SQLite adds this column in place (see migration 0003) and cannot reflect
+    # one; a topic set is emptied before it is deleted.
+    topic_set_id: Mapped[int | None] = mapped_column(ForeignKey("topic_set.id"), index=True)
     answer_type: Mapped[str | None] = mapped_column(String(20))
     memo: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(20), default="in_progress")
@@ -293,6 +313,53 @@ class AnswerTypeGuess(Base):
     answer_type: Mapped[str] = mapped_column(String(20))
     score: Mapped[float | None] = mapped_column(Float)
     position: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class TaskWindow(Base):
+    """When one task of one topic set takes runs, and when its results are released (times in UTC)."""
+    __tablename__ = "task_window"
+    __table_args__ = (CheckConstraint(f"task IN {RUN_KINDS}", name="ck_task_window_task"),
+                      UniqueConstraint("topic_set_id", "task", name="uq_task_window"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    topic_set_id: Mapped[int] = mapped_column(ForeignKey("topic_set.id", ondelete="CASCADE"), index=True)
+    task: Mapped[str] = mapped_column(String(10))
+    opens_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    closes_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    release_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))  # None: not scheduled
+    max_runs: Mapped[int] = mapped_column(Integer, default=5)  # per team and language pair
+    publish_full_table: Mapped[bool] = mapped_column(Boolean, default=False)  # every team sees every run
+    topic_set: Mapped[TopicSet] = relationship(back_populates="windows")
+
+
+class Submission(Base):
+    """One uploaded run file, kept byte for byte. A re-upload of the same run ID supersedes the
+    earlier one, which stays here (superseded_at set): nothing a team sent is ever lost."""
+    __tablename__ = "submission"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(200), index=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    team: Mapped[str] = mapped_column(String(100), index=True)
+    topic_set_id: Mapped[int | None] = mapped_column(ForeignKey("topic_set.id", ondelete="SET NULL"))
+    filename: Mapped[str] = mapped_column(String(255))
+    sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(Integer)
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+    topics: Mapped[int] = mapped_column(Integer)
+    items: Mapped[int] = mapped_column(Integer)  # responses (CCLQA), documents (IR4QA), answer types (QA)
+    submitted_by: Mapped[str] = mapped_column(String(100))
+    submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    superseded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ApiToken(Base):
+    """A participant's personal token for `sepia submit`; only its SHA-256 is kept."""
+    __tablename__ = "api_token"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("user_account.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 # ---------------------------------------------------------------- pools and judgments

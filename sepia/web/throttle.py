@@ -8,12 +8,12 @@ within the window.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from sepia.store.models import LoginFailure, utcnow
+from sepia.store.models import LoginFailure, as_utc, utcnow
 
 USERNAME_CHARS = 100  # the column's size; a longer name is counted by its first characters
 
@@ -38,7 +38,7 @@ class Throttle:
                 blocking.append(at)
         if not blocking:
             return None
-        return max(timedelta(seconds=1), _aware(max(blocking)) + self.window - utcnow())
+        return max(timedelta(seconds=1), as_utc(max(blocking)) + self.window - utcnow())
 
     def record_failure(self, session: Session, username: str, address: str) -> None:
         """Note a failure and forget those that no longer count; the caller commits."""
@@ -51,7 +51,3 @@ class Throttle:
         session.execute(delete(LoginFailure).where(LoginFailure.username == username[:USERNAME_CHARS])
                         .execution_options(synchronize_session=False))
 
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite hands back naive datetimes for what was stored as UTC.
-    return moment if moment.tzinfo else moment.replace(tzinfo=utcnow().tzinfo)
