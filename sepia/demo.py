@@ -9,9 +9,13 @@ from pathlib import Path
 from sepia import vocab
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
-from sepia.scoring.evaluate import Evaluator, RunScore, Settings
+from sepia.ir4qa.evaluate import IR4QAResults
+from sepia.ir4qa.qrels import read_qrels_rows
+from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
+from sepia.scoring.evaluate import RunScore
 from sepia.store import io
 from sepia.store.db import Store
+from sepia.store.relevance import import_qrels
 
 MATCHERS = ("human", "binarized")
 
@@ -24,6 +28,7 @@ class LoadReport:
     nuggets: int = 0
     runs: list[str] = field(default_factory=list)
     judgments: int = 0
+    relevance_judgments: int = 0
 
 
 def collection_files(folder: Path) -> dict:
@@ -60,38 +65,27 @@ def load_collection(store: Store, folder: Path, progress: bool = True) -> LoadRe
     gold = read_file(files["gold"], "gold")
     runs = [read_file(path) for path in files["runs"]]
     judgments = read_judgments(files["judgments"]) if files["judgments"].exists() else []
+    qrels = read_qrels_rows(files["qrels"]) if files["qrels"].exists() else []
     with store.transaction() as session:
         report.topics = io.import_topics(session, topics)
         report.nuggets = io.import_gold(session, gold, replace=True)
         for run in runs:
             report.runs.append(io.import_run(session, run).run_id)
         report.judgments = io.import_judgments(session, judgments)
+        report.relevance_judgments = import_qrels(session, qrels)
     return report
 
 
 def score_store(store: Store, settings: dict | None = None) -> dict[str, list[RunScore]]:
-    """Score every CCLQA run in the store with each matcher, reading everything back from the store."""
-    with store.transaction() as session:
-        gold = io.export_gold(session)
-        runs = [io.export_run(session, run_id) for run_id in io.run_ids(session, "cclqa")]
-        judgments = io.export_judgments(session)
-    results = {}
-    for matcher in MATCHERS:
-        evaluator = Evaluator(gold, Settings(matcher=matcher, **(settings or {})), judgments)
-        results[matcher] = evaluator.rank(runs)
-    return results
+    """Score every CCLQA run in the store with each matcher, reading everything back from the store
+    (and keeping the scores there)."""
+    return {matcher: score_stored_runs(store, {**(settings or {}), "matcher": matcher}) for matcher in MATCHERS}
 
 
-def score_ir4qa(store: Store, folders: list[Path]) -> list:
-    """AP, Q and nDCG of every IR4QA run in the store against the collections' qrels."""
-    from sepia.ir4qa.evaluate import evaluate_ir4qa
-    from sepia.ir4qa.measures import default_gains
-    from sepia.ir4qa.qrels import read_qrels
-
-    qrels = {}
-    for path in (collection_files(folder)["qrels"] for folder in folders):
-        if path.exists():
-            qrels.update(read_qrels(path))
-    with store.transaction() as session:
-        runs = [io.export_run(session, run_id, "ir4qa") for run_id in io.run_ids(session, "ir4qa")]
-    return evaluate_ir4qa(qrels, runs, default_gains(qrels)) if runs and qrels else []
+def score_ir4qa(store: Store) -> IR4QAResults | None:
+    """AP, Q and nDCG of every IR4QA run in the store against its relevance judgments; None when the
+    store has no IR4QA runs or no relevance judgments."""
+    try:
+        return score_stored_ir4qa(store)
+    except NothingToScore:
+        return None

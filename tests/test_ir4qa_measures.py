@@ -60,7 +60,7 @@ def test_qrels_parsing():
         parse_qrels("topic_id\tdocid\tlevel\nX-CS-1\tD1\thigh\nX-CS-1\tD1\t1\nX-CS-1\tD1\t2\nbad\n", "q.tsv")
     messages = [str(p) for p in error.value.problems]
     assert "q.tsv:2:11: level must be 0, 1, 2, ... or L0, L1, ..., got 'high'" in messages
-    assert "q.tsv:4:1: document D1 is judged twice for topic X-CS-1" in messages
+    assert "q.tsv:4:1: document D1 is judged twice for topic X-CS-1 (first on line 3)" in messages
     assert "q.tsv:5:1: expected 3 tab-separated fields, got 1" in messages
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from sepia import vocab
 from sepia.formats.errors import FormatError
 from sepia.scoring.weights import SCHEMES
 
@@ -43,3 +44,43 @@ def f_score_options(command):
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def store_options(command):
+    """--store and what goes with it: the scoring commands score the store's runs instead of files."""
+    options = [
+        click.option("--store", "from_store", is_flag=True,
+                     help="Score the runs and judgments held in the campaign store (SEPIA_HOME or "
+                          "SEPIA_DATABASE_URL) instead of files."),
+        click.option("--run-id", "run_ids", multiple=True, metavar="RUN_ID",
+                     help="With --store: only this stored run; repeat for several (default: every run)."),
+        click.option("--lang-pair", "lang_pairs", multiple=True,
+                     type=click.Choice(vocab.LANGUAGE_PAIRS, case_sensitive=False),
+                     help="With --store: only the runs of this language pair; repeat for several."),
+        click.option("--save/--no-save", default=True, show_default=True,
+                     help="With --store: keep the scores in the store, replacing those computed with the "
+                          "same settings."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def check_store_use(from_store: bool, file_options: dict, run_ids, lang_pairs) -> None:
+    """--store excludes the file options; --run-id and --lang-pair need --store."""
+    if from_store:
+        given = [name for name, value in file_options.items() if value]
+        if given:
+            raise click.UsageError(f"--store scores what the store holds; leave out {', '.join(given)}")
+    elif run_ids or lang_pairs:
+        raise click.UsageError("--run-id and --lang-pair select stored runs: add --store")
+
+
+def score_or_exit(scorer, *args, **kwargs):
+    """Call a store scorer; when the store lacks what it needs, say so and exit 1."""
+    from sepia.scoring.campaign import NothingToScore
+
+    try:
+        return scorer(*args, **kwargs)
+    except NothingToScore as exc:
+        raise click.ClickException(str(exc)) from None

@@ -20,10 +20,9 @@ from sepia.resources import resource_dir
 @click.option("--progress/--no-progress", default=True, help="Show progress bars.")
 def demo(home, serve, host, port, progress):
     """Build a campaign from the sample collections, score every run, print ACLIA-style tables."""
+    from sepia.commands.ir4qa import ir4qa_table
     from sepia.demo import load_collection, reset_data_dir, sample_collections, score_ir4qa, score_store
-    from sepia.ir4qa.evaluate import MEASURES
-    from sepia.scoring.report import grouped_table, table
-    from sepia.store import io
+    from sepia.scoring.report import table
     from sepia.store.db import Store
 
     home = Path(home) if home else config.sepia_home() / "demo"
@@ -38,21 +37,18 @@ def demo(home, serve, host, port, progress):
     for folder in folders:
         report = load_collection(store, folder, progress)
         click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} nuggets, "
-                   f"{len(report.runs)} runs, {report.judgments} judgments")
+                   f"{len(report.runs)} runs, {report.judgments} judgments, "
+                   f"{report.relevance_judgments} relevance judgments")
     results = score_store(store)
-    with store.transaction() as session:
-        for matcher, scores in results.items():
-            io.save_scores(session, scores, {"matcher": matcher, "beta": 3, "weights": "pyramid"})
     for matcher, title in (("human", "Human F3 (assessors' judgments)"),
                            ("binarized", "BINARIZED F3 (automatic, character unigrams, theta 0.5)")):
         click.echo("")
         click.echo(table(results[matcher], f"== {title}, pyramid weights, C = mean nugget length =="), nl=False)
-    ir_results = score_ir4qa(store, folders)
+    ir_results = score_ir4qa(store)
     if ir_results:
-        rows = {r.run_id: [f"{r.means[m]:.4f}" for m in MEASURES] for r in ir_results}
         click.echo("")
-        click.echo(grouped_table(ir_results, ["RUN", *MEASURES], rows,
-                                 "== IR4QA: AP, Q-measure and nDCG@1000, gain = relevance level =="), nl=False)
+        click.echo(ir4qa_table(ir_results.runs, "== IR4QA: AP, Q-measure and nDCG@1000, gain = relevance level =="),
+                   nl=False)
     if serve:
         _serve(store, host, port)
 

@@ -8,19 +8,23 @@ import click
 
 from sepia import config
 from sepia.formats import model
+from sepia.formats.errors import FormatError
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.read import FORMATS
 from sepia.formats.validate import JUDGMENTS, validate_file
 from sepia.formats.write import to_xml
-from sepia.store import io
+from sepia.ir4qa import qrels as qrels_tsv
+from sepia.store import io, relevance
 from sepia.store.db import Store
+
+QRELS = "qrels"
 
 
 def _read_all(paths, format_name):
     """Validate every file before anything is written; stop with all problems if any is bad."""
     loaded, bad = [], False
     for path in paths:
-        obj, problems = validate_file(path, format_name)
+        obj, problems = _validate_qrels(path) if _is_qrels(path, format_name) else validate_file(path, format_name)
         for problem in problems:
             click.echo(str(problem), err=True)
         bad = bad or obj is None
@@ -31,7 +35,25 @@ def _read_all(paths, format_name):
     return loaded
 
 
-def _import_one(session, obj, replace: bool) -> str:
+def _is_qrels(path, format_name) -> bool:
+    """Qrels when told, or a .tsv / .txt file whose header is a qrels header (else judgments)."""
+    if format_name is not None or not str(path).endswith((".tsv", ".txt")):
+        return format_name == QRELS
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return qrels_tsv.is_qrels_header(handle.readline(4096).rstrip("\r\n"))
+
+
+def _validate_qrels(path):
+    try:
+        return qrels_tsv.QrelsFile(qrels_tsv.read_qrels_rows(path)), []
+    except FormatError as exc:
+        return None, exc.problems
+
+
+def _import_one(session, obj, replace: bool, assessor: str) -> str:
+    if isinstance(obj, qrels_tsv.QrelsFile):
+        count = relevance.import_qrels(session, obj.rows, assessor, replace)
+        return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
     if isinstance(obj, model.TopicSet):
         return f"{io.import_topics(session, obj, replace)} topics"
     if isinstance(obj, model.GoldStandard):
@@ -44,16 +66,20 @@ def _import_one(session, obj, replace: bool) -> str:
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS,)),
-              help="The files' format; detected when not given (.tsv files are judgments).")
+@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS, QRELS)),
+              help="The files' format; detected when not given (.tsv files are nugget judgments, or qrels "
+                   "when their header is topic_id docid level).")
 @click.option("--replace", is_flag=True, help="Overwrite topics, nuggets, runs or judgments already stored.")
-def import_(files, format_name, replace):
-    """Import topic sets, gold standards, runs and judgments into the store, one transaction per file."""
+@click.option("--assessor", default=relevance.DEFAULT_ASSESSOR, show_default=True,
+              help="Qrels: the assessor of the rows of a file without an assessor column.")
+def import_(files, format_name, replace, assessor):
+    """Import topic sets, gold standards, runs, nugget judgments and qrels into the store, one
+    transaction per file."""
     store = Store()
     for path, obj in _read_all(files, format_name):
         try:
             with store.transaction() as session:
-                click.echo(f"{path}: imported {_import_one(session, obj, replace)}")
+                click.echo(f"{path}: imported {_import_one(session, obj, replace, assessor)}")
         except io.ImportRefused as exc:
             for reason in exc.reasons:
                 click.echo(f"{path}: {reason}", err=True)
@@ -63,7 +89,7 @@ def import_(files, format_name, replace):
 
 @click.group()
 def export():
-    """Write what the store holds as exchange files (UTF-8 XML, or TSV for judgments)."""
+    """Write what the store holds as exchange files (UTF-8 XML, or TSV for judgments and qrels)."""
 
 
 def _write(data: bytes | str, out: str | None) -> None:
@@ -114,6 +140,19 @@ def export_judgments(run_id, out):
         _write(judgments_to_tsv(io.export_judgments(session, run_id)), out)
 
 
+@export.command("qrels")
+@_lang
+@click.option("--by-assessor", is_flag=True,
+              help="One line per assessor's judgment (topic_id docid level assessor) instead of one level per "
+                   "document combined over the assessors.")
+@_out
+def export_qrels(lang, by_assessor, out):
+    """The relevance judgments as the TSV that `sepia evaluate-ir4qa --qrels` reads."""
+    with Store().transaction() as session:
+        rows = relevance.relevance_rows(session, lang)
+    _write(qrels_tsv.rows_to_tsv(rows) if by_assessor else qrels_tsv.qrels_to_tsv(qrels_tsv.combine(rows)), out)
+
+
 @click.group()
 def db():
     """The campaign store: where it is, and its schema."""
@@ -138,7 +177,8 @@ def db_info():
         click.echo(f"data directory: {config.sepia_home()}")
         for name, table in (("topics", models.Topic), ("nuggets", models.Nugget), ("votes", models.Vote),
                             ("runs", models.Run), ("responses", models.Response),
-                            ("nugget judgments", models.NuggetJudgment), ("documents", models.Document),
+                            ("nugget judgments", models.NuggetJudgment),
+                            ("relevance judgments", models.RelevanceJudgment), ("documents", models.Document),
                             ("users", models.User)):
             click.echo(f"  {name}: {session.scalar(select(func.count()).select_from(table))}")
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from sepia import vocab
 from sepia.formats.model import IR4QARun
@@ -28,21 +28,40 @@ class IRRunScore:
                 "topics": [{"topic_id": t, **s.as_dict()} for t, s in self.topics.items()]}
 
 
-def evaluate_ir4qa(qrels: Qrels, runs: Sequence[IR4QARun], gains: Sequence[float], cutoff: int = 1000
+@dataclass
+class IR4QAResults:
+    """Ranked run scores with the gains and cut-off they were computed with."""
+    runs: list[IRRunScore]
+    gains: list[float]
+    cutoff: int = 1000
+
+    @property
+    def settings(self) -> dict:
+        return {"gains": ":".join(f"{g:g}" for g in self.gains), "cutoff": self.cutoff, "beta": 1}
+
+
+def evaluate_ir4qa(qrels: Qrels, runs: Iterable[IR4QARun], gains: Sequence[float], cutoff: int = 1000
                    ) -> list[IRRunScore]:
     """Every run over the qrels topics of its target language that have a relevant document; a topic
     the run did not answer scores 0. Ranked by mean Q, then AP."""
-    results = []
-    for run in runs:
-        parsed = vocab.parse_run_id(run.metadata.run_id)
-        topics = sorted(t for t, judged in qrels.items() if any(level > 0 for level in judged.values())
-                        and (parsed is None or vocab.topic_language(t) == parsed.target_lang))
-        rankings = {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
-        scores = {t: score_ranking(rankings.get(t, []), qrels[t], gains, cutoff) for t in topics}
-        warnings = [f"run {run.metadata.run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in qrels]
-        if not topics:
-            warnings.append(f"run {run.metadata.run_id}: the qrels have no topic of its language with a relevant document")
-        means = {m: sum(getattr(s, m.lower()) for s in scores.values()) / len(scores) if scores else 0.0
-                 for m in MEASURES}
-        results.append(IRRunScore(run.metadata.run_id, means, scores, warnings))
+    return ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gains, cutoff) for run in runs)
+
+
+def evaluate_ir4qa_run(qrels: Qrels, run: IR4QARun, gains: Sequence[float], cutoff: int = 1000) -> IRRunScore:
+    """One run's scores (see `evaluate_ir4qa`)."""
+    parsed = vocab.parse_run_id(run.metadata.run_id)
+    topics = sorted(t for t, judged in qrels.items() if any(level > 0 for level in judged.values())
+                    and (parsed is None or vocab.topic_language(t) == parsed.target_lang))
+    rankings = {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
+    scores = {t: score_ranking(rankings.get(t, []), qrels[t], gains, cutoff) for t in topics}
+    warnings = [f"run {run.metadata.run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in qrels]
+    if not topics:
+        warnings.append(f"run {run.metadata.run_id}: the qrels have no topic of its language with a relevant document")
+    means = {m: sum(getattr(s, m.lower()) for s in scores.values()) / len(scores) if scores else 0.0
+             for m in MEASURES}
+    return IRRunScore(run.metadata.run_id, means, scores, warnings)
+
+
+def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:
+    """Best mean Q first, then AP; ties in run ID order."""
     return sorted(results, key=lambda r: (-r.means["Q"], -r.means["AP"], r.run_id))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from sepia import vocab
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
@@ -43,6 +43,14 @@ class Settings:
     tokenizer: Tokenizer = field(default_factory=Tokenizer)
     as_set: bool = False
 
+    def describe(self) -> dict:
+        """The settings as `sepia evaluate` prints them (and the store keeps them with the scores)."""
+        allowance = Allowance({}, self.allowance_per_type, self.allowance).describe()
+        return {"matcher": self.matcher, "beta": self.beta,
+                "theta": self.theta if self.matcher == "binarized" else None, "weights": self.weights,
+                "allowance": allowance,
+                "tokens": self.tokenizer.describe() + (", as a set" if self.as_set else ", as a bag")}
+
 
 def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str = "binarized",
                   judgments: Sequence[Judgment] | None = None, beta: float = 3.0, theta: float = 0.5,
@@ -77,10 +85,15 @@ class Evaluator:
             self.warnings += [f"topic {topic.topic_id}: {note}" for note in notes]
             self.topics_by_lang[topic_lang(gold, topic)].append(topic)
 
-    def rank(self, runs: Sequence[CCLQARun]) -> list[RunScore]:
-        return sorted((self.evaluate(run) for run in runs), key=lambda r: (-r.score, r.run_id))
+    def rank(self, runs: Iterable[CCLQARun]) -> list[RunScore]:
+        return ranked(self.evaluate(run) for run in runs)
 
-    def evaluate(self, run: CCLQARun) -> RunScore:
+    def evaluate(self, run: CCLQARun, judgments: Sequence[Judgment] | None = None) -> RunScore:
+        """One run's scores. For the human matcher, `judgments` (when given) replace those the
+        evaluator was made with: a caller may bring each run's judgments with the run."""
+        matcher = self.matcher
+        if judgments is not None and isinstance(matcher, HumanMatcher):
+            matcher = HumanMatcher(judgments)
         parsed = vocab.parse_run_id(run.run_id)
         lang = parsed.target_lang if parsed else self.gold.lang
         topics = self.topics_by_lang.get(lang, [])
@@ -93,14 +106,14 @@ class Evaluator:
             warnings.append(f"run {run.run_id} answers topics the gold standard lacks (ignored): {', '.join(unknown)}")
         scores = []
         answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
-        batched = self._batched_scores(run.run_id, topics, answer_lists)
+        batched = _batched_scores(matcher, run.run_id, topics, answer_lists)
         for i, (topic, answers) in enumerate(zip(topics, answer_lists)):
-            if answers and isinstance(self.matcher, HumanMatcher) and self.matcher.unjudged(run.run_id, topic.topic_id):
+            if answers and isinstance(matcher, HumanMatcher) and matcher.unjudged(run.run_id, topic.topic_id):
                 warnings.append(f"run {run.run_id} topic {topic.topic_id}: no human judgments (scored as no match)")
             if batched is not None:
                 match_scores = batched[i]
             elif answers:
-                match_scores = self.matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers)
+                match_scores = matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers)
             else:
                 match_scores = []
             scores.append(topic_score(
@@ -111,15 +124,21 @@ class Evaluator:
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
                         scores, self.warnings + warnings)
 
-    def _batched_scores(self, run_id: str, topics, answer_lists) -> list[list[float]] | None:
-        """Every topic's match scores from one call, for matchers that can batch (softmatch,
-        BINARIZED); [] for a topic without answers, as `evaluate` expects."""
-        if not hasattr(self.matcher, "scores_many"):
-            return None
-        answered = [i for i, answers in enumerate(answer_lists) if answers]
-        many = iter(self.matcher.scores_many(run_id, [(topics[i].nuggets, answer_lists[i]) for i in answered]))
-        answered = set(answered)
-        return [next(many) if i in answered else [] for i in range(len(topics))]
+
+def ranked(results: Iterable[RunScore]) -> list[RunScore]:
+    """Best score first; ties in run ID order."""
+    return sorted(results, key=lambda r: (-r.score, r.run_id))
+
+
+def _batched_scores(matcher, run_id: str, topics, answer_lists) -> list[list[float]] | None:
+    """Every topic's match scores from one call, for matchers that can batch (softmatch,
+    BINARIZED); [] for a topic without answers, as `evaluate` expects."""
+    if not hasattr(matcher, "scores_many"):
+        return None
+    answered = [i for i, answers in enumerate(answer_lists) if answers]
+    many = iter(matcher.scores_many(run_id, [(topics[i].nuggets, answer_lists[i]) for i in answered]))
+    answered = set(answered)
+    return [next(many) if i in answered else [] for i in range(len(topics))]
 
 
 def _mean(values: Sequence[float]) -> float:

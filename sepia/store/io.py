@@ -278,7 +278,7 @@ def save_scores(session: Session, scores, settings: dict) -> int:
     """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL)."""
     import json
 
-    runs = {r.run_id: r.id for r in session.scalars(select(db.Run))}
+    runs = {r.run_id: r.id for r in session.scalars(select(db.Run).where(db.Run.kind == "cclqa"))}
     measure = f"F{settings.get('beta', 3):g}"
     rows = 0
     for run_score in scores:

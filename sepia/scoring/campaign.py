@@ -1,0 +1,116 @@
+"""Scoring what the campaign store holds: the CCLQA runs against the stored gold standard and nugget
+judgments, the IR4QA runs against the stored relevance judgments. The numbers are those of the same
+data scored from files (`sepia evaluate --store`, `sepia evaluate-ir4qa --store`, the web tool's
+results pages).
+
+Runs are read and scored one at a time, each with a few queries, so memory holds one run (and the
+gold standard or qrels), however many runs the store has.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from sepia import vocab
+from sepia.ir4qa.evaluate import IR4QAResults, evaluate_ir4qa_run, ranked_ir4qa
+from sepia.ir4qa.measures import default_gains, parse_gains
+from sepia.scoring.evaluate import Evaluator, RunScore, Settings, ranked
+from sepia.store import io
+from sepia.store import models as db
+from sepia.store.db import Store
+from sepia.store.relevance import load_qrels
+from sepia.store.results import replace_cclqa_scores, replace_ir4qa_scores
+
+TASK_NAMES = {"cclqa": "CCLQA", "ir4qa": "IR4QA"}
+
+
+class NothingToScore(Exception):
+    """The store lacks what scoring needs (runs, a gold standard, judgments) or a run asked for."""
+
+
+def score_stored_runs(store: Store, settings: Settings | dict | None = None, run_ids: Sequence[str] | None = None,
+                      lang_pairs: Sequence[str] | None = None, save: bool = True) -> list[RunScore]:
+    """F-scores of the stored CCLQA runs (all, or those named, or those of the language pairs given)
+    against the stored gold standard and, for the human matcher, the stored nugget judgments of all
+    assessors; ranked, best first. `settings` is a `Settings` or a dict of its fields
+    (`{"matcher": "human", "beta": 3}`). With `save`, the scores replace those the runs had under the
+    same settings in evaluation_result (`settings.describe()` is what is kept with them).
+
+    Raises NothingToScore when the store lacks runs, a gold standard or (human) judgments."""
+    settings = settings if isinstance(settings, Settings) else Settings(**(settings or {}))
+    human = settings.matcher == "human"
+    with store.transaction() as session:
+        ids = stored_run_ids(session, "cclqa", run_ids, lang_pairs)
+        gold = io.export_gold(session)
+        if not gold.topics:
+            raise NothingToScore("the store holds no gold standard (no topic has nuggets): "
+                                 "import one with `sepia import GOLD.xml`")
+        if human and not session.scalar(select(func.count()).select_from(db.NuggetJudgment)):
+            raise NothingToScore("the store holds no nugget judgments for the human matcher: import them "
+                                 "with `sepia import JUDGMENTS.tsv`, or choose an automatic matcher")
+        evaluator = Evaluator(gold, settings, [] if human else None)
+        results = ranked(evaluator.evaluate(run, judgments)
+                         for run, judgments in _stored_runs(session, "cclqa", ids, with_judgments=human))
+    if save:
+        with store.transaction() as session:
+            replace_cclqa_scores(session, results, settings.describe())
+    return results
+
+
+def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None, cutoff: int = 1000,
+                       run_ids: Sequence[str] | None = None, lang_pairs: Sequence[str] | None = None,
+                       save: bool = True) -> IR4QAResults:
+    """AP, Q-measure and nDCG of the stored IR4QA runs (all, or those named, or those of the language
+    pairs given) against the stored relevance judgments, each document's level combined over its
+    assessors (the upper median, `sepia.ir4qa.qrels.combine`). `gains` as `[1, 2, 3]` or "1:2:3";
+    by default the level itself, up to the highest level judged. With `save`, the scores replace
+    those the runs had under the same settings in evaluation_result.
+
+    Raises NothingToScore when the store lacks runs or relevance judgments; ValueError for bad gains
+    or a level that has no gain."""
+    with store.transaction() as session:
+        ids = stored_run_ids(session, "ir4qa", run_ids, lang_pairs)
+        qrels = load_qrels(session)
+        if not qrels:
+            raise NothingToScore("the store holds no relevance judgments: import a qrels file with "
+                                 "`sepia import QRELS.tsv`")
+        gain_list = parse_gains(gains) if isinstance(gains, str) else list(gains or default_gains(qrels))
+        runs = ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gain_list, cutoff)
+                            for run, _ in _stored_runs(session, "ir4qa", ids))
+    results = IR4QAResults(runs, gain_list, cutoff)
+    if save:
+        with store.transaction() as session:
+            replace_ir4qa_scores(session, runs, results.settings)
+    return results
+
+
+def stored_run_ids(session: Session, kind: str, run_ids: Sequence[str] | None = None,
+                   lang_pairs: Sequence[str] | None = None) -> list[str]:
+    """The IDs of the stored runs of that kind, all or those named (each must be stored), of the
+    language pairs given (`CS-CS`), if any."""
+    query = select(db.Run.run_id).where(db.Run.kind == kind).order_by(db.Run.target_lang, db.Run.run_id)
+    if run_ids:
+        query = query.where(db.Run.run_id.in_(list(run_ids)))
+    ids = list(session.scalars(query))
+    missing = [r for r in dict.fromkeys(run_ids or []) if r not in ids]
+    if missing:
+        raise NothingToScore(f"no {TASK_NAMES[kind]} run {', '.join(missing)} in the store")
+    if lang_pairs:
+        pairs = {p.upper() for p in lang_pairs}
+        ids = [r for r in ids if vocab.language_pair_of(r) in pairs]
+    if not ids:
+        among = f" of {', '.join(sorted({p.upper() for p in lang_pairs}))}" if lang_pairs else ""
+        raise NothingToScore(f"the store holds no {TASK_NAMES[kind]} runs{among}: import some with "
+                             "`sepia import RUN.xml`")
+    return ids
+
+
+def _stored_runs(session: Session, kind: str, run_ids: Iterable[str], with_judgments: bool = False):
+    """(run, its nugget judgments or None) for each run, one run in memory at a time."""
+    for run_id in run_ids:
+        run = io.export_run(session, run_id, kind)
+        judgments = io.export_judgments(session, run_id) if with_judgments else None
+        session.expunge_all()  # the rows of this run are not needed again
+        yield run, judgments
