@@ -5,7 +5,8 @@ import os
 
 from sepia import config, vocab
 from sepia.formats import model
-from sepia.formats.errors import Problem
+from sepia.formats.errors import MAX_PROBLEMS, Problem, capped
+from sepia.formats.xmlsafe import LoadedXml
 
 
 def cited_docids(obj) -> tuple[str | None, list[str]]:
@@ -29,7 +30,7 @@ def store_is_configured() -> bool:
     return (config.home_path() / "sepia.db").exists()
 
 
-def unknown_docid_warnings(path: str, data: bytes, obj) -> list[Problem]:
+def unknown_docid_warnings(loaded: LoadedXml, obj) -> list[Problem]:
     """One warning per DOCID the store's collection of that language lacks (none when it has no such
     collection: then nothing can be said)."""
     lang, docids = cited_docids(obj)
@@ -44,20 +45,21 @@ def unknown_docid_warnings(path: str, data: bytes, obj) -> list[Problem]:
             counts = document_counts(session)
             if (lang and not counts.get(lang)) or not counts:
                 return []
-            missing = missing_docids(session, docids)
+            missing = missing_docids(session, docids)  # one query per few hundred DOCIDs
     finally:
         store.dispose()
     collection = f"the {lang} collection" if lang else "the collections"
-    return [Problem(path, *_position(data, docid), f"document {docid} is not in {collection}", "warning")
-            for docid in dict.fromkeys(d for d in docids if d in missing)]
+    cited = list(_first_citations(loaded, missing).items())  # in file order: place only those shown
+    return capped([loaded.problem(element, f"document {docid} is not in {collection}", "warning", of)
+                   for docid, (element, of) in cited[:MAX_PROBLEMS + 1]], "unknown documents", len(cited))
 
 
-def _position(data: bytes, docid: str) -> tuple[int, int]:
-    needle = docid.encode()
-    for pattern in (b'"' + needle + b'"', b">" + needle + b"<"):
-        offset = data.find(pattern)
-        if offset >= 0:
-            offset += 1
-            line = data.count(b"\n", 0, offset) + 1
-            return line, len(data[data.rfind(b"\n", 0, offset) + 1:offset].decode("utf-8", "replace")) + 1
-    return 1, 1
+def _first_citations(loaded: LoadedXml, docids: set[str]) -> dict[str, tuple]:
+    """Where each of `docids` is cited first: the element, and the attribute or text that names it."""
+    first: dict[str, tuple] = {}
+    for element in loaded.root.iter("DOCUMENT", "SOURCE", "DOCID"):
+        of = "#text" if element.tag == "DOCID" else "DOCID"
+        docid = (element.text or "").strip() if of == "#text" else element.get("DOCID", "")
+        if docid in docids and docid not in first:
+            first[docid] = element, of
+    return first

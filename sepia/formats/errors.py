@@ -1,7 +1,9 @@
 """Problems found in input files, reported as `PATH:LINE:COLUMN: message` (spec section 2)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+MAX_PROBLEMS = 1000  # of each kind listed per file: a hostile file can raise millions
 
 
 @dataclass(frozen=True, order=True)
@@ -15,6 +17,18 @@ class Problem:
     def __str__(self) -> str:
         prefix = "warning: " if self.severity == "warning" else ""
         return f"{self.path}:{self.line}:{self.column}: {prefix}{self.message}"
+
+
+def capped(problems: list[Problem], what: str = "problems", total: int | None = None) -> list[Problem]:
+    """The first MAX_PROBLEMS problems in file order, then one line, where the rest begin, counting
+    them (`total` problems in all when only the first of them were made)."""
+    problems = sorted(problems)
+    rest = problems[MAX_PROBLEMS:]
+    if not rest:
+        return problems
+    more = (len(problems) if total is None else total) - MAX_PROBLEMS
+    severity = "error" if any(p.severity == "error" for p in rest) else "warning"
+    return problems[:MAX_PROBLEMS] + [replace(rest[0], message=f"{more:,} more {what} not shown", severity=severity)]
 
 
 class FormatError(Exception):

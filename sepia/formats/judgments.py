@@ -1,14 +1,18 @@
 """The human nugget judgments TSV: `topic_id run_id answer_rank nugget_id match assessor`."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Iterable
 
-from sepia import vocab
-from sepia.formats.errors import FormatError, Problem
+from sepia import limits, vocab
+from sepia.formats.errors import FormatError, Problem, capped
 from sepia.formats.model import Judgment
 
 HEADER = ("topic_id", "run_id", "answer_rank", "nugget_id", "match", "assessor")
+# The longest value each text field may have: what the store can hold.
+LENGTHS = {0: limits.TOPIC_ID, 1: limits.RUN_ID, 3: limits.NUGGET_ID, 5: limits.ASSESSOR}
+RANK = re.compile(r"0*[1-9][0-9]{0,9}")  # ASCII digits, few enough for int() and the store
 
 
 def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
@@ -30,7 +34,8 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
         if len(fields) != len(HEADER):
             problems.append(Problem(name, number, 1, f"expected {len(HEADER)} tab-separated fields, got {len(fields)}"))
             continue
-        topic_id, run_id, rank, nugget_id, match, assessor = (f.strip() for f in fields)
+        values = [f.strip() for f in fields]
+        topic_id, run_id, rank, nugget_id, match, assessor = values
 
         def column(i: int) -> int:
             return sum(len(f) + 1 for f in fields[:i]) + 1
@@ -39,14 +44,18 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
             problems.append(Problem(name, number, column(0), f"topic ID {topic_id!r} is not well formed"))
         if not run_id:
             problems.append(Problem(name, number, column(1), "run ID is empty"))
-        if not rank.isdigit() or int(rank) < 1:
-            problems.append(Problem(name, number, column(2), f"answer_rank must be a positive integer, got {rank!r}"))
+        if not RANK.fullmatch(rank) or int(rank) > limits.INTEGER:
+            problems.append(Problem(name, number, column(2), f"answer_rank must be a positive integer up to "
+                                                             f"{limits.INTEGER}, got {rank!r}"))
         if not nugget_id:
             problems.append(Problem(name, number, column(3), "nugget ID is empty"))
         if match not in ("0", "1"):
             problems.append(Problem(name, number, column(4), f"match must be 1 or 0, got {match!r}"))
         if not assessor:
             problems.append(Problem(name, number, column(5), "assessor is empty"))
+        for i, limit in LENGTHS.items():
+            if too_long := limits.too_long(HEADER[i], values[i], limit):
+                problems.append(Problem(name, number, column(i), too_long))
         if problems and problems[-1].line == number:
             continue
         key = (topic_id, run_id, int(rank), nugget_id, assessor)
@@ -56,7 +65,7 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
         seen[key] = number
         judgments.append(Judgment(topic_id, run_id, int(rank), nugget_id, match == "1", assessor))
     if problems:
-        raise FormatError(problems)
+        raise FormatError(capped(problems))
     return judgments
 
 

@@ -5,28 +5,21 @@ Every file is checked against its XSD and then against the rules a schema cannot
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
 from lxml import etree
 
-from sepia import vocab
+from sepia import limits, vocab
 from sepia.formats import model
-from sepia.formats.errors import FormatError, Problem
+from sepia.formats.errors import FormatError, Problem, capped
+from sepia.formats.schema import schema_problems
 from sepia.formats.xmlsafe import LoadedXml, load_xml, parse_xml
-from sepia.resources import schema_path
 
 FORMATS = ("topic", "qa", "ir4qa", "cclqa", "gold")
 RUN_FORMATS = {"QUESTION_ANALYSIS": "qa", "IR4QA_RESULT": "ir4qa", "CCLQA_RESULT": "cclqa"}
 MAX_DOCUMENTS_PER_TOPIC = 1000
-MAX_SCHEMA_PROBLEMS = 1000
 RUN_CLASSES = {"qa": model.QARun, "ir4qa": model.IR4QARun, "cclqa": model.CCLQARun}
-
-
-@lru_cache(maxsize=None)
-def _schema(format_name: str) -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(schema_path(format_name))))
 
 
 def detect_format(root: etree._Element) -> str | None:
@@ -104,6 +97,8 @@ class _Reader:
         if meta is not None and run_id and parsed is None:
             self.error(meta.find("RUNID"), f"run ID {run_id!r} is not of the form TEAM-SRC-TGT-NN-X "
                        f"(e.g. KECIR-CS-CS-01-T; language pairs {' '.join(vocab.LANGUAGE_PAIRS)}; X is T, D or DN)")
+        if parsed and (too_long := limits.too_long("the run ID's TEAM part", parsed.team, limits.TEAM)):
+            self.error(meta.find("RUNID"), too_long)
         stem = Path(path).name.split(".")[0]
         if parsed and vocab.parse_run_id(stem) and stem != run_id:
             self.error(meta.find("RUNID"), f"run ID {run_id} does not match the file name {Path(path).name}")
@@ -277,39 +272,17 @@ def read_loaded(loaded: LoadedXml, format_name: str | None = None):
                                                 "name it with --format " + "|".join(FORMATS))])
     if format_name not in FORMATS:
         raise ValueError(f"unknown format {format_name!r}")
-    schema = _schema(format_name)
-    problems = []
-    valid = schema.validate(root.getroottree())
-    if not valid:
-        errors = list(schema.error_log)
-        problems = [_schema_problem(loaded, e, format_name) for e in errors[:MAX_SCHEMA_PROBLEMS]]
-        if len(errors) > MAX_SCHEMA_PROBLEMS:  # a hostile file can raise millions; say how many
-            last = errors[MAX_SCHEMA_PROBLEMS]
-            problems.append(Problem(loaded.path, last.line, max(last.column, 1),
-                                    f"{len(errors) - MAX_SCHEMA_PROBLEMS:,} more schema problems not shown"))
-    reader = _Reader(loaded, schema_valid=valid)
+    problems = schema_problems(loaded, format_name)
+    reader = _Reader(loaded, schema_valid=not problems)
     if format_name in ("topic", "gold"):
         obj = getattr(reader, format_name)(root)
     else:
         obj = reader.run(root, loaded.path, format_name)
-    problems += reader.problems
+    problems += capped(reader.problems)
     errors = [p for p in problems if p.severity == "error"]
     if errors:
         raise FormatError(problems)
     return obj, problems
-
-
-def _schema_problem(loaded: LoadedXml, entry, format_name: str) -> Problem:
-    """libxml2 gives schema errors a line but no column: find the element by its path."""
-    message = f"{entry.message} ({format_name} schema)"
-    try:
-        found = loaded.root.getroottree().xpath(entry.path) if entry.path else []
-    except etree.XPathError:  # a path with namespace prefixes the schema does not know
-        found = []
-    if found and isinstance(found[0], etree._Element):
-        line, column = loaded.position(found[0])
-        return Problem(loaded.path, line, column, message)
-    return Problem(loaded.path, entry.line, max(entry.column, 1), message)
 
 
 def read_file(path: str | Path, format: str | None = None, max_bytes: int | None = None):

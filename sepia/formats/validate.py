@@ -20,6 +20,6 @@ def validate_file(path: str | Path, format_name: str | None = None,
             return read_judgments(path), []
         loaded = load_xml(path, max_bytes)
         obj, problems = read_loaded(loaded, format_name)
-        return obj, problems + unknown_docid_warnings(loaded.path, loaded.data, obj)
+        return obj, problems + unknown_docid_warnings(loaded, obj)
     except FormatError as exc:
         return None, exc.problems

@@ -6,13 +6,14 @@ no SEPIA format needs one, so it is refused before the parser sees the file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from lxml import etree
 
 from sepia import config
-from sepia.formats.errors import FormatError, Problem
+from sepia.formats.errors import FormatError, Problem, capped
 
 _DANGEROUS = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
 _ENCODING_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
@@ -30,37 +31,69 @@ class LoadedXml:
     path: str
     data: bytes
     root: etree._Element
+    # Found once per file, so that asking many positions stays linear in the file.
+    _starts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+    _nths: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def position(self, element: etree._Element) -> tuple[int, int]:
-        """Line and column of an element's start tag (lxml keeps only the line; find the column)."""
+    def position(self, element: etree._Element, of: str | None = None) -> tuple[int, int]:
+        """Line and column of an element's start tag (lxml keeps only the line; find the column),
+        or of a value in it: of an attribute named `of`, or of its text when `of` is "#text"."""
         line = element.sourceline or 1
-        lines = self._lines()
-        if line > len(lines):
+        starts = self._tag_starts(line, element.tag) if line <= len(self._lines) else []
+        nth = self._nth_on_line(element)
+        if nth >= len(starts):
             return line, 1
-        text = lines[line - 1]
-        tag = f"<{element.tag}".encode()
-        # Several elements of the same name may share a line: count which one this is.
-        nth = 0
-        for other in self.root.iter(element.tag):
-            if other is element:
-                break
-            if other.sourceline == line:
-                nth += 1
-        start = -1
-        for _ in range(nth + 1):
-            start = _find_tag(text, tag, start + 1)
-            if start < 0:
-                return line, 1
-        return line, len(text[:start].decode("utf-8", "replace")) + 1
+        offset, column = starts[nth]
+        if of is not None:
+            text = self._lines[line - 1]
+            end = text.find(b"<", offset + 1)  # no attribute value holds a "<": the element ends before
+            value = (_TEXT_START if of == "#text" else _attribute_start(of)).search(
+                text, offset, len(text) if end < 0 else end)
+            if value:
+                return line, column + len(text[offset:value.end()].decode("utf-8", "replace"))
+        return line, column
 
+    @cached_property
     def _lines(self) -> list[bytes]:
-        if not hasattr(self, "_line_cache"):
-            self._line_cache = self.data.split(b"\n")
-        return self._line_cache
+        return self.data.split(b"\n")
 
-    def problem(self, element: etree._Element, message: str, severity: str = "error") -> Problem:
-        line, column = self.position(element)
+    def _tag_starts(self, line: int, tag: str) -> list[tuple[int, int]]:
+        """Byte offset and column of each `<tag` on a line."""
+        if (line, tag) not in self._starts:
+            text, needle = self._lines[line - 1], f"<{tag}".encode()
+            starts, column, previous = [], 1, 0
+            found = _find_tag(text, needle, 0)
+            while found >= 0:
+                column += len(text[previous:found].decode("utf-8", "replace"))
+                starts.append((found, column))
+                previous, found = found, _find_tag(text, needle, found + 1)
+            self._starts[line, tag] = starts
+        return self._starts[line, tag]
+
+    def _nth_on_line(self, element: etree._Element) -> int:
+        """How many elements of the same name start before this one on its line."""
+        if element.tag not in self._nths:
+            counts, previous_line, nth = {}, None, 0
+            for other in self.root.iter(element.tag):
+                nth = nth + 1 if other.sourceline == previous_line else 0
+                previous_line = other.sourceline
+                if nth:  # held here, these elements keep their proxies, so identity lookups work
+                    counts[other] = nth
+            self._nths[element.tag] = counts
+        return self._nths[element.tag].get(element, 0)
+
+    def problem(self, element: etree._Element, message: str, severity: str = "error",
+                of: str | None = None) -> Problem:
+        line, column = self.position(element, of)
         return Problem(self.path, line, column, message, severity)
+
+
+_TEXT_START = re.compile(rb">\s*")
+
+
+@lru_cache(maxsize=None)
+def _attribute_start(name: str) -> re.Pattern:
+    return re.compile(rb"\s" + re.escape(name.encode()) + rb"\s*=\s*[\"']")
 
 
 def _find_tag(text: bytes, tag: bytes, start: int) -> int:
@@ -104,7 +137,7 @@ def parse_xml(data: bytes, name: str = "<input>") -> LoadedXml:
     except etree.XMLSyntaxError as exc:
         problems = [Problem(name, e.line or 1, max(e.column, 1), f"not well-formed XML: {e.message}")
                     for e in exc.error_log] or [Problem(name, 1, 1, f"not well-formed XML: {exc}")]
-        raise FormatError(problems[:50]) from None
+        raise FormatError(capped(problems, "syntax problems")) from None
     return LoadedXml(name, data, root)
 
 

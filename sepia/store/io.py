@@ -16,6 +16,11 @@ from sepia.scoring.weights import nugget_weights
 from sepia.store import models as db
 
 
+# IDs per IN (...) list: PostgreSQL takes at most 65,535 parameters in one statement (SQLAlchemy
+# keeps its multi-row inserts under that limit by itself).
+CHUNK = 5000
+
+
 class ImportRefused(Exception):
     """The store refuses an import; nothing was written. Carries every reason."""
 
@@ -32,9 +37,12 @@ def _topic_lang(topic_id: str, fallback: str | None) -> str:
 
 def _existing_topics(session: Session, ids: Iterable[str]) -> dict[str, db.Topic]:
     ids = list(ids)
-    found = session.scalars(select(db.Topic).where(db.Topic.id.in_(ids)).options(
-        selectinload(db.Topic.texts), selectinload(db.Topic.nuggets))).all() if ids else []
-    return {t.id: t for t in found}
+    found: dict[str, db.Topic] = {}
+    for i in range(0, len(ids), CHUNK):
+        found.update((t.id, t) for t in session.scalars(
+            select(db.Topic).where(db.Topic.id.in_(ids[i:i + CHUNK])).options(
+                selectinload(db.Topic.texts), selectinload(db.Topic.nuggets))))
+    return found
 
 
 def import_topics(session: Session, topic_set: model.TopicSet, replace: bool = False) -> int:

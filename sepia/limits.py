@@ -1,0 +1,22 @@
+"""The largest values the campaign store's columns hold, in one place.
+
+A file that `sepia validate` accepts must import on every database: PostgreSQL refuses a value longer
+than its varchar column, or an integer beyond 32 bits, where SQLite would store it. The schemas in
+`schemas/` repeat these numbers as facets, and a test checks that they and the store's columns agree.
+"""
+from __future__ import annotations
+
+TOPIC_ID = 64  # topic.id and every topic_id column
+NUGGET_ID = 64  # nugget.label
+RUN_ID = 200  # run.run_id, run.ir4qa_run
+TEAM = 100  # run.team: the TEAM part of a run ID
+DOCID = 200  # every docid column
+ASSESSOR = 100  # vote.assessor, nugget_judgment.assessor
+INTEGER = 2**31 - 1  # INTEGER columns (ranks, vote counts)
+
+
+def too_long(what: str, value: str, limit: int) -> str | None:
+    """The problem with a value too long for its column, or None when it fits."""
+    if len(value) > limit:
+        return f"{what} is {len(value)} characters long; the store holds at most {limit}"
+    return None
