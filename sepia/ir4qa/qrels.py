@@ -12,15 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from sepia import vocab
+from sepia import limits, vocab
 from sepia.formats.errors import FormatError, Problem
 
 HEADER = ("topic_id", "docid", "level")
 ASSESSOR_HEADER = (*HEADER, "assessor")
-# The longest values the store's relevance_judgment columns hold, and its largest integer: a file
-# that reads here must import on every database.
-MAX_LENGTH = {"topic ID": 64, "DOCID": 200, "assessor": 100}
-MAX_LEVEL = 2**31 - 1
+# The longest values the store's relevance_judgment columns hold: a file that reads here must import
+# on every database.
+MAX_LENGTH = {"topic ID": limits.TOPIC_ID, "DOCID": limits.DOCID, "assessor": limits.ASSESSOR}
 
 Qrels = dict[str, dict[str, int]]  # topic -> docid -> level
 
@@ -72,7 +71,7 @@ def parse_qrels_rows(text: str, name: str = "<input>") -> list[RelevanceRow]:
             problems.append(Problem(name, number, len(topic_id) + 2, "DOCID is empty"))
         elif too_long := _too_long("DOCID", docid):
             problems.append(Problem(name, number, len(topic_id) + 2, too_long))
-        elif not (level.isascii() and level.isdigit()) or int(level) > MAX_LEVEL:
+        elif not (level.isascii() and level.isdigit()) or int(level) > limits.INTEGER:
             problems.append(Problem(name, number, column,
                                     f"level must be 0, 1, 2, ... or L0, L1, ..., got {level_text!r}"))
         elif assessor is not None and not assessor:
@@ -92,9 +91,7 @@ def parse_qrels_rows(text: str, name: str = "<input>") -> list[RelevanceRow]:
 
 
 def _too_long(what: str, value: str) -> str | None:
-    if len(value) > MAX_LENGTH[what]:
-        return f"{what} is {len(value)} characters long; the store holds at most {MAX_LENGTH[what]}"
-    return None
+    return limits.too_long(what, value, MAX_LENGTH[what])
 
 
 def combine(rows: Iterable[RelevanceRow | tuple[str, str, int]]) -> Qrels:

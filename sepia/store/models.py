@@ -24,6 +24,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from sepia import limits
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -90,7 +92,7 @@ class Document(Base):
     """One document of a target-language collection, fetched by its DOCID for display and checks."""
     __tablename__ = "document"
     id: Mapped[int] = mapped_column(primary_key=True)
-    docid: Mapped[str] = mapped_column(String(200), unique=True)
+    docid: Mapped[str] = mapped_column(String(limits.DOCID), unique=True)
     lang: Mapped[str] = mapped_column(String(2), index=True)
     title: Mapped[str] = mapped_column(Text, default="")
     date: Mapped[str | None] = mapped_column(String(40))
@@ -114,7 +116,7 @@ class TopicSet(Base):
 class Topic(Base):
     __tablename__ = "topic"
     __table_args__ = (CheckConstraint("status IN ('in_progress', 'completed')", name="ck_topic_status"),)
-    id: Mapped[str] = mapped_column(String(64), primary_key=True)  # e.g. ACLIA2-CS-0001
+    id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), primary_key=True)  # e.g. ACLIA2-CS-0001
     lang: Mapped[str] = mapped_column(String(2), index=True)  # target (collection) language
     # No ON DELETE action: SQLite adds this column in place (see migration 0003) and cannot reflect
     # one; a topic set is emptied before it is deleted.
@@ -164,7 +166,7 @@ class AnswerText(Base):
     __tablename__ = "answer_text"
     id: Mapped[int] = mapped_column(primary_key=True)
     topic_id: Mapped[str] = mapped_column(ForeignKey("topic.id", ondelete="CASCADE"), index=True)
-    docid: Mapped[str] = mapped_column(String(200))
+    docid: Mapped[str] = mapped_column(String(limits.DOCID))
     start: Mapped[int | None] = mapped_column(Integer)  # offset of the first character in the document
     end: Mapped[int | None] = mapped_column(Integer)  # offset one past the last character
     text: Mapped[str] = mapped_column(Text)
@@ -179,7 +181,7 @@ class Nugget(Base):
     __table_args__ = (UniqueConstraint("topic_id", "label", name="uq_nugget_label"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     topic_id: Mapped[str] = mapped_column(ForeignKey("topic.id", ondelete="CASCADE"), index=True)
-    label: Mapped[str] = mapped_column(String(64))  # the NUGGET ID of the gold standard, e.g. N003
+    label: Mapped[str] = mapped_column(String(limits.NUGGET_ID))  # the NUGGET ID of the gold standard, e.g. N003
     text: Mapped[str] = mapped_column(Text)
     position: Mapped[int] = mapped_column(Integer, default=0)
     # A weight given from outside (a gold standard without individual votes).
@@ -203,7 +205,7 @@ class NuggetSource(Base):
     __tablename__ = "nugget_source"
     id: Mapped[int] = mapped_column(primary_key=True)
     nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
-    docid: Mapped[str] = mapped_column(String(200))
+    docid: Mapped[str] = mapped_column(String(limits.DOCID))
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -213,7 +215,7 @@ class Vote(Base):
     __table_args__ = (UniqueConstraint("nugget_id", "assessor", name="uq_vote"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
-    assessor: Mapped[str] = mapped_column(String(100))
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
     vital: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -229,15 +231,15 @@ class Run(Base):
     __table_args__ = (CheckConstraint(f"kind IN {RUN_KINDS}", name="ck_run_kind"),
                       UniqueConstraint("run_id", "kind", name="uq_run_id_kind"))
     id: Mapped[int] = mapped_column(primary_key=True)
-    run_id: Mapped[str] = mapped_column(String(200), index=True)  # TEAM-SRC-TGT-NN-X
+    run_id: Mapped[str] = mapped_column(String(limits.RUN_ID), index=True)  # TEAM-SRC-TGT-NN-X
     kind: Mapped[str] = mapped_column(String(10))
-    team: Mapped[str] = mapped_column(String(100), index=True)
+    team: Mapped[str] = mapped_column(String(limits.TEAM), index=True)
     source_lang: Mapped[str] = mapped_column(String(2))
     target_lang: Mapped[str] = mapped_column(String(2))
     priority: Mapped[int] = mapped_column(Integer)
     variant: Mapped[str] = mapped_column(String(2))
     description: Mapped[str] = mapped_column(Text, default="")
-    ir4qa_run: Mapped[str | None] = mapped_column(String(200))  # the IR4QA run a CCLQA run used
+    ir4qa_run: Mapped[str | None] = mapped_column(String(limits.RUN_ID))  # the IR4QA run a CCLQA run used
     submitted_by: Mapped[str | None] = mapped_column(String(100))
     submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     topics: Mapped[list[RunTopic]] = relationship(
@@ -250,7 +252,7 @@ class RunTopic(Base):
     __table_args__ = (UniqueConstraint("run_id", "topic_id", name="uq_run_topic"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
-    topic_id: Mapped[str] = mapped_column(String(64), index=True)
+    topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), index=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
     run: Mapped[Run] = relationship(back_populates="topics")
     responses: Mapped[list[Response]] = relationship(
@@ -279,7 +281,7 @@ class ResponseDocument(Base):
     __tablename__ = "response_document"
     id: Mapped[int] = mapped_column(primary_key=True)
     response_id: Mapped[int] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"), index=True)
-    docid: Mapped[str] = mapped_column(String(200))
+    docid: Mapped[str] = mapped_column(String(limits.DOCID))
     position: Mapped[int] = mapped_column(Integer, default=0)
 
 
@@ -290,7 +292,7 @@ class RetrievedDocument(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
     rank: Mapped[int] = mapped_column(Integer)
-    docid: Mapped[str] = mapped_column(String(200))
+    docid: Mapped[str] = mapped_column(String(limits.DOCID))
     score: Mapped[float | None] = mapped_column(Float)
 
 
@@ -336,9 +338,9 @@ class Submission(Base):
     earlier one, which stays here (superseded_at set): nothing a team sent is ever lost."""
     __tablename__ = "submission"
     id: Mapped[int] = mapped_column(primary_key=True)
-    run_id: Mapped[str] = mapped_column(String(200), index=True)
+    run_id: Mapped[str] = mapped_column(String(limits.RUN_ID), index=True)
     kind: Mapped[str] = mapped_column(String(10))
-    team: Mapped[str] = mapped_column(String(100), index=True)
+    team: Mapped[str] = mapped_column(String(limits.TEAM), index=True)
     topic_set_id: Mapped[int | None] = mapped_column(ForeignKey("topic_set.id", ondelete="SET NULL"))
     filename: Mapped[str] = mapped_column(String(255))
     sha256: Mapped[str] = mapped_column(String(64))
@@ -381,9 +383,9 @@ class PoolEntry(Base):
     __tablename__ = "pool_entry"
     id: Mapped[int] = mapped_column(primary_key=True)
     pool_id: Mapped[int] = mapped_column(ForeignKey("pool.id", ondelete="CASCADE"), index=True)
-    topic_id: Mapped[str] = mapped_column(String(64), index=True)
+    topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), index=True)
     response_id: Mapped[int | None] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"))
-    docid: Mapped[str | None] = mapped_column(String(200))
+    docid: Mapped[str | None] = mapped_column(String(limits.DOCID))
 
 
 class NuggetJudgment(Base):
@@ -393,7 +395,7 @@ class NuggetJudgment(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     response_id: Mapped[int] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"), index=True)
     nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
-    assessor: Mapped[str] = mapped_column(String(100))
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
     match: Mapped[bool] = mapped_column(Boolean)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -403,9 +405,9 @@ class RelevanceJudgment(Base):
     __tablename__ = "relevance_judgment"
     __table_args__ = (UniqueConstraint("topic_id", "docid", "assessor", name="uq_relevance_judgment"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    topic_id: Mapped[str] = mapped_column(String(64), index=True)
-    docid: Mapped[str] = mapped_column(String(200))
-    assessor: Mapped[str] = mapped_column(String(100))
+    topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), index=True)
+    docid: Mapped[str] = mapped_column(String(limits.DOCID))
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
     level: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -420,7 +422,7 @@ class EvaluationResult(Base):
     measure: Mapped[str] = mapped_column(String(40))  # e.g. F3, AP, Q, nDCG
     matcher: Mapped[str | None] = mapped_column(String(20))
     settings: Mapped[str] = mapped_column(Text, default="{}")  # JSON of the parameters used
-    topic_id: Mapped[str | None] = mapped_column(String(64))
+    topic_id: Mapped[str | None] = mapped_column(String(limits.TOPIC_ID))
     answer_type: Mapped[str | None] = mapped_column(String(20))
     value: Mapped[float] = mapped_column(Float)
     recall: Mapped[float | None] = mapped_column(Float)
