@@ -28,6 +28,7 @@ COMMANDS = {
     "gold": "sepia.commands.gold:gold",
     "metaeval": "sepia.commands.metaeval:metaeval",
     "agreement": "sepia.commands.agreement:agreement",
+    "submit": "sepia.commands.submit:submit",
 }
 
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import pytest
 
+from campaign_helpers import move_window, run_xml, schedule
 from web_helpers import ROLE_USER, app, browser_for, csrf_token, make_topic  # noqa: F401  (fixtures)
 
-from sepia.store.models import ROLES
+from sqlalchemy import select
+
+from sepia.campaign.results import default_settings
+from sepia.campaign.submission import submit_run
+from sepia.store.models import ROLES, EvaluationResult, Run, TaskWindow
+from sepia.store.results import settings_key
 
 PARAMS = {"topic_id": "ACLIA2-CS-0001", "docid": "XIN_CMN_20080101.0001", "answer_id": 1,
-          "nugget_id": 1, "user_id": 1, "filename": "sepia.css"}
+          "nugget_id": 1, "user_id": 1, "filename": "sepia.css", "set_id": 1, "task": "qa",
+          "submission_id": 1, "token_id": 1, "key": "CS-CS-human", "pair": "CS-CS"}
 
 
 def routes(app):
@@ -18,6 +25,8 @@ def routes(app):
     for rule in app.url_map.iter_rules():
         view = app.view_functions[rule.endpoint]
         url = rule.build({name: PARAMS[name] for name in rule.arguments}, append_unknown=False)[1]
+        if getattr(view, "token_auth", False):
+            continue  # the API: a token, not a session (tests/test_web_participate.py)
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             found.append((rule.endpoint, method, url, getattr(view, "allowed_roles", "missing")))
     return found
@@ -47,9 +56,29 @@ def test_wrong_role_gets_403_on_every_route(app, role):
     assert checked > 0 or role == "organiser"
 
 
+def released_campaign(store):
+    """Topic set 1 with every window past and released, submission 1 of the participant's team and a
+    scored CCLQA run, so that every route's parameters name something that exists."""
+    make_topic(store, answers=[("XIN_CMN_20080101.0001", 8, 20)], nuggets=["病毒"])
+    schedule(store, "Formal run", ["ACLIA2-CS-0001"], {"qa": (-1, 1, None), "ir4qa": (-3, -2, -1),
+                                                      "cclqa": (-1, 1, None)})
+    with store.transaction() as session:
+        submit_run(session, "TEAMX", "par", "run.xml", run_xml("qa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["PERSON"]}),
+                   10**6)
+        run = submit_run(session, "TEAMX", "par", "run.xml",
+                         run_xml("cclqa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["病毒"]}), 10**6)
+        run_pk = session.scalar(select(Run.id).where(Run.run_id == run.run_id, Run.kind == "cclqa"))
+        session.add(EvaluationResult(run_id=run_pk, measure="F3", matcher="human", value=0.5,
+                                     settings=settings_key(default_settings("human"))))
+    move_window(store, 1, "qa", -3, -2, -1)
+    move_window(store, 1, "cclqa", -3, -2, -1)
+    with store.transaction() as session:  # the full tables published, so participants see the charts
+        session.query(TaskWindow).update({"publish_full_table": True})
+
+
 @pytest.mark.parametrize("role", ROLES)
 def test_allowed_role_is_not_refused(app, role):
-    make_topic(app.extensions["sepia_store"], answers=[("XIN_CMN_20080101.0001", 8, 20)], nuggets=["病毒"])
+    released_campaign(app.extensions["sepia_store"])
     browser = browser_for(app, ROLE_USER[role])
     for endpoint, method, url, roles in routes(app):
         if method != "GET" or roles in (None, "missing") or role not in roles:
@@ -61,7 +90,9 @@ def test_allowed_role_is_not_refused(app, role):
 def test_organiser_may_do_everything_but_vote(app):
     allowed = {e for e, _, _, roles in routes(app) if roles not in (None, "missing") and "organiser" in roles}
     forbidden = {e for e, _, _, roles in routes(app) if roles not in (None, "missing") and "organiser" not in roles}
-    assert forbidden == {"votes.index", "votes.topic", "votes.submit"}
+    assert forbidden == {"votes.index", "votes.topic", "votes.submit", "participate.home", "participate.upload",
+                         "participate.receipt", "participate.own_file", "participate.create_token",
+                         "participate.revoke_token", "results.mine"}
     assert {"admin.users", "votes.overview", "votes.export_gold", "topics.save"} <= allowed
 
 

@@ -25,6 +25,7 @@ ACCOUNTS = {  # username -> (role, team)
     "as1": ("assessor", None),
     "as2": ("assessor", None),
     "par": ("participant", "TEAMX"),
+    "par2": ("participant", "TEAMY"),
 }
 ROLE_USER = {"organiser": "org", "topic_developer": "dev", "assessor": "as1", "participant": "par"}
 

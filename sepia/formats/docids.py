@@ -30,28 +30,40 @@ def store_is_configured() -> bool:
     return (config.home_path() / "sepia.db").exists()
 
 
-def unknown_docid_warnings(loaded: LoadedXml, obj) -> list[Problem]:
+def unknown_docid_warnings(loaded: LoadedXml, obj, session=None) -> list[Problem]:
     """One warning per DOCID the store's collection of that language lacks (none when it has no such
-    collection: then nothing can be said)."""
+    collection: then nothing can be said). The store is `session`'s, else the configured one."""
     lang, docids = cited_docids(obj)
-    if not docids or not store_is_configured():
+    if not docids:
         return []
-    from sepia.corpus.lookup import document_counts, missing_docids
-    from sepia.store.db import Store
+    if session is not None:
+        missing = _missing(session, lang, docids)
+    elif not store_is_configured():
+        return []
+    else:
+        from sepia.store.db import Store
 
-    store = Store(config.database_url())
-    try:
-        with store.transaction() as session:
-            counts = document_counts(session)
-            if (lang and not counts.get(lang)) or not counts:
-                return []
-            missing = missing_docids(session, docids)  # one query per few hundred DOCIDs
-    finally:
-        store.dispose()
+        store = Store(config.database_url())
+        try:
+            with store.transaction() as own:
+                missing = _missing(own, lang, docids)
+        finally:
+            store.dispose()
+    if not missing:
+        return []
     collection = f"the {lang} collection" if lang else "the collections"
     cited = list(_first_citations(loaded, missing).items())  # in file order: place only those shown
     return capped([loaded.problem(element, f"document {docid} is not in {collection}", "warning", of)
                    for docid, (element, of) in cited[:MAX_PROBLEMS + 1]], "unknown documents", len(cited))
+
+
+def _missing(session, lang: str | None, docids: list[str]) -> set[str]:
+    from sepia.corpus.lookup import document_counts, missing_docids
+
+    counts = document_counts(session)
+    if (lang and not counts.get(lang)) or not counts:
+        return set()
+    return missing_docids(session, docids)  # one query per few hundred DOCIDs
 
 
 def _first_citations(loaded: LoadedXml, docids: set[str]) -> dict[str, tuple]:

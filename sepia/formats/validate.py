@@ -7,7 +7,7 @@ from sepia.formats.docids import unknown_docid_warnings
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_loaded
-from sepia.formats.xmlsafe import load_xml
+from sepia.formats.xmlsafe import load_xml, parse_xml
 
 JUDGMENTS = "judgments"
 
@@ -21,5 +21,17 @@ def validate_file(path: str | Path, format_name: str | None = None,
         loaded = load_xml(path, max_bytes)
         obj, problems = read_loaded(loaded, format_name)
         return obj, problems + unknown_docid_warnings(loaded, obj)
+    except FormatError as exc:
+        return None, exc.problems
+
+
+def validate_bytes(data: bytes, name: str, format_name: str | None = None,
+                   session=None) -> tuple[object | None, list[Problem]]:
+    """The same checks on an upload's bytes (the caller has bounded their size); DOCIDs are looked up
+    in `session`'s store when given, else in the configured one."""
+    try:
+        loaded = parse_xml(data, name)
+        obj, problems = read_loaded(loaded, format_name)
+        return obj, problems + unknown_docid_warnings(loaded, obj, session)
     except FormatError as exc:
         return None, exc.problems

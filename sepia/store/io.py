@@ -65,10 +65,13 @@ def import_topics(session: Session, topic_set: model.TopicSet, replace: bool = F
     return len(topic_set.topics)
 
 
-def export_topics(session: Session, lang: str | None = None) -> model.TopicSet:
+def export_topics(session: Session, lang: str | None = None, topic_ids: Iterable[str] | None = None
+                  ) -> model.TopicSet:
     query = select(db.Topic).options(selectinload(db.Topic.texts)).order_by(db.Topic.id)
     if lang:
         query = query.where(db.Topic.lang == lang)
+    if topic_ids is not None:
+        query = query.where(db.Topic.id.in_(list(topic_ids)))
     topics = []
     for row in session.scalars(query):
         texts = sorted(row.texts, key=lambda t: t.position)
@@ -259,7 +262,8 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
     return len(rows)
 
 
-def export_judgments(session: Session, run_id: str | None = None) -> list[model.Judgment]:
+def export_judgments(session: Session, run_id: str | None = None, topic_ids: Iterable[str] | None = None
+                     ) -> list[model.Judgment]:
     query = (select(db.RunTopic.topic_id, db.Run.run_id, db.Response.rank, db.Nugget.label,
                     db.NuggetJudgment.match, db.NuggetJudgment.assessor)
              .join(db.Response, db.NuggetJudgment.response_id == db.Response.id)
@@ -269,13 +273,15 @@ def export_judgments(session: Session, run_id: str | None = None) -> list[model.
                        db.NuggetJudgment.assessor))
     if run_id:
         query = query.where(db.Run.run_id == run_id)
+    if topic_ids is not None:
+        query = query.where(db.RunTopic.topic_id.in_(list(topic_ids)))
     return [model.Judgment(t, r, rank, n, bool(m), a) for t, r, rank, n, m, a in session.execute(query)]
 
 
 def delete_all(session: Session) -> None:
     """Empty the campaign data (not the accounts): used by `sepia demo` to start afresh."""
     for table in (db.NuggetJudgment, db.PoolEntry, db.Pool, db.RelevanceJudgment, db.EvaluationResult,
-                  db.Run, db.Topic, db.Document):
+                  db.Submission, db.Run, db.Topic, db.TaskWindow, db.TopicSet, db.Document):
         session.execute(delete(table))
 
 

@@ -2,21 +2,21 @@
 from __future__ import annotations
 
 import os
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask import Flask, g, render_template, request
-from flask_wtf.csrf import CSRFError, CSRFProtect
+from markupsafe import Markup
+from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sepia import config as sepia_config
 from sepia.resources import resource_dir
 from sepia.store.db import Store
+from sepia.store.models import as_utc
 from sepia.web import security
 from sepia.web.throttle import Throttle
-
-csrf = CSRFProtect()
 
 DEFAULT_MAX_UPLOAD_BYTES = 16 * 1024 * 1024
 
@@ -46,7 +46,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     SEPIA_COOKIE_SECURE=0 turns it off), MAX_CONTENT_LENGTH, SESSION_HOURS (SEPIA_SESSION_HOURS, 12),
     LOGIN_FAILURES_PER_ACCOUNT (SEPIA_LOGIN_FAILURES_PER_ACCOUNT, 10), LOGIN_FAILURES_PER_ADDRESS
     (SEPIA_LOGIN_FAILURES_PER_ADDRESS, 50), LOGIN_THROTTLE_MINUTES (SEPIA_LOGIN_THROTTLE_MINUTES, 15)
-    and PROXY_COUNT (SEPIA_PROXY_COUNT, 0: how many proxies in front set X-Forwarded-For).
+    PROXY_COUNT (SEPIA_PROXY_COUNT, 0: how many proxies in front set X-Forwarded-For) and
+    MAX_RUN_BYTES (SEPIA_MAX_RUN_BYTES: the largest run file accepted, a little under MAX_CONTENT_LENGTH).
     """
     web_dir = resource_dir("web")
     app = Flask(
@@ -70,6 +71,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         LOGIN_FAILURES_PER_ADDRESS=_env_int("SEPIA_LOGIN_FAILURES_PER_ADDRESS", 50),
         LOGIN_THROTTLE_MINUTES=_env_int("SEPIA_LOGIN_THROTTLE_MINUTES", 15),
         PROXY_COUNT=_env_int("SEPIA_PROXY_COUNT", 0),
+        MAX_RUN_BYTES=_env_int("SEPIA_MAX_RUN_BYTES", DEFAULT_MAX_UPLOAD_BYTES - 64 * 1024),
     )
     if config:
         app.config.update(config)
@@ -85,13 +87,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["PROXY_COUNT"]:
         # The client's address (for the log-in throttle) is the one the trusted proxies report.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_COUNT"], x_proto=app.config["PROXY_COUNT"])
-    csrf.init_app(app)
+    security.csrf.init_app(app)
     app.jinja_env.autoescape = True
     app.jinja_env.filters["html_lang"] = html_lang
+    app.jinja_env.filters["when"] = when
+    app.jinja_env.filters["utc_input"] = utc_input
 
-    from sepia.web import admin, auth, nuggets, topics, votes
+    from sepia.web import admin, auth, downloads, nuggets, participate, results, schedule, topics, votes
 
-    for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp):
+    for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp, schedule.bp, participate.bp, downloads.bp,
+                      results.bp):
         app.register_blueprint(blueprint)
 
     app.before_request(security.load_current_user)
@@ -108,6 +113,20 @@ HTML_LANGS = {"CS": "zh-Hans", "CT": "zh-Hant", "JA": "ja", "EN": "en"}
 def html_lang(code: str | None) -> str:
     """The HTML lang tag of a SEPIA language, so the browser picks the right CJK glyphs."""
     return HTML_LANGS.get(code or "", "und")
+
+
+def when(moment: datetime | None) -> Markup:
+    """A time in UTC, marked up so that the page's script adds the reader's local time."""
+    if moment is None:
+        return Markup("—")
+    moment = as_utc(moment)
+    return Markup('<time datetime="{}" data-local>{}</time>').format(
+        moment.strftime("%Y-%m-%dT%H:%M:%SZ"), moment.strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def utc_input(moment: datetime | None) -> str:
+    """A time as the value of an <input type="datetime-local"> that is read as UTC."""
+    return as_utc(moment).strftime("%Y-%m-%dT%H:%M") if moment else ""
 
 
 def _close_session(_exc) -> None:

@@ -16,7 +16,7 @@ START_PAGES = {
     "organiser": "votes.overview",
     "topic_developer": "topics.index",
     "assessor": "votes.index",
-    "participant": "auth.participant_home",
+    "participant": "participate.home",
 }
 
 
@@ -84,9 +84,3 @@ def logout():
 @any_user
 def home():
     return redirect(url_for(START_PAGES[g.user.role]))
-
-
-@bp.route("/me")
-@any_user
-def participant_home():
-    return render_template("me.html")

@@ -11,13 +11,16 @@ from pathlib import Path
 from typing import Callable
 
 from flask import abort, current_app, g, redirect, request, session, url_for
+from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import delete, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from sepia import config
-from sepia.store.models import ROLES, LoginSession, User, utcnow
+from sepia.store.models import ROLES, ApiToken, LoginSession, User, utcnow
 from sepia.web import forms
 from sepia.web.db import db
+
+csrf = CSRFProtect()
 
 ROLE_LABELS = {
     "organiser": "Organiser",
@@ -112,7 +115,7 @@ def load_current_user() -> None:
     row = db().execute(
         select(User, LoginSession)
         .join(LoginSession, LoginSession.user_id == User.id)
-        .where(LoginSession.token_hash == _digest(token), LoginSession.expires_at > utcnow())
+        .where(LoginSession.token_hash == digest(token), LoginSession.expires_at > utcnow())
     ).first()
     if row is None or not row.User.active:
         session.clear()
@@ -120,7 +123,7 @@ def load_current_user() -> None:
     g.user = row.User
 
 
-def _digest(token: str) -> str:
+def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
@@ -131,7 +134,7 @@ def log_in(user: User) -> None:
                  .execution_options(synchronize_session=False))
     token = secrets.token_urlsafe(32)
     hours = current_app.config["SESSION_HOURS"]
-    db().add(LoginSession(user_id=user.id, token_hash=_digest(token), expires_at=utcnow() + timedelta(hours=hours)))
+    db().add(LoginSession(user_id=user.id, token_hash=digest(token), expires_at=utcnow() + timedelta(hours=hours)))
     session.clear()
     session["sid"] = token
     session.permanent = False
@@ -141,10 +144,36 @@ def log_out() -> None:
     """End the session on the server as well: a copy of the cookie is worth nothing after this."""
     token = session.get("sid")
     if isinstance(token, str):
-        db().execute(delete(LoginSession).where(LoginSession.token_hash == _digest(token))
+        db().execute(delete(LoginSession).where(LoginSession.token_hash == digest(token))
                      .execution_options(synchronize_session=False))
         db().commit()
     session.clear()
+
+
+def token_required(*roles: str) -> Callable:
+    """For the API: the user of a personal token (`Authorization: Bearer ...`), not of a session;
+    a missing or revoked token gets 401, a user of another role 403. No CSRF: no cookie is used."""
+    def decorate(view: Callable) -> Callable:
+        @functools.wraps(view)
+        def wrapped(*args, **kwargs):
+            scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+            found = None
+            if scheme.lower() == "bearer" and token.strip():
+                found = db().scalar(select(ApiToken).where(ApiToken.token_hash == digest(token.strip())))
+            user = db().get(User, found.user_id) if found is not None else None
+            if user is None or not user.active:
+                return {"accepted": False, "problems": ["No valid token: create one on your account page."]}, 401
+            if user.role not in roles:
+                return {"accepted": False, "problems": ["Your role may not use this."]}, 403
+            found.last_used_at = utcnow()
+            g.user = user
+            return view(*args, **kwargs)
+
+        wrapped.allowed_roles = frozenset(roles)
+        wrapped.token_auth = True
+        return csrf.exempt(wrapped)
+
+    return decorate
 
 
 def roles_required(*roles: str) -> Callable:

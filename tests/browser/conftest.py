@@ -52,3 +52,20 @@ class LiveServer:
 def artifacts():
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+def log_in(chromium, site, username, on_dialog=None, **context):
+    """A fresh browser context logged in as `username`; dialogs (confirm, beforeunload) are accepted
+    unless `on_dialog` handles them. `context` overrides the context's options (time zone, ...)."""
+    from web_helpers import PASSWORD
+
+    options = {"viewport": {"width": 1400, "height": 900}, "accept_downloads": True, "locale": "en-US", **context}
+    page = chromium.new_context(**options).new_page()
+    page.on("dialog", on_dialog or (lambda dialog: dialog.accept()))
+    page.goto(f"{site.url}/login")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_navigation():
+        page.click("button[type=submit]")
+    assert "/login" not in page.url, page.content()
+    return page

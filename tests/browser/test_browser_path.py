@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from conftest import LiveServer
-from web_helpers import PASSWORD, add_accounts
+from conftest import LiveServer, log_in
+from web_helpers import add_accounts
 
 from sepia.cli import main
 from sepia.store.models import AnswerText, Document, Topic
@@ -101,21 +101,6 @@ def site(tmp_path):
     yield server
     server.stop()
     store.dispose()
-
-
-def log_in(chromium, site, username, on_dialog=None):
-    """A fresh browser context logged in as `username`; dialogs (confirm, beforeunload) are accepted
-    unless `on_dialog` handles them."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 900}, accept_downloads=True, locale="en-US")
-    page = context.new_page()
-    page.on("dialog", on_dialog or (lambda dialog: dialog.accept()))
-    page.goto(f"{site.url}/login")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    with page.expect_navigation():
-        page.click("button[type=submit]")
-    assert "/login" not in page.url, page.content()
-    return page
 
 
 def save(page) -> None:

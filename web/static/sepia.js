@@ -344,7 +344,21 @@ function setupVotePage() {
   shortcuts.k = () => move(-1);
 }
 
+// ---------------------------------------------------------------- times in the reader's zone
+
+function showLocalTimes() {
+  const format = new Intl.DateTimeFormat(undefined, {
+    weekday: "short", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+    timeZoneName: "short",
+  });
+  for (const time of $$("time[data-local]")) {
+    time.title = time.textContent;  // the UTC time stays one hover away
+    time.textContent = format.format(new Date(time.dateTime));
+  }
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  showLocalTimes();
   setupForms();
   setupShortcuts();
   setupTopicPage();

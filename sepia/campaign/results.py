@@ -1,0 +1,211 @@
+"""The campaign's results as the ACLIA overview publishes them, read from the scores the store keeps:
+per language pair the runs with ALL and each answer type (human and automatic F3), the number of
+runs by team and language pair, the IR4QA x CCLQA collaboration matrix, and a bar chart with
+confidence intervals. A team sees its own runs beside the mean and the best of their language pair."""
+from __future__ import annotations
+
+import io
+import statistics
+from dataclasses import dataclass, field
+
+from scipy import stats
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from sepia import vocab
+from sepia.campaign.schedule import TASK_LABELS, TASKS
+from sepia.campaign.tables import Table
+from sepia.scoring.evaluate import Settings
+from sepia.store import models as db
+from sepia.store.results import settings_key
+
+MATCHERS = ("human", "binarized")  # the official score, then ACLIA's automatic one
+MATCHER_LABELS = {"human": "human", "binarized": "automatic (BINARIZED)"}
+
+
+@dataclass
+class TopicRow:
+    topic_id: str
+    answer_type: str | None
+    f: float
+    recall: float | None
+    precision: float | None
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    team: str
+    pair: str
+    matcher: str
+    score: float = 0.0
+    topics: list[TopicRow] = field(default_factory=list)
+
+    @property
+    def by_type(self) -> dict[str, float]:
+        groups: dict[str, list[float]] = {}
+        for topic in self.topics:
+            groups.setdefault(topic.answer_type or "OTHER", []).append(topic.f)
+        return {t: statistics.fmean(v) for t, v in groups.items()}
+
+    def interval(self, level: float = 0.95) -> tuple[float, float]:
+        """A t confidence interval of the mean F over the topics (a point when there is one topic)."""
+        values = [t.f for t in self.topics]
+        if len(values) < 2:
+            return self.score, self.score
+        half = stats.t.ppf((1 + level) / 2, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
+        return self.score - half, self.score + half
+
+
+def default_settings(matcher: str) -> dict:
+    """The settings the results pages score with, and look for in the store."""
+    return Settings(matcher=matcher).describe()
+
+
+def load_results(session: Session, matcher: str, run_ids: list[str] | None = None) -> list[RunResult]:
+    """The stored F-scores of CCLQA runs under the default settings of `matcher`, one query."""
+    query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.topic_id, db.EvaluationResult.answer_type,
+                    db.EvaluationResult.value, db.EvaluationResult.recall, db.EvaluationResult.precision)
+             .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
+             .where(db.Run.kind == "cclqa", db.EvaluationResult.matcher == matcher,
+                    db.EvaluationResult.settings == settings_key(default_settings(matcher)))
+             .order_by(db.Run.run_id, db.EvaluationResult.id))
+    if run_ids is not None:
+        query = query.where(db.Run.run_id.in_(run_ids))
+    results: dict[str, RunResult] = {}
+    for run_id, team, topic_id, answer_type, value, recall, precision in session.execute(query):
+        result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher))
+        if topic_id is None:
+            result.score = value
+        else:
+            result.topics.append(TopicRow(topic_id, answer_type, value, recall, precision))
+    return sorted(results.values(), key=lambda r: (-r.score, r.run_id))
+
+
+def answer_types(results: list[RunResult]) -> list[str]:
+    present = {t for r in results for t in r.by_type}
+    return [t for t in vocab.ANSWER_TYPES if t in present]
+
+
+@dataclass
+class PairSection:
+    """One language pair: a table per matcher (ACLIA's Tables 8-19) and one chart of them all."""
+    pair: str
+    tables: list[Table]
+
+
+def pair_sections(results: dict[str, list[RunResult]]) -> list[PairSection]:
+    sections = []
+    for pair in sorted({r.pair for runs in results.values() for r in runs}, key=_pair_order):
+        tables = []
+        for matcher in MATCHERS:
+            runs = [r for r in results.get(matcher, []) if r.pair == pair]
+            if runs:
+                types = answer_types(runs)
+                tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} runs)",
+                                    ["Run", "ALL"] + [t[:3] for t in types],
+                                    [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs]))
+        sections.append(PairSection(pair, tables))
+    return sections
+
+
+def runs_by_team(session: Session) -> list[Table]:
+    """ACLIA's Tables 3-5: how many runs each team stored, by task and language pair."""
+    counts: dict[str, dict[str, dict[str, int]]] = {}
+    for kind, team, source, target, count in session.execute(
+            select(db.Run.kind, db.Run.team, db.Run.source_lang, db.Run.target_lang, func.count())
+            .group_by(db.Run.kind, db.Run.team, db.Run.source_lang, db.Run.target_lang)):
+        counts.setdefault(kind, {}).setdefault(team, {})[f"{source}-{target}"] = count
+    tables = []
+    for kind in TASKS:
+        if kind not in counts:
+            continue
+        pairs = sorted({p for by_pair in counts[kind].values() for p in by_pair}, key=_pair_order)
+        rows = [[team] + [by_pair.get(p, 0) for p in pairs] + [sum(by_pair.values())]
+                for team, by_pair in sorted(counts[kind].items())]
+        rows.append(["Total"] + [sum(r[i + 1] for r in rows) for i in range(len(pairs) + 1)])
+        tables.append(Table(f"runs-{kind}", f"{TASK_LABELS[kind]} runs by team and language pair",
+                            ["Team"] + pairs + ["All"], rows))
+    return tables
+
+
+def collaboration(session: Session, results: list[RunResult], matcher: str) -> Table | None:
+    """ACLIA's Tables 20-23: each CCLQA run scored by the IR4QA run its metadata names; rows are the
+    IR4QA runs, columns the CCLQA teams (the best run of a team where it has several)."""
+    named = dict(session.execute(select(db.Run.run_id, db.Run.ir4qa_run).where(
+        db.Run.kind == "cclqa", db.Run.ir4qa_run.is_not(None))).all())
+    cells: dict[str, dict[str, float]] = {}
+    for result in results:
+        source = named.get(result.run_id)
+        if source:
+            row = cells.setdefault(source, {})
+            row[result.team] = max(row.get(result.team, 0.0), result.score)
+    if not cells:
+        return None
+    teams = sorted({t for row in cells.values() for t in row})
+    return Table(f"collaboration-{matcher}", f"IR4QA x CCLQA: {MATCHER_LABELS[matcher]} F3 of each CCLQA team "
+                 "by the IR4QA run it used", ["IR4QA run"] + teams,
+                 [[source] + [cells[source].get(t) for t in teams] for source in sorted(cells)])
+
+
+def bar_chart_svg(results: dict[str, list[RunResult]], pair: str) -> str:
+    """The runs of a language pair, best first, one bar per matcher: mean F3 with its 95% confidence
+    interval over topics; as SVG."""
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+
+    by_matcher = {m: {r.run_id: r for r in results.get(m, []) if r.pair == pair} for m in MATCHERS}
+    by_matcher = {m: runs for m, runs in by_matcher.items() if runs}
+    first = next(iter(by_matcher.values()), {})
+    run_ids = sorted(first, key=lambda r: -first[r].score)
+    # A Figure of its own (not pyplot): nothing is shared between the server's threads.
+    figure = Figure(figsize=(min(12.0, max(4.5, 0.7 * len(run_ids) + 2)), 3.2))
+    FigureCanvasSVG(figure)
+    axes = figure.add_subplot()
+    width = 0.8 / max(1, len(by_matcher))
+    for i, (matcher, runs) in enumerate(by_matcher.items()):
+        shown = [runs[r] for r in run_ids if r in runs]
+        means = [r.score for r in shown]
+        low, high = zip(*(r.interval() for r in shown))
+        axes.bar([x + i * width for x in range(len(shown))], means, width, label=MATCHER_LABELS[matcher],
+                 color=("#2f5fd0", "#9bb3ea")[i % 2],
+                 yerr=[[m - lo for m, lo in zip(means, low)], [hi - m for m, hi in zip(means, high)]],
+                 capsize=3, ecolor="#1d2330")
+    axes.set_xticks([x + width * (len(by_matcher) - 1) / 2 for x in range(len(run_ids))], run_ids,
+                    rotation=30, ha="right", fontsize=8)
+    axes.set_ylabel("F3 (95% CI)", fontsize=9)
+    axes.set_ylim(0, 1.05)
+    axes.legend(fontsize=8, frameon=False, loc="upper right")
+    axes.set_title(f"{pair}: mean F3 over topics", fontsize=10)
+    figure.tight_layout()
+    out = io.StringIO()
+    figure.savefig(out, format="svg")
+    return out.getvalue()
+
+
+def _pair_order(pair: str) -> int:
+    return vocab.LANGUAGE_PAIRS.index(pair) if pair in vocab.LANGUAGE_PAIRS else len(vocab.LANGUAGE_PAIRS)
+
+
+@dataclass
+class TeamRow:
+    """One of a team's runs under one matcher, beside the mean and the best run of its language pair."""
+    run: RunResult
+    pair_mean: float
+    pair_best: float
+    type_mean: dict[str, float]
+    type_best: dict[str, float]
+
+
+def team_rows(results: list[RunResult], run_ids: set[str]) -> list[TeamRow]:
+    rows = []
+    for run in results:
+        if run.run_id not in run_ids:
+            continue
+        pair = [r for r in results if r.pair == run.pair]
+        by_type = [r.by_type for r in pair]
+        types = {t for b in by_type for t in b}
+        rows.append(TeamRow(run, statistics.fmean(r.score for r in pair), max(r.score for r in pair),
+                            {t: statistics.fmean(b[t] for b in by_type if t in b) for t in types},
+                            {t: max(b[t] for b in by_type if t in b) for t in types}))
+    return rows

@@ -1,0 +1,150 @@
+"""Accepting a team's run: the checks `sepia validate` makes, then the campaign's rules (the team's
+own run ID, an open window, the limit of runs), then the run and its exact bytes into the store."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sepia import vocab
+from sepia.campaign import schedule
+from sepia.formats.validate import validate_bytes
+from sepia.store import io
+from sepia.store.models import Submission, TaskWindow, Topic, as_utc, utcnow
+
+ITEM_NAMES = {"qa": "answer types", "ir4qa": "documents", "cclqa": "responses"}
+
+
+class SubmissionRefused(Exception):
+    """A run that was not accepted; `problems` lists every reason (file problems as LINE:COLUMN)."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+@dataclass
+class Receipt:
+    run_id: str
+    kind: str
+    language_pair: str
+    priority: int
+    filename: str
+    submitted_at: datetime
+    sha256: str
+    size: int
+    topics: int
+    items: int
+    replaced: bool
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def item_name(self) -> str:
+        return ITEM_NAMES[self.kind]
+
+    def as_dict(self) -> dict:
+        return {"run_id": self.run_id, "task": self.kind, "language_pair": self.language_pair,
+                "priority": self.priority, "filename": self.filename,
+                "submitted_at": self.submitted_at.isoformat(), "sha256": self.sha256, "bytes": self.size,
+                "topics": self.topics, self.item_name.replace(" ", "_"): self.items, "replaced": self.replaced,
+                "warnings": self.warnings}
+
+
+def receipt_of(row: Submission) -> Receipt:
+    parsed = vocab.parse_run_id(row.run_id)
+    return Receipt(row.run_id, row.kind, parsed.language_pair if parsed else "?", parsed.priority if parsed else 0,
+                   row.filename, row.submitted_at, row.sha256, row.size, row.topics, row.items, replaced=False)
+
+
+def submit_run(session: Session, team: str | None, username: str, filename: str, data: bytes,
+               max_bytes: int, now: datetime | None = None) -> Receipt:
+    """Check and store one run file for `team`; the caller commits. Raises SubmissionRefused."""
+    now = now or utcnow()
+    if team is None:
+        raise SubmissionRefused(["Your account belongs to no team: ask an organiser to put it in one."])
+    if len(data) > max_bytes:
+        raise SubmissionRefused([f"The file has {len(data):,} bytes; runs of at most {max_bytes:,} bytes are accepted."])
+    run, problems = validate_bytes(data, filename, session=session)
+    errors = [p for p in problems if p.severity == "error"]
+    if errors or run is None:
+        raise SubmissionRefused([_located(p) for p in errors] or ["The file is not valid."])
+    kind = io.RUN_KINDS.get(type(run))
+    if kind is None:
+        raise SubmissionRefused([f"This is a {type(run).__name__} file, not a run."])
+    parsed = vocab.parse_run_id(run.metadata.run_id)
+    if parsed.team != team:
+        raise SubmissionRefused([f"The run ID {run.metadata.run_id} names team {parsed.team}; you submit for "
+                                 f"team {team}. Runs are named TEAM-SRC-TGT-NN-X."])
+    window = _window(session, run, kind, now)
+    previous = session.scalar(select(Submission).where(
+        Submission.run_id == run.metadata.run_id, Submission.kind == kind, Submission.superseded_at.is_(None)))
+    if previous is None:
+        _check_limit(session, team, kind, parsed.language_pair, window)
+    else:
+        previous.superseded_at = now
+    io.import_run(session, run, submitted_by=username, replace=True)
+    receipt = Receipt(run.metadata.run_id, kind, parsed.language_pair, parsed.priority, filename[:255], now,
+                      hashlib.sha256(data).hexdigest(), len(data), len(run.topics), _items(run, kind),
+                      replaced=previous is not None, warnings=[_located(p) for p in problems if p.severity != "error"])
+    session.add(Submission(run_id=receipt.run_id, kind=kind, team=team, topic_set_id=window.topic_set_id,
+                           filename=receipt.filename, sha256=receipt.sha256, size=receipt.size, content=data,
+                           topics=receipt.topics, items=receipt.items, submitted_by=username, submitted_at=now))
+    session.flush()
+    return receipt
+
+
+def _located(problem) -> str:
+    return f"{problem.line}:{problem.column}: {problem.message}"
+
+
+def _items(run, kind: str) -> int:
+    if kind == "cclqa":
+        return sum(len(t.answers) for t in run.topics)
+    if kind == "ir4qa":
+        return sum(len(t.documents) for t in run.topics)
+    return sum(len(t.answer_types) for t in run.topics)
+
+
+def _window(session: Session, run, kind: str, now: datetime) -> TaskWindow:
+    """The open window of the run's topic set for its task."""
+    topic_ids = [t.topic_id for t in run.topics]
+    sets = dict(session.execute(select(Topic.id, Topic.topic_set_id).where(Topic.id.in_(topic_ids))).all()) \
+        if topic_ids else {}
+    unknown = [t for t in topic_ids if t not in sets]
+    if unknown:
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        raise SubmissionRefused([f"Not topics of this campaign: {shown}."])
+    set_ids = set(sets.values())
+    if not topic_ids or None in set_ids or len(set_ids) != 1:
+        raise SubmissionRefused(["A run answers the topics of one topic set; this one names topics of "
+                                 f"{'no' if not set_ids or None in set_ids else len(set_ids)} topic set(s)."])
+    set_id = set_ids.pop()
+    window = session.scalar(select(TaskWindow).where(TaskWindow.topic_set_id == set_id, TaskWindow.task == kind))
+    label = schedule.TASK_LABELS[kind]
+    if window is None:
+        raise SubmissionRefused([f"This topic set takes no {label} runs."])
+    current = schedule.phase(window, now)
+    if current == schedule.UPCOMING:
+        raise SubmissionRefused([f"{label} submissions open at {_utc(window.opens_at)}."])
+    if current != schedule.OPEN:
+        raise SubmissionRefused([f"{label} submissions closed at {_utc(window.closes_at)}: the deadline has passed."])
+    return window
+
+
+def _check_limit(session: Session, team: str, kind: str, pair: str, window: TaskWindow) -> None:
+    current = session.scalars(select(Submission.run_id).where(
+        Submission.team == team, Submission.kind == kind, Submission.topic_set_id == window.topic_set_id,
+        Submission.superseded_at.is_(None))).all()
+    same_pair = [r for r in current if vocab.language_pair_of(r) == pair]
+    if len(same_pair) >= window.max_runs:
+        raise SubmissionRefused([
+            f"Team {team} has {len(same_pair)} {schedule.TASK_LABELS[kind]} runs for {pair} already "
+            f"({', '.join(sorted(same_pair))}), the most a team may submit. To change one, upload it again "
+            "with the same run ID."])
+
+
+def _utc(moment: datetime) -> str:
+    return as_utc(moment).strftime("%Y-%m-%d %H:%M UTC")

@@ -1,0 +1,49 @@
+"""A results table as organisers publish it: shown on a page, downloaded as CSV or as LaTeX."""
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                 "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+
+
+@dataclass
+class Table:
+    key: str  # names the table in URLs and file names
+    title: str
+    columns: list[str]
+    rows: list[list] = field(default_factory=list)  # numbers stay numbers until shown
+    digits: int = 4
+
+    def cell(self, value) -> str:
+        if value is None:
+            return "—"
+        if isinstance(value, float):
+            return f"{value:.{self.digits}f}"
+        return str(value)
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.columns)
+        writer.writerows([["" if v is None else (f"{v:.{self.digits}f}" if isinstance(v, float) else v) for v in row]
+                          for row in self.rows])
+        return out.getvalue()
+
+    def to_latex(self) -> str:
+        """A booktabs tabular with the title as caption; numbers right-aligned."""
+        numeric = [all(isinstance(row[i], (int, float)) or row[i] is None for row in self.rows) and bool(self.rows)
+                   for i in range(len(self.columns))]
+        spec = "".join("r" if n else "l" for n in numeric)
+        lines = [r"\begin{table}[t]", r"\centering", rf"\caption{{{latex_escape(self.title)}}}",
+                 rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+                 " & ".join(latex_escape(c) for c in self.columns) + r" \\", r"\midrule"]
+        lines += [" & ".join(latex_escape(self.cell(v)) for v in row) + r" \\" for row in self.rows]
+        lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}", ""]
+        return "\n".join(lines)
+
+
+def latex_escape(text: str) -> str:
+    return "".join(LATEX_SPECIAL.get(c, c) for c in text).replace("—", "--")

@@ -1,0 +1,146 @@
+"""Participants: the schedule, run submission (browser and `sepia submit`), receipts, API tokens."""
+from __future__ import annotations
+
+import secrets
+
+from flask import (Blueprint, abort, current_app, flash, g, jsonify, redirect, render_template, request,
+                   url_for)
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import selectinload
+
+from sepia.campaign import schedule
+from sepia.campaign.submission import SubmissionRefused, receipt_of, submit_run
+from sepia.store.models import ApiToken, Submission, TopicSet, utcnow
+from sepia.web import downloads
+from sepia.web.db import db
+from sepia.web.forms import FormError, bounded_text
+from sepia.web.security import digest, roles_required, token_required
+
+bp = Blueprint("participate", __name__)
+TOKEN_PREFIX = "sepia_"
+
+
+def team_name() -> str | None:
+    return g.user.team.name if g.user.team else None
+
+
+def _home(status: int = 200, refused: dict | None = None, new_token: str | None = None):
+    now = utcnow()
+    sets = db().scalars(select(TopicSet).options(selectinload(TopicSet.windows)).order_by(TopicSet.id)).all()
+    mine = db().execute(
+        select(Submission.id, Submission.run_id, Submission.kind, Submission.filename, Submission.sha256,
+               Submission.topics, Submission.items, Submission.submitted_at, Submission.superseded_at,
+               Submission.submitted_by)
+        .where(Submission.team == (team_name() or ""))
+        .order_by(Submission.superseded_at.is_not(None), Submission.kind, Submission.run_id,
+                  Submission.submitted_at.desc())).all()
+    tokens = db().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id).order_by(ApiToken.id)).all()
+    open_tasks = [(s, w) for s in sets for w in s.windows if schedule.phase(w, now) == schedule.OPEN]
+    return render_template("participate/home.html", sets=sets, now=now, phase=schedule.phase, mine=mine,
+                           tokens=tokens, open_tasks=open_tasks, refused=refused, new_token=new_token,
+                           task_labels=schedule.TASK_LABELS, offers=downloads.offers(db(), sets, now),
+                           max_upload=current_app.config["MAX_RUN_BYTES"]), status
+
+
+@bp.route("/me")
+@roles_required("participant")
+def home():
+    return _home()
+
+
+@bp.route("/me/runs", methods=["POST"])
+@roles_required("participant")
+def upload():
+    upload = request.files.get("run")
+    if upload is None or not upload.filename:
+        flash("Choose a run file to upload.", "error")
+        return _home(422)
+    data = upload.read(current_app.config["MAX_RUN_BYTES"] + 1)
+    try:
+        receipt = submit_run(db(), team_name(), g.user.username, upload.filename, data,
+                             current_app.config["MAX_RUN_BYTES"])
+        db().commit()
+    except SubmissionRefused as refusal:
+        db().rollback()
+        return _home(422, refused={"filename": upload.filename, "problems": refusal.problems})
+    except IntegrityError:
+        db().rollback()
+        return _home(409, refused={"filename": upload.filename, "problems": [
+            "The same run was being stored by another upload at this moment; look at your submissions below "
+            "and upload again if it is not there."]})
+    flash(f"{receipt.run_id} {'replaced' if receipt.replaced else 'accepted'}.", "success")
+    submission_id = db().scalar(select(Submission.id).where(
+        Submission.run_id == receipt.run_id, Submission.kind == receipt.kind, Submission.superseded_at.is_(None)))
+    return redirect(url_for("participate.receipt", submission_id=submission_id))
+
+
+def _own_submission(submission_id: int) -> Submission:
+    row = db().get(Submission, submission_id)
+    if row is None or row.team != team_name():
+        abort(404, "No such submission of your team.")
+    return row
+
+
+@bp.route("/me/submissions/<int:submission_id>")
+@roles_required("participant")
+def receipt(submission_id: int):
+    row = _own_submission(submission_id)
+    return render_template("participate/receipt.html", row=row, receipt=receipt_of(row),
+                           task_labels=schedule.TASK_LABELS)
+
+
+@bp.route("/me/submissions/<int:submission_id>/file")
+@roles_required("participant")
+def own_file(submission_id: int):
+    row = _own_submission(submission_id)
+    return downloads.file_response(row.content, row.filename, "application/xml")
+
+
+# ---------------------------------------------------------------- API tokens and `sepia submit`
+
+@bp.route("/me/tokens", methods=["POST"])
+@roles_required("participant")
+def create_token():
+    try:
+        name = bounded_text(" ".join(request.form.get("name", "").split()), 100, "A token's name") or "sepia submit"
+    except FormError as error:
+        abort(400, str(error))
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    db().add(ApiToken(user_id=g.user.id, name=name, token_hash=digest(token)))
+    db().commit()
+    flash(f"Token {name!r} created. Copy it now: it is shown only once.", "success")
+    return _home(new_token=token)
+
+
+@bp.route("/me/tokens/<int:token_id>/revoke", methods=["POST"])
+@roles_required("participant")
+def revoke_token(token_id: int):
+    token = db().get(ApiToken, token_id)
+    if token is None or token.user_id != g.user.id:
+        abort(404, "No such token of yours.")
+    db().delete(token)
+    db().commit()
+    flash(f"Token {token.name!r} revoked: it no longer works.", "success")
+    return redirect(url_for("participate.home") + "#tokens")
+
+
+@bp.route("/api/runs", methods=["POST"])
+@token_required("participant")
+def api_submit():
+    """`sepia submit`: the run file as the request body, the personal token as a Bearer token."""
+    filename = (request.headers.get("X-Filename") or "run.xml").rsplit("/", 1)[-1]
+    limit = current_app.config["MAX_RUN_BYTES"]
+    data = request.get_data(cache=False)[: limit + 1]
+    try:
+        receipt = submit_run(db(), team_name(), g.user.username, filename, data, limit)
+        db().commit()
+    except SubmissionRefused as refusal:
+        db().rollback()
+        return jsonify(accepted=False, problems=refusal.problems), 422
+    except IntegrityError:
+        db().rollback()
+        return jsonify(accepted=False, problems=["The same run was being stored by another upload at this "
+                                                 "moment; send it again."]), 409
+    return jsonify(accepted=True, receipt=receipt.as_dict()), 201
+

@@ -1,0 +1,108 @@
+"""Results: organisers score the stored runs on demand and see the overview's tables at any time;
+after release a team sees its own runs beside the mean and the best of their language pair."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, url_for
+from sqlalchemy import func, select
+
+from sepia.campaign import results, schedule
+from sepia.scoring.campaign import NothingToScore, score_stored_runs
+from sepia.store.models import NuggetJudgment, Submission, TaskWindow, utcnow
+from sepia.web.db import db, store
+from sepia.web.downloads import file_response
+from sepia.web.security import roles_required
+
+bp = Blueprint("results", __name__, url_prefix="/results")
+
+
+def _all_results() -> dict[str, list[results.RunResult]]:
+    return {m: results.load_results(db(), m) for m in results.MATCHERS}
+
+
+def _tables(scores: dict[str, list[results.RunResult]]) -> list:
+    tables = [t for section in results.pair_sections(scores) for t in section.tables] + results.runs_by_team(db())
+    tables += [t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
+    return tables
+
+
+@bp.route("/")
+@roles_required("organiser")
+def overview():
+    scores = _all_results()
+    tables = results.runs_by_team(db())
+    tables += [t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
+    return render_template("results/overview.html", sections=results.pair_sections(scores), tables=tables,
+                           scored=any(scores.values()))
+
+
+@bp.route("/score", methods=["POST"])
+@roles_required("organiser")
+def score():
+    """Score every stored CCLQA run with the automatic matcher and, when judgments exist, the human one."""
+    matchers = ["binarized"]
+    if db().scalar(select(func.count()).select_from(NuggetJudgment)):
+        matchers.insert(0, "human")
+    db().close()  # scoring opens its own transactions
+    try:
+        for matcher in matchers:
+            scored = score_stored_runs(store(), {"matcher": matcher}, save=True)
+    except NothingToScore as problem:
+        flash(f"Nothing scored: {problem}.", "error")
+        return redirect(url_for("results.overview"))
+    flash(f"{len(scored)} CCLQA runs scored ({', '.join(results.MATCHER_LABELS[m] for m in matchers)}).", "success")
+    return redirect(url_for("results.overview"))
+
+
+def _table(key: str):
+    found = next((t for t in _tables(_all_results()) if t.key == key), None)
+    if found is None:
+        abort(404, "No such table: score the runs first.")
+    return found
+
+
+@bp.route("/tables/<key>.csv")
+@roles_required("organiser")
+def table_csv(key: str):
+    return file_response(_table(key).to_csv(), f"{key}.csv", "text/csv; charset=utf-8")
+
+
+@bp.route("/tables/<key>.tex")
+@roles_required("organiser")
+def table_latex(key: str):
+    return file_response(_table(key).to_latex(), f"{key}.tex", "application/x-tex; charset=utf-8")
+
+
+@bp.route("/charts/<pair>.svg")
+@roles_required("organiser", "participant")
+def chart(pair: str):
+    if g.user.role == "participant" and not _released_runs(_team())[1]:
+        abort(404, "The organisers have not published the full table.")
+    scores = _all_results()
+    if not any(r.pair == pair for runs in scores.values() for r in runs):
+        abort(404, "No scored runs of that language pair.")
+    return Response(results.bar_chart_svg(scores, pair), mimetype="image/svg+xml")
+
+
+def _team() -> str:
+    return g.user.team.name if g.user.team else ""
+
+
+def _released_runs(team: str) -> tuple[set[str], bool]:
+    """The team's current CCLQA runs whose results are released, and whether the full tables are public."""
+    now = utcnow()
+    rows = db().execute(select(Submission.run_id, TaskWindow).join(
+        TaskWindow, (TaskWindow.topic_set_id == Submission.topic_set_id) & (TaskWindow.task == "cclqa"))
+        .where(Submission.team == team, Submission.kind == "cclqa", Submission.superseded_at.is_(None))).all()
+    released = [(run_id, w) for run_id, w in rows if schedule.phase(w, now) == schedule.RELEASED]
+    return {run_id for run_id, _ in released}, any(w.publish_full_table for _, w in released)
+
+
+@bp.route("/mine")
+@roles_required("participant")
+def mine():
+    run_ids, published = _released_runs(_team())
+    scores = _all_results() if run_ids else {m: [] for m in results.MATCHERS}
+    rows = {m: results.team_rows(scores[m], run_ids) for m in results.MATCHERS}
+    return render_template("results/mine.html", rows=rows, labels=results.MATCHER_LABELS, released=bool(run_ids),
+                           sections=results.pair_sections(scores) if published else [],
+                           types={m: results.answer_types([r.run for r in rows[m]]) for m in rows})
