@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from sepia.store.models import Nugget, Topic, Vote
 
@@ -38,7 +38,8 @@ def assessor_view(topic: Topic, assessor: str) -> AssessorView:
 def votable_topics(session: Session) -> list[Topic]:
     """Completed topics that have nuggets: the ones assessors vote on."""
     return list(session.scalars(
-        select(Topic).where(Topic.status == "completed", Topic.nuggets.any()).order_by(Topic.lang, Topic.id)))
+        select(Topic).where(Topic.status == "completed", Topic.nuggets.any()).order_by(Topic.lang, Topic.id)
+        .options(selectinload(Topic.texts), selectinload(Topic.nuggets).selectinload(Nugget.votes))))
 
 
 class NuggetsChanged(ValueError):
