@@ -13,7 +13,7 @@ from web_helpers import (  # noqa: F401  (fixtures)
     PASSWORD, app, browser_for, csrf_token, make_topic, nugget_version, store, vote)
 
 from sepia.store import db as store_db
-from sepia.store.models import LoginFailure, Nugget, User, Vote
+from sepia.store.models import LoginFailure, Nugget, Topic, User, Vote
 from sepia.web import create_app, nuggets, voting
 
 DOC = "XIN_CMN_20080101.0001"
@@ -278,10 +278,8 @@ def test_a_long_held_lock_gets_a_busy_page_that_keeps_the_input(app, store, monk
 
 
 def test_a_full_disk_gets_a_clear_page_and_loses_nothing(app, store):
-    two_nuggets(store)
+    make_topic(store, TOPIC, completed=False)
     dev = browser_for(app, "dev")
-    links = [str(answer_id(store))]
-    before = nuggets_of(store)
 
     def no_room_to_grow(connection, _record):
         pages = connection.execute("PRAGMA page_count").fetchone()[0]
@@ -289,10 +287,11 @@ def test_a_full_disk_gets_a_clear_page_and_loses_nothing(app, store):
 
     store.engine.dispose()
     event.listen(store.engine, "connect", no_room_to_grow)
-    long_text = "𠀀" * 1000  # 4,000 bytes: the table needs a new page
-    response = dev.post(f"/nuggets/{TOPIC}", {"text": long_text, "answer_ids": links})
+    memo = "𠀀" * 10_000  # 40,000 bytes: more pages than any free ones the file may have
+    response = dev.post(f"/topics/{TOPIC}", {"version": "1", "memo": memo, "question_target": "什么是禽流感？"})
     event.remove(store.engine, "connect", no_room_to_grow)
     store.engine.dispose()
     page = response.get_data(as_text=True)
-    assert response.status_code == 507 and "disk is full" in page and long_text in page
-    assert nuggets_of(store) == before
+    assert response.status_code == 507 and "disk is full" in page and memo in page
+    with store.transaction() as session:
+        assert session.get(Topic, TOPIC).memo == ""
