@@ -110,10 +110,25 @@ class Tally:
         self.nuggets_added = 0
 
 
-def assessor(port: int, name: str, topics: list[str], deadline: float, tally: Tally, seed: int) -> None:
+class Clock:
+    """The load starts when every client has logged in (scrypt on a busy machine takes a while)."""
+
+    def __init__(self, parties: int, seconds: float):
+        self.seconds = seconds
+        self.start = self.deadline = 0.0
+        self.barrier = threading.Barrier(parties, action=self._go)
+
+    def _go(self) -> None:
+        self.start = time.time()
+        self.deadline = self.start + self.seconds
+
+
+def assessor(port: int, name: str, topics: list[str], clock: Clock, tally: Tally, seed: int) -> None:
     rng = random.Random(seed)
     client = Client(port)
     client.log_in(name)
+    clock.barrier.wait()
+    deadline = clock.deadline
     order = topics[:]
     rng.shuffle(order)
     for topic in order:
@@ -141,11 +156,13 @@ def assessor(port: int, name: str, topics: list[str], deadline: float, tally: Ta
                 break
 
 
-def developer(port: int, topics: list[str], answer_ids: dict[str, int], start: float, deadline: float,
-              tally: Tally, seed: int) -> None:
+def developer(port: int, topics: list[str], answer_ids: dict[str, int], clock: Clock, tally: Tally,
+              seed: int) -> None:
     rng = random.Random(seed)
     client = Client(port)
     client.log_in("developer")
+    clock.barrier.wait()
+    start, deadline = clock.start + clock.seconds * 0.1, clock.deadline  # nuggets come once voting is under way
     while time.time() < deadline:
         time.sleep(max(0.0, min(rng.uniform(0.05, 0.4), deadline - time.time())))
         if time.time() < start:
@@ -245,13 +262,12 @@ def one_round(args, number: int) -> dict:
         wait_until_serving(port, server)
         tally = Tally()
         topics = sorted(answers)
-        start = time.time()
-        deadline = start + args.seconds
-        threads = [threading.Thread(target=assessor, args=(port, f"assessor{i:02d}", topics, deadline, tally,
+        clock = Clock(args.assessors + 1, args.seconds)
+        threads = [threading.Thread(target=assessor, args=(port, f"assessor{i:02d}", topics, clock, tally,
                                                           args.seed * 1000 + number * 100 + i))
                    for i in range(args.assessors)]
-        threads.append(threading.Thread(target=developer, args=(port, topics, answers, start + args.seconds * 0.1,
-                                                               deadline, tally, args.seed + number)))
+        threads.append(threading.Thread(target=developer, args=(port, topics, answers, clock, tally,
+                                                               args.seed + number)))
         for thread in threads:
             thread.start()
         for thread in threads:
