@@ -2,7 +2,9 @@
 `corpora/`, score every sample run with human and BINARIZED F3, and report as ACLIA's overview does."""
 from __future__ import annotations
 
+import re
 import shutil
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,7 +15,11 @@ from sepia.ir4qa.evaluate import IR4QAResults
 from sepia.ir4qa.qrels import read_qrels_rows
 from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sepia.scoring.evaluate import RunScore
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
 from sepia.store import io
+from sepia.store import models as db
 from sepia.store.db import Store
 from sepia.store.relevance import import_qrels
 
@@ -29,6 +35,7 @@ class LoadReport:
     runs: list[str] = field(default_factory=list)
     judgments: int = 0
     relevance_judgments: int = 0
+    answer_texts: int = 0
 
 
 def collection_files(folder: Path) -> dict:
@@ -73,7 +80,62 @@ def load_collection(store: Store, folder: Path, progress: bool = True) -> LoadRe
             report.runs.append(io.import_run(session, run).run_id)
         report.judgments = io.import_judgments(session, judgments)
         report.relevance_judgments = import_qrels(session, qrels)
+        report.answer_texts = add_answer_texts(session, lang)
     return report
+
+
+SENTENCE_END = re.compile(r"(?<=[。！？!?])|\n|(?<=\.)\s")
+
+
+def add_answer_texts(session, lang: str) -> int:
+    """Give the sample topics what a topic developer would have saved: for each nugget, the sentence
+    of each source document it was taken from, as an answer text linked to it; the topics are then
+    completed, as they would be before nugget extraction. Returns how many answer texts were made."""
+    topics = session.scalars(select(db.Topic).where(db.Topic.lang == lang).options(
+        selectinload(db.Topic.nuggets).selectinload(db.Nugget.sources))).all()
+    docids = {s.docid for t in topics for n in t.nuggets for s in n.sources}
+    texts = dict(session.execute(select(db.Document.docid, db.Document.text).where(db.Document.docid.in_(docids))).all())
+    made = 0
+    for topic in topics:
+        passages: dict[tuple[str, int], db.AnswerText] = {}
+        for nugget in topic.nuggets:
+            for source in nugget.sources:
+                span = _sentence_around(texts.get(source.docid, ""), nugget.text)
+                if span is None:
+                    continue
+                key = (source.docid, span[0])
+                if key not in passages:
+                    passages[key] = db.AnswerText(docid=source.docid, start=span[0], end=span[1],
+                                                  text=texts[source.docid][span[0]:span[1]], created_by="demo")
+                    topic.answer_texts.append(passages[key])
+                nugget.answer_texts.append(passages[key])
+        if passages:
+            topic.status = "completed"
+        made += len(passages)
+    session.flush()
+    return made
+
+
+def _sentence_around(text: str, needle: str) -> tuple[int, int] | None:
+    """The [start, end) of the sentence of `text` that holds `needle`, or else the one that shares the
+    most of its characters (at least half of them: the sample nuggets paraphrase); None when none does."""
+    bounds = [m.end() for m in SENTENCE_END.finditer(text)]
+    spans = [(a, b) for a, b in zip([0] + bounds, bounds + [len(text)]) if text[a:b].strip()]
+    wanted = Counter(c for c in needle if not c.isspace())
+
+    def shared(span: tuple[int, int]) -> int:
+        return sum((wanted & Counter(text[span[0]:span[1]])).values())
+
+    exact = [span for span in spans if needle in text[span[0]:span[1]]]
+    best = exact[0] if exact else max(spans, key=shared, default=None)
+    if best is None or shared(best) * 2 < sum(wanted.values()):
+        return None
+    start, end = best
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def score_store(store: Store, settings: dict | None = None) -> dict[str, list[RunScore]]:

@@ -27,3 +27,33 @@ def test_demo_scores_every_sample_run_as_the_files_do(tmp_path):
                 row = next(line for line in result.output.splitlines()
                            if line.startswith(score.run_id + " ") and matcher.upper() in line)
                 assert row.split()[2] == f"{score.score:.4f}", (matcher, row)
+
+
+def test_demo_topics_have_the_passages_their_nuggets_come_from(tmp_path):
+    from collections import Counter
+
+    from sqlalchemy import select
+    from sqlalchemy.orm import selectinload
+
+    from sepia.store.db import Store
+    from sepia.store.models import AnswerText, Document, Topic
+
+    home = tmp_path / "demo"
+    assert CliRunner().invoke(main, ["demo", "--home", str(home), "--no-serve", "--no-progress"]).exit_code == 0
+    store = Store(f"sqlite:///{home / 'sepia.db'}")
+    with store.transaction() as session:
+        topics = session.scalars(select(Topic).options(selectinload(Topic.answer_texts).selectinload(
+            AnswerText.nuggets))).all()
+        documents = dict(session.execute(select(Document.docid, Document.text)).all())
+        assert topics and all(t.status == "completed" and t.answer_texts for t in topics)
+        for topic in topics:
+            for answer in topic.answer_texts:
+                # Exactly the document's text at the offsets, one sentence, holding each linked
+                # nugget or at least half of its characters (the sample nuggets paraphrase).
+                assert documents[answer.docid][answer.start:answer.end] == answer.text
+                assert "。" not in answer.text.rstrip("。") and answer.text == answer.text.strip()
+                for nugget in answer.nuggets:
+                    chars = Counter(c for c in nugget.text if not c.isspace())
+                    assert nugget.text in answer.text or \
+                        2 * sum((chars & Counter(answer.text)).values()) >= sum(chars.values())
+    store.dispose()

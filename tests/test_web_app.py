@@ -65,3 +65,17 @@ def test_password_typed_at_the_prompt_is_checked(sepia_home):
     assert result.exit_code == 1 and "at least 8 characters" in result.output
     result = CliRunner().invoke(main, ["user", "add", "ann", "--role", "organiser", "--password", PASSWORD])
     assert result.exit_code == 0
+
+
+def test_a_busy_port_is_refused_with_the_fix_before_any_work(tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        for command in (["serve", "--port", str(port)], ["demo", "--home", str(tmp_path / "d"), "--port", str(port)]):
+            result = CliRunner().invoke(main, command)
+            assert result.exit_code == 1, result.output
+            assert f"cannot listen on 127.0.0.1:{port}" in result.output and f"make demo PORT={port + 1}" in result.output
+    assert not (tmp_path / "d").exists()  # the demo did not start building

@@ -25,6 +25,10 @@ def demo(home, serve, host, port, progress):
     from sepia.scoring.report import table
     from sepia.store.db import Store
 
+    if serve:
+        from sepia.web.demo import check_port
+
+        check_port(host, port)
     home = Path(home) if home else config.sepia_home() / "demo"
     home.mkdir(parents=True, exist_ok=True)
     os.environ["SEPIA_HOME"] = str(home)  # the store, the indexes and the web tool all live there
@@ -37,7 +41,7 @@ def demo(home, serve, host, port, progress):
     for folder in folders:
         report = load_collection(store, folder, progress)
         click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} nuggets, "
-                   f"{len(report.runs)} runs, {report.judgments} judgments, "
+                   f"{report.answer_texts} answer texts, {len(report.runs)} runs, {report.judgments} judgments, "
                    f"{report.relevance_judgments} relevance judgments")
     results = score_store(store)
     for matcher, title in (("human", "Human F3 (assessors' judgments)"),

@@ -10,6 +10,7 @@ import click
 @click.option("--debug", is_flag=True, help="Reload on code changes and show tracebacks (never in production).")
 def serve(host: str, port: int, debug: bool) -> None:
     """Serve the web tool (topics, nuggets, voting) for development or a small local campaign."""
-    from sepia.web.demo import run_server
+    from sepia.web.demo import check_port, run_server
 
+    check_port(host, port)
     run_server(host=host, port=port, debug=debug)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import secrets
+import socket
 
 from sqlalchemy import select
 
@@ -33,6 +34,20 @@ def seed_demo_accounts(store: Store) -> list[tuple[str, str, str]]:
             create_user(session, username, password, role, team=team, display_name=username.capitalize())
             created.append((username, password, role))
     return created
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse, with the fix, a port another program listens on (before any slow work starts)."""
+    import click
+
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.bind((host, port))
+    except OSError as error:
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {error.strerror} (is an earlier `sepia demo` or `sepia serve` still "
+            f"running?). Stop it, or choose another port: `make demo PORT={port + 1}` or `--port {port + 1}`."
+        ) from None
 
 
 def is_local(host: str) -> bool:
