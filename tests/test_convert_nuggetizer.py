@@ -74,18 +74,18 @@ def test_runs_keep_whole_answers(small):
     assert [(t.topic_id, t.answers[0].text) for t in team_a2.topics] == [("RAG2024-EN-1", "  gamma\n")]
 
 
-@pytest.mark.parametrize("partial_as_match, beta_match", [(False, False), (True, True)])
-def test_judgments_and_partial_support(small, partial_as_match, beta_match):
-    conv = convert_nuggetizer(small, partial_as_match=partial_as_match)
+@pytest.mark.parametrize("partial", [0.0, 0.5, 1.0])
+def test_judgments_and_partial_support(small, partial):
+    conv = convert_nuggetizer(small, partial=partial)
     rows = [(j.topic_id, j.run_id, j.answer_rank, j.nugget_id, j.match, j.assessor) for j in conv.judgments]
     assert rows == [
-        ("RAG2024-EN-1", "team_a-EN-EN-01-T", 1, "N01", True, "trec"),
-        ("RAG2024-EN-1", "team_a-EN-EN-01-T", 1, "N02", beta_match, "trec"),
-        ("RAG2024-EN-1", "team_a-EN-EN-01-T", 1, "N03", False, "trec"),
-        ("RAG2024-EN-1", "team_a_2-EN-EN-01-T", 1, "N01", False, "trec"),
-        ("RAG2024-EN-1", "team_a_2-EN-EN-01-T", 1, "N02", False, "trec"),
-        ("RAG2024-EN-1", "team_a_2-EN-EN-01-T", 1, "N03", True, "trec"),
-        ("RAG-EN-0001", "team_a-EN-EN-01-T", 1, "N01", True, "trec"),
+        ("RAG2024-EN-1", "team_a-EN-EN-01-T", 1, "N01", 1, "trec"),
+        ("RAG2024-EN-1", "team_a-EN-EN-01-T", 1, "N02", partial, "trec"),
+        ("RAG2024-EN-1", "team_a-EN-EN-01-T", 1, "N03", 0, "trec"),
+        ("RAG2024-EN-1", "team_a_2-EN-EN-01-T", 1, "N01", 0, "trec"),
+        ("RAG2024-EN-1", "team_a_2-EN-EN-01-T", 1, "N02", 0, "trec"),
+        ("RAG2024-EN-1", "team_a_2-EN-EN-01-T", 1, "N03", 1, "trec"),
+        ("RAG-EN-0001", "team_a-EN-EN-01-T", 1, "N01", 1, "trec"),
     ]
     assert conv.partial_count == 1
 
@@ -94,21 +94,23 @@ def f3(precision: float, recall: float) -> float:
     return 10 * precision * recall / (9 * precision + recall)
 
 
-@pytest.mark.parametrize("partial_as_match", [False, True])
-def test_human_f3_by_hand(small, partial_as_match):
-    """Vital-only recall from the pyramid weights; okay nuggets still earn allowance."""
-    conv = convert_nuggetizer(small, partial_as_match=partial_as_match)
-    scores = {r.run_id: r for r in evaluate_runs(conv.gold, conv.runs, matcher="human", judgments=conv.judgments)}
+@pytest.mark.parametrize("partial, credit", [(0.0, 0.5), (0.5, 0.0), (0.5, 0.5), (0.5, 1.0), (1.0, 0.5)])
+def test_human_f3_by_hand(small, partial, credit):
+    """Vital-only recall from the pyramid weights; okay nuggets still earn allowance. A partial
+    support written as 0.5 counts what --partial says; written as 0 or 1 it is that."""
+    conv = convert_nuggetizer(small, partial=partial)
+    scores = {r.run_id: r for r in evaluate_runs(conv.gold, conv.runs, matcher="human", judgments=conv.judgments,
+                                                 partial=credit)}
     c = (5 + 4 + 5 + 5) / 4  # mean length of alpha, beta, gamma, delta
-    # team.a, topic 1: "alpha beta" (9 characters) has alpha (vital), and beta (okay) when partial counts.
-    matched = 2 if partial_as_match else 1
+    # team.a, topic 1: "alpha beta" (9 characters) has alpha (vital), and beta (okay) partly.
+    matched = 1 + (credit if partial == 0.5 else partial)
     topic1 = f3(min(1.0, c * matched / 9), 1 / 2)
     topic2 = f3(c / 5, 1.0)  # "delta" matched; its topic has no vital nugget, so it weighs 1
     assert [t.f for t in scores["team_a-EN-EN-01-T"].topics] == pytest.approx([topic1, topic2])
     assert scores["team_a-EN-EN-01-T"].score == pytest.approx((topic1 + topic2) / 2)
     # team-a: gamma in "  gamma\n" (5 characters without white space); no answer for x7 scores 0.
     assert scores["team_a_2-EN-EN-01-T"].score == pytest.approx(f3(c / 5, 1 / 2) / 2)
-    assert topic1 == pytest.approx(0.526316 if partial_as_match else 0.502646, abs=1e-6)
+    assert topic1 == pytest.approx({1: 0.502646, 1.5: 0.519126, 2: 0.526316}[matched], abs=1e-6)
 
 
 def test_prefix(small):
@@ -277,9 +279,11 @@ def test_real_file(tmp_path):
     records = [json.loads(line) for line in RAG24.read_text(encoding="utf-8").splitlines()]
     assert (len(conv.gold.topics), len(conv.runs), len(conv.judgments)) == (21, 45, 13158)
     assert sum(j.match for j in conv.judgments) == sum(
-        n["assignment"] == "support" for r in records for n in r["nuggets"])
-    assert sum(j.match for j in convert_nuggetizer(RAG24, partial_as_match=True).judgments) == sum(
+        {"support": 1, "partial_support": 0.5}.get(n["assignment"], 0) for r in records for n in r["nuggets"])
+    assert sum(j.match for j in convert_nuggetizer(RAG24, partial=1).judgments) == sum(
         n["assignment"] != "not_support" for r in records for n in r["nuggets"])
+    assert sum(j.match for j in convert_nuggetizer(RAG24, partial=0).judgments) == sum(
+        n["assignment"] == "support" for r in records for n in r["nuggets"])
     assert conv.topic_ids["2024-142395"] == "RAG2024-EN-142395"
     assert conv.run_ids["cohere+post_processing"] == "cohere_post_processing-EN-EN-01-T"
     gold = read_file(out / "gold.xml")

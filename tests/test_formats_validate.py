@@ -150,7 +150,7 @@ def test_judgments_tsv_problems(tmp_path):
     _, found = validate_file(path)
     joined = "\n".join(map(str, found))
     assert f"{path}:3:" in joined and "answer_rank must be a positive integer" in joined
-    assert "match must be 1 or 0, got '2'" in joined
+    assert "match must be 1, 0 or 0.5, got '2'" in joined
     assert f"{path}:4:1: same judgment already given on line 2" in joined
     assert f"{path}:5:1: expected 6 tab-separated fields, got 3" in joined
 

@@ -78,8 +78,8 @@ def test_human_judgments_majority_with_ties_as_match():
           Judgment("T-CS-1", "R", 1, "N2", False, "a"), Judgment("T-CS-1", "R", 2, "N2", True, "a"),
           Judgment("T-CS-1", "R", 2, "N2", False, "b"), Judgment("T-CS-1", "R", 2, "N2", False, "c")]
     decisions = judged_matches(js)
-    assert decisions[("R", "T-CS-1", 1, "N1")] is True  # 1 of 2
-    assert decisions[("R", "T-CS-1", 2, "N2")] is False  # 1 of 3
+    assert decisions[("R", "T-CS-1", 1, "N1")] == 1.0  # 1 of 2
+    assert decisions[("R", "T-CS-1", 2, "N2")] == 0.0  # 1 of 3
     m = HumanMatcher(js)
     n = [nugget("N1", "x", 1, 1), nugget("N2", "y", 1, 1), nugget("N3", "z", 1, 1)]
     assert m.scores("R", "T-CS-1", n, [Answer(1, "..."), Answer(2, "...")]) == [1.0, 0.0, 0.0]

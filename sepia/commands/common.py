@@ -46,6 +46,51 @@ def f_score_options(command):
     return command
 
 
+partial_option = click.option(
+    "--partial", type=click.Choice(["0", "0.5", "1"]), default="0.5", show_default=True, callback=lambda c, p, v: float(v),
+    help="Human matcher: what a partial support (judgment 0.5) counts for in F: half a match, none or a whole one.")
+
+
+class MatcherName(click.ParamType):
+    """A matcher of the registry (built-in or a `sepia.matchers` plug-in), checked when used."""
+    name = "matcher"
+
+    def __init__(self, automatic_only: bool = False):
+        self.automatic_only = automatic_only
+
+    def names(self) -> list[str]:
+        from sepia.scoring.matchers import matcher_names
+
+        return [n for n in matcher_names() if not (self.automatic_only and n == "human")]
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "[" + "|".join(self.names()) + "]"
+
+    def convert(self, value, param, ctx):
+        names = self.names()
+        if value not in names:
+            self.fail(f"{value!r} is not a matcher; choose one of {', '.join(names)} (plug-ins register "
+                      "themselves as entry points of the group sepia.matchers)", param, ctx)
+        return value
+
+
+auto_judgments_option = click.option(
+    "--auto-judgments", "auto_judgment_specs", multiple=True, metavar="[NAME=]FILE",
+    help="Nugget assignments of an automatic assessor, scored like a matcher: a judgments TSV (the "
+         "assessor column names the matcher) or nuggetizer JSONL from an AutoNuggetizer run (named "
+         "after the file); NAME=FILE names it. Repeat for several.")
+
+
+def load_auto_matchers(specs, gold, partial: float = 0.5) -> dict:
+    """The automatic assessors' matchers, or exit with every problem of their files."""
+    from sepia.scoring.autojudgments import auto_matchers
+
+    try:
+        return load_or_exit(auto_matchers, specs, gold, partial)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
 def store_options(command):
     """--store and what goes with it: the scoring commands score the store's runs instead of files."""
     options = [

@@ -16,18 +16,21 @@ def convert() -> None:
 @click.argument("path", metavar="FILE.jsonl", type=click.Path(exists=True, dir_okay=False))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
               help="Directory for gold.xml, topics.xml, topics.tsv, runs/, runs.tsv and judgments.tsv.")
-@click.option("--partial-as-match", is_flag=True,
-              help="Count partial_support as a match. Default: strict, only support is a match "
-                   "(partial_support and not_support are match 0).")
+@click.option("--strict", "partial", flag_value=0.0, type=float,
+              help="Write partial_support as match 0 (only support is a match).")
+@click.option("--partial-as-match", "partial", flag_value=1.0, type=float,
+              help="Write partial_support as match 1.")
+@click.option("--partial-as-half", "partial", flag_value=0.5, type=float, default=True,
+              help="Write partial_support as match 0.5, TREC RAG's half credit (the default).")
 @click.option("--prefix", default="RAG", show_default=True,
               help="Topic ID prefix: qid 2024-142395 becomes RAG2024-EN-142395.")
 @click.option("--force", is_flag=True, help="Replace the conversion files in a non-empty --out directory.")
-def nuggetizer(path, out_dir, partial_as_match, prefix, force):
+def nuggetizer(path, out_dir, partial, prefix, force):
     """Convert TREC RAG 2024 / nuggetizer nugget assignments (JSONL).
 
     Writes a gold standard (one vote per nugget by assessor `trec`: vital is vital, okay is not), one
     CCLQA run per run ID (the whole answer as one SR), the assignments as human judgments (support is
-    a match; partial_support is not, unless --partial-as-match), the topics, and the mappings from
+    match 1, not_support 0, partial_support 0.5; --strict writes 0, --partial-as-match 1), the topics, and the mappings from
     the original qids and run IDs to SEPIA's. Nothing is written when the input has a problem; every
     problem is listed as PATH:LINE:COLUMN: message.
 
@@ -39,13 +42,13 @@ def nuggetizer(path, out_dir, partial_as_match, prefix, force):
         raise click.BadParameter("letters and digits only", param_hint="--prefix")
     try:
         check_output_dir(out_dir, force)
-        conversion = load_or_exit(convert_nuggetizer, path, partial_as_match=partial_as_match, prefix=prefix)
+        conversion = load_or_exit(convert_nuggetizer, path, partial=partial, prefix=prefix)
         for message in conversion.warnings:
             warn(message)
         write_conversion(conversion, out_dir, force)
     except (OutputExists, OSError) as exc:
         raise click.ClickException(str(exc)) from None
-    partial = "match" if partial_as_match else "no match"
+    counted = {0.0: "no match", 0.5: "match 0.5", 1.0: "match"}[partial]
     click.echo(f"{out_dir}: {len(conversion.gold.topics)} topics, {len(conversion.runs)} runs, "
                f"{len(conversion.judgments)} judgments ({conversion.partial_count} partial_support "
-               f"counted as {partial})")
+               f"counted as {counted})")

@@ -1,17 +1,19 @@
 """`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as the spec's section 3 defines."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 
-from sepia.commands.common import (check_store_use, expand_run_paths, f_score_options, load_or_exit, score_or_exit,
+from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
+                                   f_score_options, load_auto_matchers, load_or_exit, partial_option, score_or_exit,
                                    store_options, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.scoring.allowance import parse_overrides
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.scoring.matchers import MATCHERS
-from sepia.scoring.report import as_json, table, tsv
+from sepia.scoring.report import as_json, nuggetizer_table, table, tsv
 from sepia.scoring.tokenize import Tokenizer
 
 
@@ -20,54 +22,67 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
               help="CCLQA run XML, or a folder of them; repeat for several runs.")
 @click.argument("more_runs", nargs=-1, type=click.Path(exists=True))
-@click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
+@click.option("--matcher", type=MatcherName(), default="binarized", show_default=True,
+              help="binarized, softmatch, exact, human, or a plug-in's name (entry points sepia.matchers).")
+@auto_judgments_option
 @click.option("--judgments", "judgments_path", type=click.Path(exists=True, dir_okay=False),
               help="Human nugget judgments TSV (needed by --matcher human).")
 @f_score_options
 @click.option("--allowance", multiple=True, metavar="N|TYPE=N",
               help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
                    "Default: mean gold nugget length per language and type.")
+@partial_option
+@click.option("--measures", "measures", multiple=True, type=click.Choice(["f", "nuggetizer"]),
+              help="Add TREC RAG's four nugget scores (strict vital, vital, strict all, all; castorini/"
+                   "nuggetizer) beside F, averaged over all topics and over the answered topics.")
 @click.option("--stem", is_flag=True, help="Stem English words (Porter2 / Snowball English) before matching.")
 @click.option("--stopwords", is_flag=True, help="Drop English stop words before matching.")
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
 @store_options
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
-def evaluate(gold_path, run_paths, more_runs, matcher, judgments_path, beta, theta, weights, allowance, stem, stopwords,
-             as_set, from_store, run_ids, lang_pairs, save, output):
+def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
+             measures, stem, stopwords, as_set, from_store, run_ids, lang_pairs, save, output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
     Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`); with
     --store, the gold standard, the CCLQA runs and the nugget judgments come from the campaign store."""
     check_store_use(from_store, {"--gold": gold_path, "--run": run_paths + more_runs,
-                                 "--judgments": judgments_path}, run_ids, lang_pairs)
+                                 "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs},
+                    run_ids, lang_pairs)
     try:
         per_type, everywhere = parse_overrides(allowance)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--allowance") from None
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
-                        as_set)
+                        as_set, partial)
     if from_store:
         from sepia.scoring.campaign import score_stored_runs
         from sepia.store.db import Store
 
         results = score_or_exit(score_stored_runs, Store(), settings, run_ids, lang_pairs, save=save)
     else:
-        results = _score_files(gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings)
+        results = _score_files(gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
+                               auto_judgment_specs)
     for message in dict.fromkeys(w for r in results for w in r.warnings):
         warn(message)
     described = settings.describe()
     if output == "json":
-        click.echo(as_json(results, described))
+        click.echo(as_json(results, described, measures))
     elif output == "tsv":
-        click.echo(tsv(results), nl=False)
+        click.echo(tsv(results, measures), nl=False)
     else:
-        header = (f"F{beta:g} with the {matcher.upper()} matcher"
-                  + (f" (theta {theta:g})" if matcher == "binarized" else "")
-                  + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}")
-        click.echo(table(results, header), nl=False)
+        for name in dict.fromkeys(r.matcher for r in results):
+            judged = name == "human" or bool(auto_judgment_specs)
+            header = (f"F{beta:g} with the {name.upper()} matcher"
+                      + (f" (theta {theta:g})" if name == "binarized" else "")
+                      + (f" (partial support counts {partial:g})" if judged else "")
+                      + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}")
+            click.echo(table([r for r in results if r.matcher == name], header), nl=False)
+        if "nuggetizer" in measures:
+            click.echo("\n" + nuggetizer_table(results), nl=False)
 
 
-def _score_files(gold_path, run_paths, judgments_path, settings: Settings):
+def _score_files(gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):
     if not gold_path:
         raise click.UsageError("give the gold standard: --gold GOLD.xml (or --store to score the campaign store)")
     if not run_paths:
@@ -80,4 +95,8 @@ def _score_files(gold_path, run_paths, judgments_path, settings: Settings):
     if duplicates:
         raise click.UsageError(f"the same run ID is given more than once: {', '.join(sorted(duplicates))}")
     judgments = load_or_exit(read_judgments, judgments_path) if judgments_path else None
+    if auto_specs:  # each automatic assessor's file is scored as a matcher of its own
+        matchers = load_auto_matchers(auto_specs, gold, settings.partial)
+        return [score for name, m in matchers.items()
+                for score in Evaluator(gold, replace(settings, matcher=name), None, m).rank(runs)]
     return Evaluator(gold, settings, judgments).rank(runs)

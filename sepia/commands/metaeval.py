@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from sepia.commands.common import f_score_options, load_or_exit, warn
+from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_options, load_auto_matchers,
+                                   load_or_exit, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
-from sepia.scoring.matchers import MATCHERS
 
 
 def expand(paths, pattern: str) -> list[Path]:
@@ -27,8 +27,9 @@ def expand(paths, pattern: str) -> list[Path]:
               help="CCLQA run XML, or a directory of them; repeat for more.")
 @click.option("--judgments", "judgment_paths", multiple=True, type=click.Path(exists=True),
               help="Human nugget judgments TSV, or a directory of *.tsv; repeat for more.")
-@click.option("--matcher", "matchers", multiple=True, type=click.Choice(["binarized", "softmatch", "exact"]),
-              help="Automatic matchers to compare (default: all three).")
+@click.option("--matcher", "matchers", multiple=True, type=MatcherName(automatic_only=True),
+              help="Automatic matchers to compare (default: binarized, softmatch and exact); a plug-in's name too.")
+@auto_judgments_option
 @f_score_options
 @click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
               help="Permutations per test and bootstrap resamples.")
@@ -40,7 +41,7 @@ def expand(paths, pattern: str) -> list[Path]:
 @click.option("--plots", "plot_dir", type=click.Path(file_okay=False), help="Write PNG and SVG figures here.")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
-def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, theta, beta, weights, permutations, repetitions,
+def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, permutations, repetitions,
              seed, limit, plot_dir, output):
     """Automatic versus human scores for every matcher: correlations at four levels, confidence
     intervals, discriminative power, ranking consistency, run-ranking agreement, disagreements.
@@ -70,8 +71,9 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, theta, beta, w
     judgments = [j for p in judgment_files for j in load_or_exit(read_judgments, p)]
     if len(runs) < 3:
         warn("with fewer than three runs, most system-level correlations are undefined or trivial")
-    data = score_matrices(gold, runs, judgments, matchers=matchers or AUTOMATIC, beta=beta, theta=theta,
-                          weights=weights)
+    auto = list(load_auto_matchers(auto_judgment_specs, gold).values()) if auto_judgment_specs else []
+    data = score_matrices(gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
+                          theta=theta, weights=weights)
     for message in data.warnings:
         warn(message)
     report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
@@ -124,7 +126,7 @@ def aeollm(pred_path, human_path, output):
               help="Gold standard XML.")
 @click.option("--run", "run_paths", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),
               help="CCLQA run XML; give exactly two (A, then B).")
-@click.option("--matcher", type=click.Choice(MATCHERS), default="binarized", show_default=True)
+@click.option("--matcher", type=MatcherName(), default="binarized", show_default=True)
 @click.option("--judgments", "judgment_paths", multiple=True, type=click.Path(exists=True),
               help="Human nugget judgments TSV, or a directory of *.tsv (needed by --matcher human).")
 @f_score_options

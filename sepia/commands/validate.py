@@ -12,14 +12,23 @@ from sepia.formats.validate import JUDGMENTS, validate_file
 @click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS,)),
               help="The files' format; detected from each file when not given.")
 @click.option("--max-size", type=int, default=None, help="Refuse files over this many bytes.")
+@click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML: warn about judgments that name a nugget it lacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Print problems only, no summary line per valid file.")
-def validate(files, format_name, max_size, quiet):
+def validate(files, format_name, max_size, gold_path, quiet):
     """Check run, topic, gold standard and judgment files against the spec.
 
     Every problem is printed as PATH:LINE:COLUMN: message."""
+    gold = None
+    if gold_path:
+        from sepia.commands.common import load_or_exit
+        from sepia.formats.model import GoldStandard
+        from sepia.formats.read import expect, read_file
+
+        gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     invalid = 0
     for path in files:
-        obj, problems = validate_file(path, format_name, max_size)
+        obj, problems = validate_file(path, format_name, max_size, gold, gold_path or "")
         for problem in problems:
             click.echo(str(problem))
         if obj is None:

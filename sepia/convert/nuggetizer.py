@@ -6,9 +6,9 @@ qid carries the same nugget list, assigned against that record's answer. `respon
 word count) is not used: SEPIA measures lengths itself.
 
 Output: one gold standard (one vote per nugget by the assessor `trec`: vital or not), one CCLQA run
-per run ID with the whole answer as its only SR, the assignments as human judgments (`support` is a
-match, `not_support` is not, `partial_support` is not unless `partial_as_match`), the topics, and
-two TSVs that map the original qids and run IDs to SEPIA's IDs.
+per run ID with the whole answer as its only SR, the assignments as human judgments (`support` is
+match 1, `not_support` 0, `partial_support` 0.5 as TREC RAG counts it, or 0 or 1 with `partial`),
+the topics, and two TSVs that map the original qids and run IDs to SEPIA's IDs.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ class Conversion:
     judgments: list[Judgment]
     topic_ids: dict[str, str]  # original qid -> SEPIA topic ID
     run_ids: dict[str, str]  # original run ID -> SEPIA run ID
-    partial_as_match: bool
+    partial: float  # the match value written for partial_support (0.5, or the strict ends 0 and 1)
     partial_count: int  # how many assignments were partial_support
     warnings: list[str] = field(default_factory=list)
 
@@ -81,8 +81,12 @@ class Conversion:
         return files
 
 
-def convert_nuggetizer(path: str | Path, partial_as_match: bool = False, prefix: str = "RAG") -> Conversion:
-    """Read and check the whole file, then build every output; raises FormatError listing all problems."""
+def convert_nuggetizer(path: str | Path, partial: float = 0.5, prefix: str = "RAG") -> Conversion:
+    """Read and check the whole file, then build every output; raises FormatError listing all problems.
+
+    `partial` is the match value of a partial_support: 0.5 (TREC RAG's half credit), or 0 (strict) or 1."""
+    if partial not in (0, 0.5, 1):
+        raise ValueError(f"partial must be 0, 0.5 or 1, got {partial!r}")
     if not PREFIX_RE.fullmatch(prefix):
         raise ValueError(f"topic ID prefix {prefix!r} must be letters and digits only")
     records = _read(Path(path))
@@ -104,7 +108,7 @@ def convert_nuggetizer(path: str | Path, partial_as_match: bool = False, prefix:
     for record in records:
         answers[record.run_id][record.qid] = record.answer_text
         for nugget_id, (_, _, assignment) in zip(nugget_ids[record.qid], record.nuggets):
-            match = assignment == "support" or (assignment == "partial_support" and partial_as_match)
+            match = {"support": 1.0, "partial_support": float(partial)}.get(assignment, 0.0)
             judgments.append(Judgment(topic_ids[record.qid], run_ids[record.run_id], 1, nugget_id, match, ASSESSOR))
     runs = [CCLQARun(Metadata(run_ids[original], original), [
         CCLQATopic(topic_ids[qid], [Answer(1, answered[qid])]) for qid in first if qid in answered])
@@ -112,9 +116,9 @@ def convert_nuggetizer(path: str | Path, partial_as_match: bool = False, prefix:
 
     topics = TopicSet([Topic(topic_ids[qid], [LangText(LANG, r.query)], answer_type=ANSWER_TYPE, status="completed")
                        for qid, r in first.items()], LANG)
-    partial = sum(1 for r in records for n in r.nuggets if n[2] == "partial_support")
+    partial_count = sum(1 for r in records for n in r.nuggets if n[2] == "partial_support")
     return Conversion(topics, GoldStandard(LANG, gold_topics), runs, judgments, topic_ids, run_ids,
-                      partial_as_match, partial, warnings)
+                      float(partial), partial_count, warnings)
 
 
 def _gold_topic(topic_id: str, record: _Record, warnings: list[str]) -> GoldTopic:

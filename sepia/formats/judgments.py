@@ -7,12 +7,14 @@ from typing import Iterable
 
 from sepia import limits, vocab
 from sepia.formats.errors import FormatError, Problem, capped
-from sepia.formats.model import Judgment
+from sepia.formats.model import GoldStandard, Judgment
 
 HEADER = ("topic_id", "run_id", "answer_rank", "nugget_id", "match", "assessor")
 # The longest value each text field may have: what the store can hold.
 LENGTHS = {0: limits.TOPIC_ID, 1: limits.RUN_ID, 3: limits.NUGGET_ID, 5: limits.ASSESSOR}
 RANK = re.compile(r"0*[1-9][0-9]{0,9}")  # ASCII digits, few enough for int() and the store
+# match: 1 (the answer contains the nugget), 0 (it does not) or 0.5 (partial support, as TREC RAG judges).
+MATCH_VALUES = {"1": 1.0, "0": 0.0, "0.5": 0.5}
 
 
 def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
@@ -49,8 +51,8 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
                                                              f"{limits.INTEGER}, got {rank!r}"))
         if not nugget_id:
             problems.append(Problem(name, number, column(3), "nugget ID is empty"))
-        if match not in ("0", "1"):
-            problems.append(Problem(name, number, column(4), f"match must be 1 or 0, got {match!r}"))
+        if match not in MATCH_VALUES:
+            problems.append(Problem(name, number, column(4), f"match must be 1, 0 or 0.5, got {match!r}"))
         if not assessor:
             problems.append(Problem(name, number, column(5), "assessor is empty"))
         for i, limit in LENGTHS.items():
@@ -63,7 +65,7 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
             problems.append(Problem(name, number, 1, f"same judgment already given on line {seen[key]}"))
             continue
         seen[key] = number
-        judgments.append(Judgment(topic_id, run_id, int(rank), nugget_id, match == "1", assessor))
+        judgments.append(Judgment(topic_id, run_id, int(rank), nugget_id, MATCH_VALUES[match], assessor))
     if problems:
         raise FormatError(capped(problems))
     return judgments
@@ -85,6 +87,39 @@ def read_judgments(path: str | Path) -> list[Judgment]:
 
 def judgments_to_tsv(judgments: Iterable[Judgment]) -> str:
     rows = ["\t".join(HEADER)]
-    rows += ["\t".join((j.topic_id, j.run_id, str(j.answer_rank), j.nugget_id, str(int(j.match)), j.assessor))
+    rows += ["\t".join((j.topic_id, j.run_id, str(j.answer_rank), j.nugget_id, format_match(j.match), j.assessor))
              for j in judgments]
     return "\n".join(rows) + "\n"
+
+
+def format_match(value: float) -> str:
+    """1, 0 or 0.5, as the TSV writes them."""
+    return "0.5" if value == 0.5 else str(int(value))
+
+
+def unknown_nuggets(judgments: Iterable[Judgment], gold: GoldStandard) -> list[tuple[str, str]]:
+    """(topic, nugget) pairs the judgments name that the gold standard lacks, in first-seen order."""
+    known = {(t.topic_id, n.nugget_id) for t in gold.topics for n in t.nuggets}
+    return list(dict.fromkeys((j.topic_id, j.nugget_id) for j in judgments
+                              if (j.topic_id, j.nugget_id) not in known))
+
+
+def unknown_nugget_warnings(path: str | Path, gold: GoldStandard, gold_name: str) -> list[Problem]:
+    """One warning per line of a valid judgments file whose nugget the gold standard lacks, pointing
+    at its nugget_id (`sepia validate J.tsv --gold G.xml`)."""
+    known = {(t.topic_id, n.nugget_id) for t in gold.topics for n in t.nuggets}
+    topics = {t.topic_id for t in gold.topics}
+    warnings = []
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines[1:], start=2):
+        fields = line.split("\t")
+        if len(fields) != len(HEADER):
+            continue
+        topic_id, nugget_id = fields[0].strip(), fields[3].strip()
+        if (topic_id, nugget_id) in known:
+            continue
+        column = sum(len(f) + 1 for f in fields[:3]) + 1
+        what = (f"topic {topic_id} has no nugget {nugget_id}" if topic_id in topics
+                else f"topic {topic_id} (nugget {nugget_id}) is not")
+        warnings.append(Problem(str(path), number, column, f"{what} in the gold standard {gold_name}", "warning"))
+    return capped(warnings, "warnings")

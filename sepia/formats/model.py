@@ -168,5 +168,5 @@ class Judgment:
     run_id: str
     answer_rank: int
     nugget_id: str
-    match: bool
+    match: float  # 1 (contains the nugget), 0 (does not), 0.5 (partial support); True/False read as 1/0
     assessor: str

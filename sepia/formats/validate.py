@@ -5,7 +5,7 @@ from pathlib import Path
 
 from sepia.formats.docids import unknown_docid_warnings
 from sepia.formats.errors import FormatError, Problem
-from sepia.formats.judgments import read_judgments
+from sepia.formats.judgments import read_judgments, unknown_nugget_warnings
 from sepia.formats.read import read_loaded
 from sepia.formats.xmlsafe import load_xml, parse_xml
 
@@ -13,11 +13,13 @@ JUDGMENTS = "judgments"
 
 
 def validate_file(path: str | Path, format_name: str | None = None,
-                  max_bytes: int | None = None) -> tuple[object | None, list[Problem]]:
-    """Return the file's object (None when invalid) and all its problems, warnings included."""
+                  max_bytes: int | None = None, gold=None, gold_name: str = "") -> tuple[object | None, list[Problem]]:
+    """Return the file's object (None when invalid) and all its problems, warnings included. With
+    `gold` (a GoldStandard), a judgment naming a nugget it lacks is a warning."""
     try:
         if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
-            return read_judgments(path), []
+            judgments = read_judgments(path)
+            return judgments, unknown_nugget_warnings(path, gold, gold_name) if gold is not None else []
         loaded = load_xml(path, max_bytes)
         obj, problems = read_loaded(loaded, format_name)
         return obj, problems + unknown_docid_warnings(loaded, obj)

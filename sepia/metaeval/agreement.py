@@ -60,6 +60,9 @@ def krippendorff_alpha_counts(counts, values, level: str = "nominal") -> float:
     o_ck = sum over units of n_uc * (n_uk - [c == k]) / (m_u - 1); alpha = 1 - D_o / D_e."""
     counts = np.asarray(counts, float)
     values = np.asarray(values, float)
+    if level == "ratio" and (values < 0).any():
+        raise ValueError("Krippendorff's alpha at the ratio level needs values of 0 or more "
+                         f"(got {values.min():g}); use the interval level for values with a sign")
     pairable = counts.sum(1)
     counts, pairable = counts[pairable >= 2], pairable[pairable >= 2]
     if not len(counts):

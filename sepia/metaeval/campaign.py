@@ -32,12 +32,14 @@ class ScoreMatrices:
 
 
 def score_matrices(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], *,
-                   matchers: Sequence[str] = AUTOMATIC, **settings) -> ScoreMatrices:
-    """Evaluate every run with the human matcher and each automatic matcher."""
+                   matchers: Sequence = AUTOMATIC, **settings) -> ScoreMatrices:
+    """Evaluate every run with the human matcher and each automatic matcher: a registered matcher's
+    name, or a matcher object (an automatic assessor's judgments, `sepia.scoring.autojudgments`)."""
     from sepia.scoring.evaluate import evaluate_runs
 
-    results = {name: evaluate_runs(gold, runs, matcher=name, judgments=judgments if name == "human" else None,
-                                   **settings) for name in ("human", *matchers)}
+    named = {"human": "human", **{m if isinstance(m, str) else m.name: m for m in matchers}}
+    results = {name: evaluate_runs(gold, runs, matcher=m, judgments=judgments if m == "human" else None,
+                                   **settings) for name, m in named.items()}
     run_ids = [r.run_id for r in results["human"]]   # ranked by human score, best first
     topics = list(dict.fromkeys(t.topic_id for r in results["human"] for t in r.topics))
     row, col = {r: i for i, r in enumerate(run_ids)}, {t: j for j, t in enumerate(topics)}

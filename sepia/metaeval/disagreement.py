@@ -58,7 +58,8 @@ def disagreements(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Seque
     by_group: dict[tuple[str, str], Counter] = {}
     rows: list[Disagreement] = []
     unknown = 0
-    for (run_id, topic_id, rank, nugget_id), human in sorted(judged_matches(judgments).items()):
+    for (run_id, topic_id, rank, nugget_id), value in sorted(judged_matches(judgments).items()):
+        human = value > 0  # a partial support (0.5) is a human match here
         nugget = nuggets.get((topic_id, nugget_id))
         response = answers.get((run_id, topic_id, rank))
         if nugget is None or response is None:

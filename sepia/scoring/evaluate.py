@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from sepia import vocab
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
+from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
-from sepia.scoring.matchers import HumanMatcher, make_matcher
+from sepia.scoring.matchers import PARTIAL, HumanMatcher, Matcher, make_matcher
 from sepia.scoring.tokenize import Tokenizer, char_length
 from sepia.scoring.weights import nugget_weights
 
@@ -22,14 +23,22 @@ class RunScore:
     by_type: dict[str, float]
     topics: list[TopicScore]
     warnings: list[str] = field(default_factory=list)
+    nuggetizer: dict | None = None  # TREC RAG's four scores, `nuggetizer.run_means`
 
     @property
     def language_pair(self) -> str:
         return vocab.language_pair_of(self.run_id)
 
-    def as_dict(self) -> dict:
-        return {"run_id": self.run_id, "matcher": self.matcher, "score": self.score, "by_type": self.by_type,
-                "topics": [t.as_dict() for t in self.topics]}
+    def as_dict(self, measures: Sequence[str] = ()) -> dict:
+        """The spec's JSON object; with "nuggetizer" in `measures`, also TREC RAG's four scores
+        (per topic, and per run over all topics and over the answered topics)."""
+        with_nuggetizer = "nuggetizer" in measures and self.nuggetizer is not None
+        topics = [t.as_dict() | ({"nuggetizer": t.nuggetizer} if with_nuggetizer else {}) for t in self.topics]
+        document = {"run_id": self.run_id, "matcher": self.matcher, "score": self.score, "by_type": self.by_type,
+                    "topics": topics}
+        if with_nuggetizer:
+            document["nuggetizer"] = self.nuggetizer
+        return document
 
 
 @dataclass
@@ -42,46 +51,67 @@ class Settings:
     allowance: float | None = None
     tokenizer: Tokenizer = field(default_factory=Tokenizer)
     as_set: bool = False
+    partial: float = PARTIAL  # human matcher: what a partial support (judged 0.5) counts for in F
 
     def describe(self) -> dict:
         """The settings as `sepia evaluate` prints them (and the store keeps them with the scores)."""
         allowance = Allowance({}, self.allowance_per_type, self.allowance).describe()
-        return {"matcher": self.matcher, "beta": self.beta,
-                "theta": self.theta if self.matcher == "binarized" else None, "weights": self.weights,
-                "allowance": allowance,
-                "tokens": self.tokenizer.describe() + (", as a set" if self.as_set else ", as a bag")}
+        described = {"matcher": self.matcher, "beta": self.beta,
+                     "theta": self.theta if self.matcher == "binarized" else None, "weights": self.weights,
+                     "allowance": allowance,
+                     "tokens": self.tokenizer.describe() + (", as a set" if self.as_set else ", as a bag")}
+        if self.matcher == "human":
+            described["partial"] = self.partial
+        return described
 
 
-def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str = "binarized",
+def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str | Matcher = "binarized",
                   judgments: Sequence[Judgment] | None = None, beta: float = 3.0, theta: float = 0.5,
                   weights: str = "pyramid", allowance: float | None = None,
                   allowance_per_type: dict[str, float] | None = None,
-                  tokenizer: Tokenizer | None = None, as_set: bool = False) -> list[RunScore]:
+                  tokenizer: Tokenizer | None = None, as_set: bool = False,
+                  partial: float = PARTIAL) -> list[RunScore]:
     """Score every run; the result is ranked by score, best first.
 
-    `allowance` overrides C for every answer type, `allowance_per_type` for the types it names."""
-    settings = Settings(matcher, beta, theta, weights, allowance_per_type or {}, allowance,
-                        tokenizer or Tokenizer(), as_set)
-    return Evaluator(gold, settings, judgments).rank(runs)
+    `allowance` overrides C for every answer type, `allowance_per_type` for the types it names.
+    `matcher` is a registered matcher's name or a matcher object (e.g. judgments of an automatic
+    assessor, `sepia.scoring.autojudgments`)."""
+    instance = None if isinstance(matcher, str) else matcher
+    settings = Settings(matcher if instance is None else instance.name, beta, theta, weights, allowance_per_type or {}, allowance,
+                        tokenizer or Tokenizer(), as_set, partial)
+    return Evaluator(gold, settings, judgments, instance).rank(runs)
 
 
 class Evaluator:
     """Holds what does not change from run to run: weights, allowances and the matcher's caches."""
 
-    def __init__(self, gold: GoldStandard, settings: Settings, judgments: Sequence[Judgment] | None = None):
+    def __init__(self, gold: GoldStandard, settings: Settings, judgments: Sequence[Judgment] | None = None,
+                 matcher: Matcher | None = None):
         self.gold = gold
         self.settings = settings
-        self.matcher = make_matcher(settings.matcher, theta=settings.theta, judgments=judgments,
-                                    tokenizer=settings.tokenizer, as_set=settings.as_set)
+        self.matcher = matcher or make_matcher(settings.matcher, theta=settings.theta, judgments=judgments,
+                                               tokenizer=settings.tokenizer, as_set=settings.as_set,
+                                               partial=settings.partial)
+        judgments = judgments if matcher is None else getattr(matcher, "judgments", None)
         self.allowance = Allowance(mean_nugget_lengths(gold), settings.allowance_per_type, settings.allowance)
         self.warnings: list[str] = []
+        if judgments:
+            from sepia.formats.judgments import unknown_nuggets
+
+            missing = unknown_nuggets(judgments, gold)
+            if missing:
+                shown = ", ".join(f"{t} {n}" for t, n in missing[:10]) + (", ..." if len(missing) > 10 else "")
+                self.warnings.append(f"the judgments name {len(missing)} nuggets the gold standard lacks "
+                                     f"(ignored): {shown}")
         self.topics_by_lang: dict[str, list] = defaultdict(list)
         self.weights: dict[str, list[float]] = {}
+        self.vital: dict[str, list[bool]] = {}
         for topic in gold.topics:
             if not topic.nuggets:
                 self.warnings.append(f"topic {topic.topic_id} has no nuggets in the gold standard and is left out")
                 continue
             self.weights[topic.topic_id], notes = nugget_weights(topic.nuggets, settings.weights)
+            self.vital[topic.topic_id] = [nuggetizer.is_vital(n) for n in topic.nuggets]
             self.warnings += [f"topic {topic.topic_id}: {note}" for note in notes]
             self.topics_by_lang[topic_lang(gold, topic)].append(topic)
 
@@ -93,7 +123,7 @@ class Evaluator:
         evaluator was made with: a caller may bring each run's judgments with the run."""
         matcher = self.matcher
         if judgments is not None and isinstance(matcher, HumanMatcher):
-            matcher = HumanMatcher(judgments)
+            matcher = matcher.with_judgments(judgments)
         parsed = vocab.parse_run_id(run.run_id)
         lang = parsed.target_lang if parsed else self.gold.lang
         topics = self.topics_by_lang.get(lang, [])
@@ -105,24 +135,29 @@ class Evaluator:
         if unknown:
             warnings.append(f"run {run.run_id} answers topics the gold standard lacks (ignored): {', '.join(unknown)}")
         scores = []
+        nugget_scores: list[dict[str, float] | None] = []
         answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
         batched = _batched_scores(matcher, run.run_id, topics, answer_lists)
         for i, (topic, answers) in enumerate(zip(topics, answer_lists)):
             if answers and isinstance(matcher, HumanMatcher) and matcher.unjudged(run.run_id, topic.topic_id):
-                warnings.append(f"run {run.run_id} topic {topic.topic_id}: no human judgments (scored as no match)")
+                warnings.append(f"run {run.run_id} topic {topic.topic_id}: no {_judged_by(matcher)} judgments "
+                                "(scored as no match)")
             if batched is not None:
                 match_scores = batched[i]
             elif answers:
                 match_scores = matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers)
             else:
                 match_scores = []
-            scores.append(topic_score(
+            values = match_scores or [0.0] * len(topic.nuggets)
+            nugget_scores.append(nuggetizer.topic_scores(values, self.vital[topic.topic_id]) if answers else None)
+            score = topic_score(
                 topic.topic_id, topic.answer_type, self.weights[topic.topic_id],
-                match_scores or [0.0] * len(topic.nuggets),
+                matcher.credit(values) if hasattr(matcher, "credit") else values,
                 char_length("".join(a.text for a in answers)),  # = the sum over the answers
-                self.allowance(lang, topic.answer_type), self.settings.beta, has_responses=bool(answers)))
+                self.allowance(lang, topic.answer_type), self.settings.beta, has_responses=bool(answers))
+            scores.append(replace(score, nuggetizer=nugget_scores[-1] or nuggetizer.zero()))
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
-                        scores, self.warnings + warnings)
+                        scores, self.warnings + warnings, nuggetizer.run_means(nugget_scores))
 
 
 def ranked(results: Iterable[RunScore]) -> list[RunScore]:
@@ -139,6 +174,10 @@ def _batched_scores(matcher, run_id: str, topics, answer_lists) -> list[list[flo
     many = iter(matcher.scores_many(run_id, [(topics[i].nuggets, answer_lists[i]) for i in answered]))
     answered = set(answered)
     return [next(many) if i in answered else [] for i in range(len(topics))]
+
+
+def _judged_by(matcher) -> str:
+    return "human" if matcher.name == "human" else f"{matcher.name!r}"
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -1,7 +1,7 @@
 """The official ACLIA per-topic score: nugget recall, length allowance precision, F(beta)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 
@@ -15,6 +15,8 @@ class TopicScore:
     matched: float  # a: matched nuggets (a sum of softmatch scores for that matcher)
     length: int  # L: characters of the topic's SRs, white space not counted
     allowance: float  # C * a
+    # TREC RAG's four scores of this topic (`sepia.scoring.nuggetizer`), when computed
+    nuggetizer: dict | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict:
         return {"topic_id": self.topic_id, "answer_type": self.answer_type, "f": self.f,

@@ -106,43 +106,110 @@ class ExactMatcher:
         return [1.0 if any(normalize(n.text) in t for t in texts) else 0.0 for n in nuggets]
 
 
-def judged_matches(judgments: Sequence[Judgment]) -> dict[tuple[str, str, int, str], bool]:
-    """The human decision for each (run, topic, answer rank, nugget): a match when at least half of
-    the assessors who judged that pair said so (one assessor's word stands alone)."""
-    votes: dict[tuple[str, str, int, str], list[bool]] = {}
+def upper_median(values: Sequence[float]) -> float:
+    """The highest value that at least half of `values` reach or exceed: with 1/0 judgments, a
+    match when at least half of the assessors said so (one assessor's word stands alone)."""
+    ordered = sorted(values, reverse=True)
+    return ordered[(len(ordered) + 1) // 2 - 1] if ordered else 0.0
+
+
+def judged_matches(judgments: Sequence[Judgment]) -> dict[tuple[str, str, int, str], float]:
+    """The human decision for each (run, topic, answer rank, nugget): 1, 0.5 (partial support) or 0,
+    the upper median of its assessors' judgments (1 when at least half said 1; 0.5 when at least half
+    said 0.5 or 1 but fewer than half said 1)."""
+    votes: dict[tuple[str, str, int, str], list[float]] = {}
     for j in judgments:
-        votes.setdefault((j.run_id, j.topic_id, j.answer_rank, j.nugget_id), []).append(j.match)
-    return {key: 2 * sum(v) >= len(v) for key, v in votes.items()}
+        votes.setdefault((j.run_id, j.topic_id, j.answer_rank, j.nugget_id), []).append(float(j.match))
+    return {key: upper_median(v) for key, v in votes.items()}
+
+
+PARTIAL = 0.5  # the judgment value of partial support
 
 
 @dataclass
 class HumanMatcher:
-    """Assessor judgments: a nugget matches when some response of the topic was judged to contain it."""
+    """Assessor judgments: a nugget's match value m(n) is its best judgment over the topic's
+    responses (1, 0.5 or 0). `scores` gives those values as judged; `credit` says what a partial
+    support counts for in F (`partial`, 0.5 by default, or 0 or 1)."""
     judgments: Sequence[Judgment]
     name: str = "human"
+    partial: float = PARTIAL
 
     def __post_init__(self):
         self.decisions = judged_matches(self.judgments)
         self.judged_topics = {(j.run_id, j.topic_id) for j in self.judgments}
 
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
-        return [1.0 if any(self.decisions.get((run_id, topic_id, a.rank, n.nugget_id), False) for a in answers)
-                else 0.0 for n in nuggets]
+        return [max((self.decisions.get((run_id, topic_id, a.rank, n.nugget_id), 0.0) for a in answers),
+                    default=0.0) for n in nuggets]
+
+    def credit(self, values: Sequence[float]) -> list[float]:
+        """Judged values as F counts them: a partial support counts `partial`."""
+        return [self.partial if v == PARTIAL else v for v in values]
+
+    def with_judgments(self, judgments: Sequence[Judgment]) -> "HumanMatcher":
+        return HumanMatcher(judgments, self.name, self.partial)
 
     def unjudged(self, run_id: str, topic_id: str) -> bool:
         return (run_id, topic_id) not in self.judged_topics
 
 
+# ---------------------------------------------------------------- the registry
+
+ENTRY_POINT_GROUP = "sepia.matchers"
+
+
+def _binarized(*, theta=0.5, tokenizer=DEFAULT_TOKENIZER, as_set=False, **_):
+    return BinarizedMatcher(tokenizer, as_set, theta=theta)
+
+
+def _softmatch(*, tokenizer=DEFAULT_TOKENIZER, as_set=False, **_):
+    return SoftMatcher(tokenizer, as_set)
+
+
+def _exact(**_):
+    return ExactMatcher()
+
+
+def _human(*, judgments=None, partial=PARTIAL, **_):
+    if judgments is None:
+        raise ValueError("the human matcher needs judgments (--judgments FILE.tsv)")
+    return HumanMatcher(judgments, partial=partial)
+
+
+BUILTIN = {"binarized": _binarized, "softmatch": _softmatch, "exact": _exact, "human": _human}
+
+
+def registry() -> dict:
+    """Every matcher by name: SEPIA's own, then those other packages declare as entry points of the
+    group `sepia.matchers` (`name = "package.module:factory"`). A factory is called with keyword
+    options (theta, judgments, tokenizer, as_set, partial; it should accept and ignore others with
+    **kwargs) and returns an object with a `name` and `scores(run_id, topic_id, nuggets, answers)`
+    giving one value in [0, 1] per nugget (optionally `scores_many(run_id, [(nuggets, answers)])`).
+    A plug-in cannot take the name of a built-in matcher."""
+    from importlib.metadata import entry_points
+
+    found = dict(BUILTIN)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name not in BUILTIN:
+            found.setdefault(entry.name, entry)
+    return found
+
+
+def matcher_names() -> list[str]:
+    return list(registry())
+
+
 def make_matcher(name: str, *, theta: float = 0.5, judgments: Sequence[Judgment] | None = None,
-                 tokenizer: Tokenizer = DEFAULT_TOKENIZER, as_set: bool = False) -> Matcher:
-    if name == "binarized":
-        return BinarizedMatcher(tokenizer, as_set, theta=theta)
-    if name == "softmatch":
-        return SoftMatcher(tokenizer, as_set)
-    if name == "exact":
-        return ExactMatcher()
-    if name == "human":
-        if judgments is None:
-            raise ValueError("the human matcher needs judgments (--judgments FILE.tsv)")
-        return HumanMatcher(judgments)
-    raise ValueError(f"unknown matcher {name!r}; choose one of {', '.join(MATCHERS)}")
+                 tokenizer: Tokenizer = DEFAULT_TOKENIZER, as_set: bool = False, partial: float = PARTIAL) -> Matcher:
+    """The matcher of that name from the registry (built-in or plug-in), made with these options."""
+    factories = registry()
+    if name not in factories:
+        raise ValueError(f"unknown matcher {name!r}; choose one of {', '.join(factories)}")
+    factory = factories[name]
+    if not callable(factory):
+        factory = factory.load()  # an entry point: import the plug-in only when it is used
+    matcher = factory(theta=theta, judgments=judgments, tokenizer=tokenizer, as_set=as_set, partial=partial)
+    if not getattr(matcher, "name", None):
+        matcher.name = name
+    return matcher

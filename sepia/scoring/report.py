@@ -6,6 +6,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from sepia import vocab
+from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import RunScore
 
 
@@ -60,19 +61,52 @@ def table(results: Sequence[RunScore], title: str = "") -> str:
     return text
 
 
-def tsv(results: Sequence[RunScore]) -> str:
-    """One row per run and topic, then one 'ALL' row per run: easy to load in a spreadsheet."""
-    rows = ["run_id\tmatcher\ttopic_id\tanswer_type\tf\trecall\tprecision\tmatched\tlength\tallowance"]
+def tsv(results: Sequence[RunScore], measures: Sequence[str] = ()) -> str:
+    """One row per run and topic, then one 'ALL' row per run: easy to load in a spreadsheet. With
+    "nuggetizer" in `measures`, four more columns (TREC RAG's scores) and an 'ANSWERED' row per run
+    with their mean over the answered topics (the 'ALL' row has their mean over all topics)."""
+    extra = "nuggetizer" in measures
+    header = "run_id\tmatcher\ttopic_id\tanswer_type\tf\trecall\tprecision\tmatched\tlength\tallowance"
+    rows = [header + ("".join(f"\t{m}" for m in nuggetizer.MEASURES) if extra else "")]
+
+    def four(values: dict | None) -> str:
+        return "".join(f"\t{values[m]:.6f}" for m in nuggetizer.MEASURES) if extra and values else ""
+
     for r in results:
         for t in r.topics:
             rows.append(f"{r.run_id}\t{r.matcher}\t{t.topic_id}\t{t.answer_type}\t{t.f:.6f}\t{t.recall:.6f}\t"
-                        f"{t.precision:.6f}\t{t.matched:g}\t{t.length}\t{t.allowance:.6f}")
-        rows.append(f"{r.run_id}\t{r.matcher}\tALL\t-\t{r.score:.6f}\t\t\t\t\t")
+                        f"{t.precision:.6f}\t{t.matched:g}\t{t.length}\t{t.allowance:.6f}{four(t.nuggetizer)}")
+        means = r.nuggetizer or {}
+        rows.append(f"{r.run_id}\t{r.matcher}\tALL\t-\t{r.score:.6f}\t\t\t\t\t{four(means.get('all_topics'))}")
+        if extra and means:
+            rows.append(f"{r.run_id}\t{r.matcher}\tANSWERED\t-\t\t\t\t{means['answered']}\t\t"
+                        f"{four(means['answered_topics'])}")
     return "\n".join(rows) + "\n"
 
 
-def as_json(results: Sequence[RunScore], settings: dict | None = None) -> str:
-    document = {"runs": [r.as_dict() for r in results]}
+def nuggetizer_table(results: Sequence[RunScore]) -> str:
+    """TREC RAG's four scores beside F3, one table per language pair, ranked by F3: first the means
+    over all topics of the set (an unanswered topic scores 0, as in F3), then over the topics the
+    run answered (nuggetizer's own mean)."""
+    ranked = sorted(results, key=lambda r: (-r.score, r.run_id))
+    header = (["RUN", "F3"] + [f"{_SHORT[m]}/all" for m in nuggetizer.MEASURES] + ["ANSWERED"]
+              + [f"{_SHORT[m]}/ans" for m in nuggetizer.MEASURES])
+    rows = {}
+    for r in ranked:
+        means = r.nuggetizer
+        rows[r.run_id] = ([f"{r.score:.4f}"] + [f"{means['all_topics'][m]:.4f}" for m in nuggetizer.MEASURES]
+                          + [f"{means['answered']}/{means['topics']}"]
+                          + [f"{means['answered_topics'][m]:.4f}" for m in nuggetizer.MEASURES])
+    title = ("TREC RAG nugget scores (nuggetizer): SV strict vital, V vital, SA strict all, A all; "
+             "/all = mean over all topics of the set (unanswered = 0), /ans = mean over the topics answered")
+    return grouped_table(ranked, header, rows, title)
+
+
+_SHORT = {"strict_vital": "SV", "vital": "V", "strict_all": "SA", "all": "A"}
+
+
+def as_json(results: Sequence[RunScore], settings: dict | None = None, measures: Sequence[str] = ()) -> str:
+    document = {"runs": [r.as_dict(measures) for r in results]}
     if settings:
         document["settings"] = settings
     return json.dumps(document, ensure_ascii=False, indent=2)

@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 
-# Ideographs (URO, extensions A-H, compatibility), iteration marks 々〆〇, kana (without the
+# Ideographs (URO, extensions A-H, compatibility), iteration marks 々〆〇 and 〻, kana (without the
 # punctuation ゠ and ・ that live in the katakana block), hangul syllables and jamo.
 _UNIGRAM_RANGES = (
-    "\u3005-\u3007\u3041-\u3096\u3099-\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+    "\u3005-\u3007\u303b\u3041-\u3096\u3099-\u309a\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f\U00030000-\U000323af"
     "\U0001b000-\U0001b16f\uac00-\ud7af\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
 )

@@ -29,7 +29,10 @@ def nugget_weights(nuggets: Sequence[GoldNugget], scheme: str = "pyramid") -> tu
         weights = [_given(n) if n.vital_votes is None else float(2 * n.vital_votes > (n.voters or 0))
                    for n in nuggets]
     if nuggets and not any(weights):
-        warnings.append("no nugget has a vital vote, so every nugget weighs 1")
+        if scheme == "binary" and any(n.vital_votes for n in voted):
+            warnings.append("no nugget has a majority of vital votes (binary weights), so every nugget weighs 1")
+        else:
+            warnings.append("no nugget has a vital vote, so every nugget weighs 1")
         weights = [1.0] * len(nuggets)
     return weights, warnings
 

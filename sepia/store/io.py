@@ -255,9 +255,10 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
     for response, nugget, j in rows:
         row = existing.get((response, nugget, j.assessor))
         if row is None:
-            session.add(db.NuggetJudgment(response_id=response, nugget_id=nugget, assessor=j.assessor, match=j.match))
+            session.add(db.NuggetJudgment(response_id=response, nugget_id=nugget, assessor=j.assessor,
+                                          match=float(j.match)))
         else:
-            row.match = j.match
+            row.match = float(j.match)
     session.flush()
     return len(rows)
 
@@ -275,7 +276,7 @@ def export_judgments(session: Session, run_id: str | None = None, topic_ids: Ite
         query = query.where(db.Run.run_id == run_id)
     if topic_ids is not None:
         query = query.where(db.RunTopic.topic_id.in_(list(topic_ids)))
-    return [model.Judgment(t, r, rank, n, bool(m), a) for t, r, rank, n, m, a in session.execute(query)]
+    return [model.Judgment(t, r, rank, n, float(m), a) for t, r, rank, n, m, a in session.execute(query)]
 
 
 def delete_all(session: Session) -> None:

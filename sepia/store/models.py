@@ -396,7 +396,7 @@ class NuggetJudgment(Base):
     response_id: Mapped[int] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"), index=True)
     nugget_id: Mapped[int] = mapped_column(ForeignKey("nugget.id", ondelete="CASCADE"), index=True)
     assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
-    match: Mapped[bool] = mapped_column(Boolean)
+    match: Mapped[float] = mapped_column(Float)  # 1, 0 or 0.5 (partial support); migration 0004
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -1,0 +1,58 @@
+"""TREC RAG's four nugget scores (castorini/nuggetizer's `core/metrics.py`) beside F3.
+
+Per answered topic, with m(n) the nugget's match value (1, 0.5 for partial support, 0; a
+softmatch score for that matcher):
+- strict vital = vital nuggets with m(n) = 1 / vital nuggets
+- vital        = sum of m(n) over the vital nuggets / vital nuggets
+- strict all   = nuggets with m(n) = 1 / nuggets
+- all          = sum of m(n) / nuggets
+0 when the topic has no (vital) nugget, as nuggetizer has it. The scores count a partial support as
+0.5 whatever `--partial` says (that flag is about F). A nugget is vital when a strict majority of its
+voters voted it vital (the binary weighting scheme); one that records no votes is vital when its
+WEIGHT (1 when absent) is at least 0.5.
+
+nuggetizer averages over the answers it was given, that is over the topics a run answered; SEPIA's
+F3 averages over every topic of the set (an unanswered topic scores 0). Both means are reported.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from sepia.formats.model import GoldNugget
+
+MEASURES = ("strict_vital", "vital", "strict_all", "all")
+LABELS = {"strict_vital": "strict vital", "vital": "vital", "strict_all": "strict all", "all": "all"}
+
+
+def is_vital(nugget: GoldNugget) -> bool:
+    if nugget.vital_votes is None:
+        return (1.0 if nugget.weight is None else nugget.weight) >= 0.5
+    return 2 * nugget.vital_votes > (nugget.voters or 0)
+
+
+def topic_scores(values: Sequence[float], vital: Sequence[bool]) -> dict[str, float]:
+    """The four scores of one answered topic from its nuggets' match values."""
+    vital_values = [v for v, is_v in zip(values, vital) if is_v]
+
+    def share(selected: Sequence[float], strict: bool) -> float:
+        if not selected:
+            return 0.0
+        return sum((1.0 if v >= 1 else 0.0) if strict else min(v, 1.0) for v in selected) / len(selected)
+
+    return {"strict_vital": share(vital_values, True), "vital": share(vital_values, False),
+            "strict_all": share(values, True), "all": share(values, False)}
+
+
+def zero() -> dict[str, float]:
+    return dict.fromkeys(MEASURES, 0.0)
+
+
+def run_means(per_topic: Sequence[dict[str, float] | None]) -> dict:
+    """Means over all topics (None = not answered, 0) and over the answered topics only."""
+    answered = [s for s in per_topic if s is not None]
+
+    def mean(rows: Sequence[dict[str, float]], n: int) -> dict[str, float]:
+        return {m: (sum(r[m] for r in rows) / n if n else 0.0) for m in MEASURES}
+
+    return {"all_topics": mean(answered, len(per_topic)), "answered_topics": mean(answered, len(answered)),
+            "topics": len(per_topic), "answered": len(answered)}
