@@ -1,11 +1,15 @@
 """Pools by priority and depth, checked by hand."""
+import json
+
 import pytest
+from sqlalchemy import select
 from click.testing import CliRunner
 
 from sepia.cli import main
 from sepia.formats import model
 from sepia.store import io
-from sepia.store.pools import build_pool, pool_rows
+from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
+from sepia.store.pools import assign_pool, build_pool, pool_rows
 
 
 def ir_run(run_id, docids):
@@ -44,9 +48,67 @@ def test_cclqa_pool_and_cli(filled, monkeypatch, store_url):
     monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
     runner = CliRunner()
     result = runner.invoke(main, ["pool", "build", "qa", "--kind", "cclqa", "--depth", "2"])
-    assert result.exit_code == 0 and "3 cclqa items over 1 topics" in result.output
+    assert result.exit_code == 0 and "3 cclqa items (3 responses) over 1 topics" in result.output
     assert runner.invoke(main, ["pool", "build", "qa", "--kind", "cclqa", "--depth", "2"]).exit_code == 1
-    out = runner.invoke(main, ["pool", "export", "qa"]).output.splitlines()
-    assert out == ["topic_id\trun_id\tanswer_rank", "X-CS-1\tA-CS-CS-01-T\t1", "X-CS-1\tA-CS-CS-01-T\t2",
-                   "X-CS-1\tB-CS-CS-03-D\t1"]
+    out = [line.split("\t") for line in runner.invoke(main, ["pool", "export", "qa"]).output.splitlines()]
+    assert out[0] == ["topic_id", "item", "run_id", "answer_rank", "text"]
+    assert [(r[0], r[2], r[3], r[4]) for r in out[1:]] == [
+        ("X-CS-1", "A-CS-CS-01-T", "1", "甲"), ("X-CS-1", "A-CS-CS-01-T", "2", "乙"), ("X-CS-1", "B-CS-CS-03-D", "1", "丁")]
     assert runner.invoke(main, ["pool", "export", "nope"]).exit_code == 1
+
+
+def test_equal_responses_are_one_item_judged_once(store, monkeypatch, store_url):
+    """Responses whose text is equal after NFKC, lower case and white space folding are one item;
+    the JSON export carries the texts, the runs of each item and the topic's nuggets."""
+    with store.transaction() as session:
+        io.import_run(session, qa_run("A-CS-CS-01-T", ["Bird Flu  is H5N1", "甲", "乙"]))
+        io.import_run(session, qa_run("B-CS-CS-01-T", ["bird flu is ＨＨ5N1", "bird  flu is h5n1", "丙"]))
+        io.import_run(session, qa_run("C-EN-CS-02-T", ["甲"]))
+        io.import_run(session, qa_run("D-JA-JA-01-T", ["甲"]))  # another language: not in a CS pool
+        session.add(Topic(id="X-CS-1", lang="CS", status="completed", nuggets=[
+            Nugget(label="N001", text="H5N1", position=0), Nugget(label="N002", text="禽流感", position=1)]))
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    runner = CliRunner()
+    result = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--priority", "1",
+                                  "--priority", "2"])
+    assert result.exit_code == 0 and "5 cclqa items (7 responses) over 1 topics" in result.output, result.output
+    document = json.loads(runner.invoke(main, ["pool", "export", "p", "--format", "json"]).output)
+    assert document["kind"] == "cclqa" and document["lang"] == "CS" and document["depth"] == 30
+    (topic,) = document["topics"]
+    assert topic["nuggets"] == [{"nugget_id": "N001", "text": "H5N1"}, {"nugget_id": "N002", "text": "禽流感"}]
+    runs = {item["text"]: sorted((r["run_id"], r["answer_rank"]) for r in item["responses"]) for item in topic["items"]}
+    assert runs == {"Bird Flu  is H5N1": [("A-CS-CS-01-T", 1), ("B-CS-CS-01-T", 2)],
+                    "bird flu is ＨＨ5N1": [("B-CS-CS-01-T", 1)],
+                    "甲": [("A-CS-CS-01-T", 2), ("C-EN-CS-02-T", 1)], "乙": [("A-CS-CS-01-T", 3)],
+                    "丙": [("B-CS-CS-01-T", 3)]}
+    only_first = runner.invoke(main, ["pool", "build", "p1", "--kind", "cclqa", "--priority", "1", "--depth", "1"])
+    # The first response of A, B and D (no language asked): three different texts.
+    assert "3 cclqa items (3 responses)" in only_first.output
+
+
+def test_assignment_shares_topics_out_with_the_overlap_asked(store):
+    with store.transaction() as session:
+        for t in range(6):
+            io.import_run(session, model.CCLQARun(model.Metadata("A-CS-CS-01-T" if t == 0 else f"A{t}-CS-CS-01-T"), [
+                model.CCLQATopic(f"X-CS-{t}", [model.Answer(i + 1, f"answer {t} {i}") for i in range(10)])]))
+        build_pool(session, "p", "cclqa", depth=30)
+        assert assign_pool(session, "p", ["a1", "a2", "a3"], overlap=0.2, seed=7) == 60 + 12
+        # Assigning again keeps what is there.
+        assert assign_pool(session, "p", ["a1", "a2", "a3"], overlap=0.2, seed=7) == 0
+        rows = session.execute(select(Assignment.assessor, Assignment.position, PoolEntry.topic_id, PoolEntry.id)
+                               .join(PoolEntry)).all()
+    by_item: dict[int, list[str]] = {}
+    for assessor, _, _, entry in rows:
+        by_item.setdefault(entry, []).append(assessor)
+    assert len(by_item) == 60 and sum(len(a) == 2 for a in by_item.values()) == 12
+    assert all(len(set(a)) == len(a) for a in by_item.values())  # never twice to one assessor
+    for topic in {t for _, _, t, _ in rows}:  # per topic 2 of its 10 items doubled
+        assert sum(len(by_item[e]) == 2 for e in {e for _, _, t, e in rows if t == topic}) == 2
+    for assessor in ("a1", "a2", "a3"):
+        queue = sorted((p, t) for a, p, t, _ in rows if a == assessor)
+        assert [p for p, _ in queue] == list(range(len(queue)))  # positions 0..n-1
+        topics = [t for _, t in queue]
+        assert topics == sorted(topics, key=topics.index)  # a topic's items stay together
+    with pytest.raises(ValueError, match="overlap needs at least two"):
+        with store.transaction() as session:
+            assign_pool(session, "p", ["a1"], overlap=0.5)

@@ -12,11 +12,13 @@ from sqlalchemy import select
 from sepia.campaign.results import default_settings
 from sepia.campaign.submission import submit_run
 from sepia.store.models import ROLES, EvaluationResult, Run, TaskWindow
+from sepia.store.pools import assign_pool, build_pool
 from sepia.store.results import settings_key
 
 PARAMS = {"topic_id": "ACLIA2-CS-0001", "docid": "XIN_CMN_20080101.0001", "answer_id": 1,
           "nugget_id": 1, "user_id": 1, "filename": "sepia.css", "set_id": 1, "task": "qa",
-          "submission_id": 1, "token_id": 1, "key": "CS-CS-human", "pair": "CS-CS"}
+          "submission_id": 1, "token_id": 1, "key": "CS-CS-human", "pair": "CS-CS",
+          "pool_id": 1, "assignment_id": 1, "entry_id": 1}
 
 
 def routes(app):
@@ -70,6 +72,9 @@ def released_campaign(store):
         run_pk = session.scalar(select(Run.id).where(Run.run_id == run.run_id, Run.kind == "cclqa"))
         session.add(EvaluationResult(run_id=run_pk, measure="F3", matcher="human", value=0.5,
                                      settings=settings_key(default_settings("human"))))
+    with store.transaction() as session:  # pool 1, its item 1 in assessor as1's queue
+        build_pool(session, "p", "cclqa", 30)
+        assign_pool(session, "p", ["as1"])
     move_window(store, 1, "qa", -3, -2, -1)
     move_window(store, 1, "cclqa", -3, -2, -1)
     with store.transaction() as session:  # the full tables published, so participants see the charts
@@ -92,7 +97,7 @@ def test_organiser_may_do_everything_but_vote(app):
     forbidden = {e for e, _, _, roles in routes(app) if roles not in (None, "missing") and "organiser" not in roles}
     assert forbidden == {"votes.index", "votes.topic", "votes.submit", "participate.home", "participate.upload",
                          "participate.receipt", "participate.own_file", "participate.create_token",
-                         "participate.revoke_token", "results.mine"}
+                         "participate.revoke_token", "results.mine", "judging.queue", "judging.screen", "judging.save"}
     assert {"admin.users", "votes.overview", "votes.export_gold", "topics.save"} <= allowed
 
 

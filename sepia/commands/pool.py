@@ -1,48 +1,88 @@
-"""`sepia pool`: gather what runs retrieved or answered, by priority and depth, for assessment."""
+"""`sepia pool`: gather what runs retrieved or answered, by priority and depth, and share it out to
+the assessors."""
 from __future__ import annotations
 
+import json
 import sys
 
 import click
 
 from sepia.store.db import Store
 from sepia.store.io import ImportRefused
-from sepia.store.pools import build_pool, pool_rows
+from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows
+from sepia.vocab import LANGUAGES
 
 
 @click.group()
 def pool():
-    """Pools of IR4QA documents or CCLQA answers for the assessors."""
+    """Pools of IR4QA documents or CCLQA responses for the assessors."""
+
+
+def _refused(exc: ImportRefused) -> None:
+    click.echo("; ".join(exc.reasons), err=True)
+    sys.exit(1)
 
 
 @pool.command("build")
 @click.argument("name")
 @click.option("--kind", type=click.Choice(["ir4qa", "cclqa"]), required=True)
-@click.option("--depth", type=click.IntRange(1), required=True, help="Documents or answers taken from each run.")
+@click.option("--lang", type=click.Choice(LANGUAGES), help="Only runs of this target language.")
+@click.option("--depth", type=click.IntRange(1),
+              help=f"Documents or responses taken from each run and topic (default: CCLQA {DEFAULT_DEPTH['cclqa']}, "
+                   f"IR4QA {DEFAULT_DEPTH['ir4qa']}).")
+@click.option("--priority", "priorities", type=click.IntRange(1), multiple=True,
+              help="Only runs of this priority (NN); repeat for several.")
 @click.option("--max-priority", type=click.IntRange(1), help="Only runs of this priority (NN) or better.")
 @click.option("--replace", is_flag=True, help="Rebuild a pool of that name.")
-def pool_build(name, kind, depth, max_priority, replace):
-    """Build pool NAME from the stored runs."""
+@click.option("--suggest", is_flag=True,
+              help="CCLQA: pre-mark the BINARIZED decision on the judging screen (agreement with it is reported).")
+def pool_build(name, kind, lang, depth, priorities, max_priority, replace, suggest):
+    """Build pool NAME from the stored runs; equal CCLQA responses of a topic are one item."""
     try:
         with Store().transaction() as session:
-            built = build_pool(session, name, kind, depth, max_priority, replace)
+            built = build_pool(session, name, kind, depth or DEFAULT_DEPTH[kind], max_priority, replace, lang,
+                               priorities)
+            built.suggest = suggest and kind == "cclqa"
             topics = len({e.topic_id for e in built.entries})
-            click.echo(f"pool {name}: {len(built.entries)} {kind} items over {topics} topics")
+            responses = sum(len(e.members) for e in built.entries)
+            merged = f" ({responses} responses)" if kind == "cclqa" else ""
+            click.echo(f"pool {name}: {len(built.entries)} {kind} items{merged} over {topics} topics")
     except ImportRefused as exc:
-        click.echo("; ".join(exc.reasons), err=True)
-        sys.exit(1)
+        _refused(exc)
 
 
 @pool.command("export")
 @click.argument("name")
-def pool_export(name):
-    """Print pool NAME as a TSV with a header line."""
+@click.option("--format", "output", type=click.Choice(["tsv", "json"]), default="tsv", show_default=True)
+def pool_export(name, output):
+    """Print pool NAME: a TSV with a header line (one line per pooled response or document), or JSON
+    with each topic's nuggets and items."""
     try:
         with Store().transaction() as session:
+            if output == "json":
+                click.echo(json.dumps(pool_document(session, name), ensure_ascii=False, indent=1))
+                return
             header, rows = pool_rows(session, name)
     except ImportRefused as exc:
-        click.echo("; ".join(exc.reasons), err=True)
-        sys.exit(1)
+        _refused(exc)
     click.echo("\t".join(header))
     for row in rows:
-        click.echo("\t".join(map(str, row)))
+        click.echo("\t".join(" ".join(str(v).split()) for v in row))
+
+
+@pool.command("assign")
+@click.argument("name")
+@click.option("--assessor", "assessors", multiple=True, required=True, help="An assessor's user name; repeat.")
+@click.option("--overlap", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Share of each topic's items a second assessor judges too, for agreement.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the assessors' random orders.")
+def pool_assign(name, assessors, overlap, seed):
+    """Share pool NAME's items out to the assessors (topics in turn, OVERLAP doubled)."""
+    try:
+        with Store().transaction() as session:
+            added = assign_pool(session, name, list(assessors), overlap, seed)
+    except ImportRefused as exc:
+        _refused(exc)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    click.echo(f"pool {name}: {added} assignments to {len(assessors)} assessors")

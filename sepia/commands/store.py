@@ -134,10 +134,13 @@ def export_run(run_id, kind, out):
 
 @export.command("judgments")
 @click.option("--run", "run_id", help="Only this run's judgments.")
+@click.option("--individual", is_flag=True,
+              help="Every assessor's own judgments, for agreement (default: the official ones, adjudicated "
+                   "where an organiser decided, as scoring uses them).")
 @_out
-def export_judgments(run_id, out):
+def export_judgments(run_id, individual, out):
     with Store().transaction() as session:
-        _write(judgments_to_tsv(io.export_judgments(session, run_id)), out)
+        _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
 
 
 @export.command("qrels")
@@ -149,7 +152,7 @@ def export_judgments(run_id, out):
 def export_qrels(lang, by_assessor, out):
     """The relevance judgments as the TSV that `sepia evaluate-ir4qa --qrels` reads."""
     with Store().transaction() as session:
-        rows = relevance.relevance_rows(session, lang)
+        rows = relevance.relevance_rows(session, lang) if by_assessor else relevance.official_rows(session, lang)
     _write(qrels_tsv.rows_to_tsv(rows) if by_assessor else qrels_tsv.qrels_to_tsv(qrels_tsv.combine(rows)), out)
 
 

@@ -263,8 +263,12 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
     return len(rows)
 
 
-def export_judgments(session: Session, run_id: str | None = None, topic_ids: Iterable[str] | None = None
-                     ) -> list[model.Judgment]:
+def export_judgments(session: Session, run_id: str | None = None, topic_ids: Iterable[str] | None = None,
+                     individual: bool = False) -> list[model.Judgment]:
+    """The nugget judgments that count: where an organiser adjudicated a response, that decision only
+    (sepia.store.judging.official); with `individual`, every assessor's own and no adjudication."""
+    from sepia.store.judging import ADJUDICATED, official
+
     query = (select(db.RunTopic.topic_id, db.Run.run_id, db.Response.rank, db.Nugget.label,
                     db.NuggetJudgment.match, db.NuggetJudgment.assessor)
              .join(db.Response, db.NuggetJudgment.response_id == db.Response.id)
@@ -276,7 +280,10 @@ def export_judgments(session: Session, run_id: str | None = None, topic_ids: Ite
         query = query.where(db.Run.run_id == run_id)
     if topic_ids is not None:
         query = query.where(db.RunTopic.topic_id.in_(list(topic_ids)))
-    return [model.Judgment(t, r, rank, n, float(m), a) for t, r, rank, n, m, a in session.execute(query)]
+    rows = [model.Judgment(t, r, rank, n, float(m), a) for t, r, rank, n, m, a in session.execute(query)]
+    if individual:
+        return [j for j in rows if j.assessor != ADJUDICATED]
+    return official(rows, key=lambda j: (j.run_id, j.topic_id, j.answer_rank))
 
 
 def delete_all(session: Session) -> None:

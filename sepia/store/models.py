@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -375,17 +376,48 @@ class Pool(Base):
     kind: Mapped[str] = mapped_column(String(10))
     depth: Mapped[int] = mapped_column(Integer)
     max_priority: Mapped[int | None] = mapped_column(Integer)  # runs with priority above this stay out
+    lang: Mapped[str | None] = mapped_column(String(2))  # the target language pooled; None: all
+    priorities: Mapped[str | None] = mapped_column(String(100))  # e.g. "1,2": only runs of these priorities
+    # Pre-mark the BINARIZED matcher's decision on the judging screen (off: a suggestion biases people).
+    suggest: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     entries: Mapped[list[PoolEntry]] = relationship(cascade="all, delete-orphan", order_by="PoolEntry.id")
 
 
 class PoolEntry(Base):
+    """One item to judge: a document of a topic (IR4QA), or a response text of a topic (CCLQA) that
+    stands for every pooled response whose normalised text is the same (its members)."""
     __tablename__ = "pool_entry"
     id: Mapped[int] = mapped_column(primary_key=True)
     pool_id: Mapped[int] = mapped_column(ForeignKey("pool.id", ondelete="CASCADE"), index=True)
     topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), index=True)
     response_id: Mapped[int | None] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"))
     docid: Mapped[str | None] = mapped_column(String(limits.DOCID))
+    members: Mapped[list[Response]] = relationship(secondary="pool_member", order_by="Response.id")
+    assignments: Mapped[list[Assignment]] = relationship(
+        back_populates="entry", cascade="all, delete-orphan", order_by="Assignment.id")
+
+
+pool_member = Table(
+    "pool_member",
+    Base.metadata,
+    Column("entry_id", ForeignKey("pool_entry.id", ondelete="CASCADE"), primary_key=True),
+    Column("response_id", ForeignKey("response.id", ondelete="CASCADE"), primary_key=True),
+)
+
+
+class Assignment(Base):
+    """A pool item in an assessor's queue, at a position of a random order fixed for that assessor."""
+    __tablename__ = "assignment"
+    __table_args__ = (UniqueConstraint("entry_id", "assessor", name="uq_assignment"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("pool_entry.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+    comment: Mapped[str] = mapped_column(Text, default="")
+    skipped: Mapped[bool] = mapped_column(Boolean, default=False)
+    judged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    entry: Mapped[PoolEntry] = relationship(back_populates="assignments")
 
 
 class NuggetJudgment(Base):

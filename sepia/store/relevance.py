@@ -54,5 +54,12 @@ def relevance_rows(session: Session, lang: str | None = None) -> list[RelevanceR
 
 
 def load_qrels(session: Session, lang: str | None = None) -> Qrels:
-    """The qrels to score with: one level per topic and document (combined over the assessors)."""
-    return combine(relevance_rows(session, lang))
+    """The qrels to score with: one level per topic and document, the adjudicated one where an
+    organiser decided, else combined over the assessors."""
+    return combine(official_rows(session, lang))
+
+
+def official_rows(session: Session, lang: str | None = None) -> list[RelevanceRow]:
+    from sepia.store.judging import official
+
+    return official(relevance_rows(session, lang), key=lambda r: (r.topic_id, r.docid))

@@ -47,7 +47,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     LOGIN_FAILURES_PER_ACCOUNT (SEPIA_LOGIN_FAILURES_PER_ACCOUNT, 10), LOGIN_FAILURES_PER_ADDRESS
     (SEPIA_LOGIN_FAILURES_PER_ADDRESS, 50), LOGIN_THROTTLE_MINUTES (SEPIA_LOGIN_THROTTLE_MINUTES, 15)
     PROXY_COUNT (SEPIA_PROXY_COUNT, 0: how many proxies in front set X-Forwarded-For) and
-    MAX_RUN_BYTES (SEPIA_MAX_RUN_BYTES: the largest run file accepted, a little under MAX_CONTENT_LENGTH).
+    MAX_RUN_BYTES (SEPIA_MAX_RUN_BYTES: the largest run file accepted, a little under MAX_CONTENT_LENGTH) and
+    RELEVANCE_LEVELS (SEPIA_RELEVANCE_LEVELS, 3: L0 to L2).
     """
     web_dir = resource_dir("web")
     app = Flask(
@@ -72,6 +73,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         LOGIN_THROTTLE_MINUTES=_env_int("SEPIA_LOGIN_THROTTLE_MINUTES", 15),
         PROXY_COUNT=_env_int("SEPIA_PROXY_COUNT", 0),
         MAX_RUN_BYTES=_env_int("SEPIA_MAX_RUN_BYTES", DEFAULT_MAX_UPLOAD_BYTES - 64 * 1024),
+        RELEVANCE_LEVELS=_env_int("SEPIA_RELEVANCE_LEVELS", 3),  # L0 (not relevant) to L2, as ACLIA
     )
     if config:
         app.config.update(config)
@@ -93,10 +95,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.filters["when"] = when
     app.jinja_env.filters["utc_input"] = utc_input
 
-    from sepia.web import admin, auth, downloads, nuggets, participate, results, schedule, topics, votes
+    from sepia.web import admin, auth, downloads, judging, nuggets, participate, results, schedule, topics, votes
 
     for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp, schedule.bp, participate.bp, downloads.bp,
-                      results.bp):
+                      results.bp, judging.bp):
         app.register_blueprint(blueprint)
 
     app.before_request(security.load_current_user)

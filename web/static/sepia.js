@@ -357,8 +357,34 @@ function showLocalTimes() {
   }
 }
 
+// ------------------------------------------------------------ judging: one key per nugget or level
+
+function setupJudging() {
+  const form = $("#judge-form");
+  if (!form) return;
+  const submit = (action) => {
+    const button = $(`button[value="${action}"]`, form);
+    form.requestSubmit(button);
+  };
+  const marks = $$('input[name="nugget"], input[name="level"]', form);
+  const relevance = form.dataset.judge === "ir4qa";
+  for (let key = 0; key <= 9; key++) {
+    shortcuts[String(key)] = () => {
+      const box = relevance ? marks[key] : marks[(key + 9) % 10];  // nuggets 1..9 then 10 on 0
+      if (!box) return;
+      if (relevance) { box.checked = true; submit("save"); } else { box.checked = !box.checked; }
+    };
+  }
+  shortcuts.n = () => { if (!relevance) { marks.forEach((b) => { b.checked = false; }); submit("save"); } };
+  shortcuts.Enter = () => submit("save");
+  shortcuts.s = () => submit("skip");
+  shortcuts.c = () => $('input[name="comment"]', form).focus();
+  shortcuts.b = () => { const back = $("#judge-back"); if (back) back.click(); };
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   showLocalTimes();
+  setupJudging();
   setupForms();
   setupShortcuts();
   setupTopicPage();

@@ -1,0 +1,269 @@
+"""Assessors' queues and what a judgment writes: a CCLQA item's nugget matches go to every response
+the item stands for (nugget_judgment), an IR4QA item's level to its document (relevance_judgment).
+Saving again replaces the assessor's earlier judgment of that item; nothing else is touched."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.orm import Session, selectinload
+
+from sepia.store import models as db
+
+
+# The assessor name of an organiser's decision on a disputed item. No account can have it (user names
+# have no parentheses), and where it exists it is the official judgment; the others are kept.
+ADJUDICATED = "(adjudicated)"
+
+
+def official(rows: Iterable, key: Callable) -> list:
+    """The judgments that count: for an item with an adjudicated judgment, only that one; for the
+    others, every assessor's (combined later as a file's would be). `key` names a row's item."""
+    rows = list(rows)
+    decided = {key(r) for r in rows if r.assessor == ADJUDICATED}
+    return [r for r in rows if r.assessor == ADJUDICATED or key(r) not in decided]
+
+
+@dataclass
+class TopicProgress:
+    pool_id: int
+    pool: str
+    kind: str
+    topic_id: str
+    assessor: str
+    total: int
+    judged: int
+    skipped: int
+
+    @property
+    def done(self) -> bool:
+        return self.judged == self.total
+
+
+def progress(session: Session, assessor: str | None = None) -> list[TopicProgress]:
+    """Items assigned, judged and skipped per pool, topic and assessor (one assessor's, or everyone's)."""
+    query = (select(db.Pool.id, db.Pool.name, db.Pool.kind, db.PoolEntry.topic_id, db.Assignment.assessor,
+                    func.count(), func.count(db.Assignment.judged_at),
+                    func.sum(func.cast(db.Assignment.skipped, db.Integer)))
+             .join(db.PoolEntry, db.PoolEntry.id == db.Assignment.entry_id).join(db.Pool)
+             .group_by(db.Pool.id, db.Pool.name, db.Pool.kind, db.PoolEntry.topic_id, db.Assignment.assessor)
+             .order_by(db.Pool.name, db.PoolEntry.topic_id, db.Assignment.assessor))
+    if assessor is not None:
+        query = query.where(db.Assignment.assessor == assessor)
+    return [TopicProgress(*row[:7], int(row[7] or 0)) for row in session.execute(query)]
+
+
+def topic_queue(session: Session, assessor: str, pool_id: int, topic_id: str) -> list[db.Assignment]:
+    """The assessor's items of one topic of a pool, in their order."""
+    return list(session.scalars(
+        select(db.Assignment).join(db.PoolEntry)
+        .where(db.Assignment.assessor == assessor, db.PoolEntry.pool_id == pool_id, db.PoolEntry.topic_id == topic_id)
+        .order_by(db.Assignment.position)
+        .options(selectinload(db.Assignment.entry).selectinload(db.PoolEntry.members)
+                 .selectinload(db.Response.docids))))
+
+
+def next_open(queue: list[db.Assignment], after: int | None = None) -> db.Assignment | None:
+    """The first item neither judged nor skipped (after the one at index `after`, wrapping round)."""
+    start = 0 if after is None else after + 1
+    ordered = queue[start:] + queue[:start]
+    return next((a for a in ordered if a.judged_at is None and not a.skipped), None)
+
+
+def nugget_matches(session: Session, assignment: db.Assignment) -> dict[int, float]:
+    """The assessor's current judgment of a CCLQA item: nugget ID -> match."""
+    return dict(session.execute(select(db.NuggetJudgment.nugget_id, db.NuggetJudgment.match).where(
+        db.NuggetJudgment.response_id == assignment.entry.response_id,
+        db.NuggetJudgment.assessor == assignment.assessor)).all())
+
+
+def relevance_level(session: Session, assignment: db.Assignment) -> int | None:
+    entry = assignment.entry
+    return session.scalar(select(db.RelevanceJudgment.level).where(
+        db.RelevanceJudgment.topic_id == entry.topic_id, db.RelevanceJudgment.docid == entry.docid,
+        db.RelevanceJudgment.assessor == assignment.assessor))
+
+
+def save_nugget_judgment(session: Session, assignment: db.Assignment, nugget_ids: list[int],
+                         matched: set[int], comment: str = "") -> None:
+    """The assessor's judgment of a CCLQA item; the caller commits."""
+    write_nugget_matches(session, assignment.entry, assignment.assessor, nugget_ids, matched)
+    _judged(assignment, comment)
+
+
+def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, nugget_ids: list[int],
+                         matched: set[int]) -> None:
+    """Match (1) the nuggets in `matched`, not (0) the other nuggets of the topic, for every response
+    the item stands for, replacing what this assessor said of them before."""
+    responses = [r.id for r in entry.members]
+    session.execute(delete(db.NuggetJudgment).where(
+        db.NuggetJudgment.response_id.in_(responses), db.NuggetJudgment.assessor == assessor)
+        .execution_options(synchronize_session=False))
+    session.add_all(db.NuggetJudgment(response_id=r, nugget_id=n, assessor=assessor,
+                                      match=1.0 if n in matched else 0.0) for r in responses for n in nugget_ids)
+
+
+def save_relevance(session: Session, assignment: db.Assignment, level: int, comment: str = "") -> None:
+    """The assessor's judgment of an IR4QA item; the caller commits."""
+    write_relevance(session, assignment.entry, assignment.assessor, level)
+    _judged(assignment, comment)
+
+
+def write_relevance(session: Session, entry: db.PoolEntry, assessor: str, level: int) -> None:
+    session.execute(delete(db.RelevanceJudgment).where(
+        db.RelevanceJudgment.topic_id == entry.topic_id, db.RelevanceJudgment.docid == entry.docid,
+        db.RelevanceJudgment.assessor == assessor).execution_options(synchronize_session=False))
+    session.add(db.RelevanceJudgment(topic_id=entry.topic_id, docid=entry.docid, assessor=assessor, level=level))
+
+
+def skip(assignment: db.Assignment, comment: str = "") -> None:
+    assignment.skipped = True
+    assignment.comment = comment
+
+
+def _judged(assignment: db.Assignment, comment: str) -> None:
+    assignment.judged_at = db.utcnow()
+    assignment.skipped = False
+    assignment.comment = comment
+
+
+# ---------------------------------------------------------------- disputes and agreement
+
+@dataclass
+class Dispute:
+    """An item judged by several assessors who did not agree: their marks side by side."""
+    entry: db.PoolEntry
+    marks: dict[str, dict[int, float] | int]  # assessor -> {nugget: match} (CCLQA) or level (IR4QA)
+    disagreements: int  # nuggets marked differently (CCLQA), or the spread of levels (IR4QA)
+    decided: dict[int, float] | int | None  # the adjudicated judgment, if any
+
+    def proposal(self) -> dict[int, bool]:
+        """What the adjudication form offers for a CCLQA item: the decision, or else a match where at
+        least half of the assessors saw one (the rule the human matcher applies)."""
+        if self.decided is not None:
+            return {n: m >= 1 for n, m in self.decided.items()}
+        nuggets = {n for m in self.marks.values() for n in m}
+        return {n: 2 * sum(m.get(n, 0.0) >= 1 for m in self.marks.values()) >= len(self.marks) for n in nuggets}
+
+
+def judged_marks(session: Session, pool: db.Pool) -> dict[int, dict[str, dict[int, float] | int]]:
+    """Every assessor's judgment of every item of the pool that more than one assessor judged, the
+    adjudication included (under ADJUDICATED): entry ID -> assessor -> marks."""
+    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
+                              .options(selectinload(db.PoolEntry.assignments))).all()
+    shared = {e.id: e for e in entries if sum(a.judged_at is not None for a in e.assignments) > 1}
+    marks: dict[int, dict[str, dict[int, float] | int]] = {e: {} for e in shared}
+    if pool.kind == "cclqa":
+        by_response = {e.response_id: e.id for e in shared.values()}
+        for response_id, assessor, nugget_id, match in session.execute(
+                select(db.NuggetJudgment.response_id, db.NuggetJudgment.assessor, db.NuggetJudgment.nugget_id,
+                       db.NuggetJudgment.match).where(db.NuggetJudgment.response_id.in_(list(by_response)))):
+            marks[by_response[response_id]].setdefault(assessor, {})[nugget_id] = match
+    else:
+        by_doc = {(e.topic_id, e.docid): e.id for e in shared.values()}
+        for topic_id, docid, assessor, level in session.execute(
+                select(db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid, db.RelevanceJudgment.assessor,
+                       db.RelevanceJudgment.level).where(db.RelevanceJudgment.topic_id.in_({t for t, _ in by_doc}))):
+            if (topic_id, docid) in by_doc:
+                marks[by_doc[topic_id, docid]][assessor] = level
+    return marks
+
+
+def disputes(session: Session, pool: db.Pool) -> list[Dispute]:
+    """The pool's disputed items, most disputed first (adjudicated ones included, marked so)."""
+    entries = {e.id: e for e in session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
+                                                .options(selectinload(db.PoolEntry.members)))}
+    found = []
+    for entry_id, by_assessor in judged_marks(session, pool).items():
+        decided = by_assessor.pop(ADJUDICATED, None)
+        if pool.kind == "cclqa":
+            nuggets = {n for m in by_assessor.values() for n in m}
+            spread = sum(len({m.get(n, 0.0) for m in by_assessor.values()}) > 1 for n in nuggets)
+        else:
+            spread = max(by_assessor.values()) - min(by_assessor.values()) if by_assessor else 0
+        if spread:
+            found.append(Dispute(entries[entry_id], by_assessor, spread, decided))
+    return sorted(found, key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
+
+
+def adjudicate(session: Session, entry: db.PoolEntry, nugget_ids: list[int] | None = None,
+               matched: set[int] | None = None, level: int | None = None) -> None:
+    """The official judgment of a disputed item; the assessors' own stay as they are."""
+    if level is None:
+        write_nugget_matches(session, entry, ADJUDICATED, nugget_ids or [], matched or set())
+    else:
+        write_relevance(session, entry, ADJUDICATED, level)
+
+
+@dataclass
+class AgreementRow:
+    lang: str
+    answer_type: str
+    units: int  # CCLQA: item x nugget pairs; IR4QA: items; each judged by two or more assessors
+    kappa: float  # Fleiss
+    alpha: float  # Krippendorff: nominal for nugget matches, ordinal for relevance levels
+
+
+def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
+    """Agreement on the pool's overlap (its assessors' own judgments, not the adjudications), per
+    language and answer type of the topics."""
+    import numpy as np
+
+    from sepia.metaeval.agreement import fleiss_kappa, krippendorff_alpha_counts
+
+    marks = judged_marks(session, pool)
+    topics = dict(session.execute(select(db.PoolEntry.id, db.PoolEntry.topic_id).where(
+        db.PoolEntry.id.in_(list(marks)))).all())
+    kinds = {t: (lang, answer_type or "OTHER") for t, lang, answer_type in session.execute(
+        select(db.Topic.id, db.Topic.lang, db.Topic.answer_type).where(db.Topic.id.in_(set(topics.values()))))}
+    units: dict[tuple[str, str], list[list[float]]] = {}
+    for entry_id, by_assessor in marks.items():
+        ratings = [m for a, m in by_assessor.items() if a != ADJUDICATED]
+        group = units.setdefault(kinds.get(topics[entry_id], ("?", "OTHER")), [])
+        if pool.kind == "cclqa":
+            for nugget in {n for m in ratings for n in m}:
+                group.append([m.get(nugget, 0.0) for m in ratings])
+        else:
+            group.append(list(ratings))
+    rows = []
+    for (lang, answer_type), ratings in sorted(units.items()):
+        values = sorted({v for unit in ratings for v in unit})
+        counts = np.array([[unit.count(v) for v in values] for unit in ratings], float)
+        level = "nominal" if pool.kind == "cclqa" else "ordinal"
+        rows.append(AgreementRow(lang, answer_type, len(ratings), fleiss_kappa(counts),
+                                 krippendorff_alpha_counts(counts, np.array(values, float), level)))
+    return rows
+
+
+# ---------------------------------------------------------------- the BINARIZED suggestion
+
+SUGGESTION_THETA = 0.5  # ACLIA's BINARIZED threshold: a match when the softmatch score is above it
+
+
+def suggestion(nuggets: list[db.Nugget], text: str) -> set[int]:
+    """The nuggets BINARIZED matching finds in a response: what a pool with `suggest` pre-marks."""
+    from sepia.scoring.matchers import softmatch
+
+    return {n.id for n in nuggets if softmatch(n.text, text) > SUGGESTION_THETA}
+
+
+def suggestion_agreement(session: Session, pool: db.Pool) -> tuple[int, int]:
+    """(judgments equal to the suggestion, judgments) over the pool's judged CCLQA items, one per item,
+    nugget and assessor: how far the assessors followed what was pre-marked (a suggestion biases
+    people: this measures it)."""
+    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id).options(
+        selectinload(db.PoolEntry.assignments), selectinload(db.PoolEntry.members))).all()
+    judged = {e.response_id: e for e in entries if any(a.judged_at is not None for a in e.assignments)}
+    nuggets = {}
+    for nugget in session.scalars(select(db.Nugget).where(db.Nugget.topic_id.in_({e.topic_id for e in entries}))):
+        nuggets.setdefault(nugget.topic_id, []).append(nugget)
+    suggested = {r: suggestion(nuggets.get(e.topic_id, []), e.members[0].text) for r, e in judged.items()}
+    same = total = 0
+    for response_id, nugget_id, assessor, match in session.execute(
+            select(db.NuggetJudgment.response_id, db.NuggetJudgment.nugget_id, db.NuggetJudgment.assessor,
+                   db.NuggetJudgment.match).where(db.NuggetJudgment.response_id.in_(list(judged)))):
+        if assessor != ADJUDICATED:
+            total += 1
+            same += (match >= 1) == (nugget_id in suggested[response_id])
+    return same, total
