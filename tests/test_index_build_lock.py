@@ -80,10 +80,11 @@ def wait_until(condition, seconds: float) -> bool:
     return True
 
 
-@pytest.mark.parametrize("en_store", [3000], indirect=True)  # enough for worker processes
-def test_killed_build_leaves_no_workers_and_the_next_build_explains(en_store, sepia_home):
+def kill_build_once_its_workers_run(*options: str) -> int:
+    """Start `sepia index build --procs 2 OPTIONS`, kill it with SIGKILL as soon as two worker
+    processes run, check that the workers end with it; the build's PID."""
     build = subprocess.Popen([sys.executable, "-c", "from sepia.cli import main; main()",
-                              "index", "build", "--procs", "2", "--no-progress"],
+                              "index", "build", "--procs", "2", "--no-progress", *options],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     workers: set[int] = set()
 
@@ -101,10 +102,15 @@ def test_killed_build_leaves_no_workers_and_the_next_build_explains(en_store, se
     finally:
         for pid in filter(running, [build.pid, *workers]):
             os.kill(pid, signal.SIGKILL)
+    return build.pid
 
+
+@pytest.mark.parametrize("en_store", [3000], indirect=True)  # enough for worker processes
+def test_killed_build_leaves_no_workers_and_the_next_build_explains(en_store, sepia_home):
+    build_pid = kill_build_once_its_workers_run()
     result = CliRunner().invoke(main, ["index", "build", "--no-progress"])
     assert result.exit_code == 0, result.output
-    assert f"EN: the build by process {build.pid} did not finish" in result.output
+    assert f"EN: the build by process {build_pid} did not finish" in result.output
     assert "3000 documents added, 3010 indexed" in result.output
 
 

@@ -1,5 +1,6 @@
 """The search engine end to end: store -> index -> queries in four languages, phrases, generated
-queries, pages, highlighting offsets, full documents, incremental adds, errors."""
+queries, pages, highlighting offsets, full documents, incremental adds, errors. Every test of
+behaviour runs against both engines (Whoosh and tantivy) through the same seam."""
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 
 from sepia.corpus.ingest import ingest
 from sepia.search import SearchError, open_engine
+from sepia.search.engine import ENGINES, remember_engine
 from sepia.search.indexer import build_index, index_stats
 from sepia.store.db import Store
 
@@ -18,10 +20,12 @@ DATA = Path(__file__).parent / "data" / "corpus"
 FILES = {"JA": "ja_news.sgml", "CS": "cs_news.sgml", "CT": "ct_news.sgml", "EN": "en_news.sgml"}
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("search")
+@pytest.fixture(scope="module", params=ENGINES)
+def built(request, tmp_path_factory):
+    """A store with the four test collections and an index directory configured for one engine."""
+    root = tmp_path_factory.mktemp(f"search-{request.param}")
     store = Store(f"sqlite:///{root / 'search.db'}")
+    remember_engine(root / "index", request.param)
     for lang, name in FILES.items():
         assert ingest(store, lang, [DATA / name], progress=False).ok
         build_index(store, lang, root / "index", procs=1, progress=False)
@@ -186,19 +190,19 @@ def test_errors(engine, tmp_path):
     with pytest.raises(SearchError, match="page"):
         engine.search("EN", "x", page=0)
     with pytest.raises(SearchError, match="no JA index"):
-        open_engine(tmp_path).search("JA", "東京")
+        open_engine(tmp_path, engine.name).search("JA", "東京")
     assert engine.search("EN", "the").total == 0                  # only a stop word
     assert engine.languages() == ["EN", "CS", "CT", "JA"]
 
 
-def test_cli_search_and_index(built, monkeypatch, tmp_path):
+def test_cli_search_and_index(built, engine, monkeypatch, tmp_path):
     from sepia.cli import main
 
     store, _ = built
     monkeypatch.setenv("SEPIA_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("SEPIA_DATABASE_URL", str(store.engine.url))
     runner = CliRunner()
-    result = runner.invoke(main, ["index", "build", "--lang", "CS", "--no-progress"])
+    result = runner.invoke(main, ["index", "build", "--lang", "CS", "--engine", engine.name, "--no-progress"])
     assert result.exit_code == 0 and "3 documents added" in result.output, result.output
     result = runner.invoke(main, ["search", "--lang", "cs", "禽流感疫苗", "--json"])
     data = json.loads(result.output)
@@ -211,12 +215,15 @@ def test_cli_search_and_index(built, monkeypatch, tmp_path):
     assert result.exit_code == 1 and "no JA index" in result.output
 
 
-def test_parallel_build_matches_single_process_build(tmp_path, monkeypatch):
-    """Both cores (Whoosh's multiprocessing writer, forked workers unpickling the schema) give
-    the same documents and hits as one process."""
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_parallel_build_matches_single_process_build(engine_name, tmp_path, monkeypatch):
+    """Both cores (Whoosh's multiprocessing writer, forked workers unpickling the schema; the
+    tantivy engine's analysis workers) give the same documents and hits as one process."""
     import sepia.search.indexer as indexer
+    import sepia.search.parallel as parallel
 
     monkeypatch.setattr(indexer, "PARALLEL_MIN_DOCS", 10)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_DOCS", 10)
     store = Store(f"sqlite:///{tmp_path / 'p.db'}")
     lines = [json.dumps({"id": f"P{i}", "title": f"doc {i}", "text": f"选举管理委员会 第{i}号 公告 疫苗{i % 7}"},
                         ensure_ascii=False) for i in range(300)]
@@ -224,9 +231,9 @@ def test_parallel_build_matches_single_process_build(tmp_path, monkeypatch):
     assert ingest(store, "CS", [tmp_path / "p.jsonl"], progress=False).stored == 300
     results = {}
     for procs in (1, 2):
-        report = build_index(store, "CS", tmp_path / f"index{procs}", procs=procs, progress=False)
+        engine = open_engine(tmp_path / f"index{procs}", engine_name)
+        report = engine.build(store, "CS", procs=procs, progress=False)
         assert report.total == 300
-        engine = open_engine(tmp_path / f"index{procs}")
         page = engine.search("CS", "委员会 疫苗3", page_size=100)
         results[procs] = sorted(h.docid for h in page.hits)
     assert results[1] == results[2] and len(results[1]) == len([i for i in range(300) if i % 7 == 3])

@@ -1,16 +1,20 @@
 #!/usr/bin/env python
-"""Benchmark: ingest, index build and search latency on a synthetic collection of real text.
+"""Benchmark: ingest, index build and search latency of both engines on a collection of real text.
 
     .venv/bin/python tools/bench_search.py --lang JA --docs 100000
-    .venv/bin/python tools/bench_search.py --lang CS --docs 100000 --queries 300
+    .venv/bin/python tools/bench_search.py --lang CS --docs 100000 --engines tantivy --queries 300
 
 JA documents are the Japanese Wikinews articles (../shared/data/jawikinews) re-labelled until
 --docs is reached; CS/CT documents are 5-25 sentences drawn from the UD Chinese GSDSimp/GSD
-treebanks. Everything goes through SEPIA's own paths (JSONL -> ingest -> store -> build_index ->
-open_engine().search). Reported: documents and characters per second, peak memory of the main
-process and of the largest worker, the ratio of build time to analyzer-only tokenisation of the
-same documents in the same process (measured before and after the build; the mean is used), and
-search latency p50/p95 over realistic queries (word pairs, phrases, generated OR queries).
+treebanks. Everything goes through SEPIA's own paths (JSONL -> ingest -> store ->
+SearchEngine.build -> SearchEngine.search). The baseline, measured in this same process, is the
+analyzer alone over the same documents read from the store, on the same number of processes as the
+builds (sepia.search.parallel.analyse_only), timed before and after the builds (the mean is used).
+Reported per engine: build wall and CPU time (all processes) and their ratios to the baseline,
+documents and characters per second, peak memory of the process tree during the build (PSS, which
+counts shared pages once, and the largest single process's RSS), index size, and search latency
+p50/p95 of a page of 10 hits with snippets over realistic queries (word pairs, phrases, generated
+OR queries), with the load average before and after.
 """
 from __future__ import annotations
 
@@ -20,8 +24,10 @@ import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -120,32 +126,77 @@ def make_queries(lang: str, count: int, engine, seed: int = 11) -> list[str]:
 # ---------------------------------------------------------------- measurements
 
 def cpu_seconds() -> float:
-    """User + system CPU of this process and of its finished children (the index workers)."""
+    """User + system CPU of this process and of its finished children (the analysis workers)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def peak_mb() -> tuple[float, float]:
-    """(this process, largest child) peak resident memory in MB (Linux reports KiB)."""
-    return (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
+def _tree(pid: int) -> list[int]:
+    """pid and its descendants (Linux /proc)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(children.get(p, ()))
+    return found
 
 
-def analyzer_only(store, lang: str) -> tuple[float, float, int]:
-    """Wall and CPU seconds to read the documents from the store and run the analyzer over title
-    and body as indexing does (positions), in this process; and the number of tokens."""
-    from sepia.search.analyzers import analyzer_for
+def _memory_kb(pid: int) -> tuple[int, int]:
+    """(PSS, RSS) of one process in KiB."""
+    pss = rss = 0
+    try:
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"):
+                pss = int(line.split()[1])
+            elif line.startswith("Rss:"):
+                rss = int(line.split()[1])
+    except OSError:
+        pass
+    return pss, rss
+
+
+class PeakMemory:
+    """Samples the memory of this process and its descendants while a phase runs: the peak of the
+    tree's summed PSS (shared pages counted once) and of the largest single RSS, in MB."""
+
+    def __init__(self, interval: float = 0.25):
+        self.interval, self.tree_mb, self.process_mb = interval, 0.0, 0.0
+        self._stop = threading.Event()
+
+    def _sample(self):
+        while not self._stop.is_set():
+            mems = [_memory_kb(p) for p in _tree(os.getpid())]
+            self.tree_mb = max(self.tree_mb, sum(m[0] for m in mems) / 1024)
+            self.process_mb = max(self.process_mb, max(m[1] for m in mems) / 1024)
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def analyzer_only(store, lang: str, procs: int) -> tuple[float, float, int]:
+    """Wall and CPU seconds (all processes) to read the documents from the store and run the
+    analyzer over title and body on `procs` processes, as a build does; and the number of tokens."""
     from sepia.search.indexer import store_documents
+    from sepia.search.parallel import analyse_only
 
-    analyzer = analyzer_for(lang)
     cpu = cpu_seconds()
     started = time.perf_counter()
-    tokens = 0
-    _count, docs = store_documents(store, lang)
-    for doc in docs:
-        for name in ("title", "body"):
-            for _ in analyzer(doc[name], positions=True, mode="index"):
-                tokens += 1
+    expected, docs = store_documents(store, lang)
+    tokens = analyse_only(lang, docs, procs, expected)
     return time.perf_counter() - started, cpu_seconds() - cpu, tokens
 
 
@@ -156,31 +207,40 @@ def percentile(values: list[float], p: float) -> float:
     return values[lo] + (values[hi] - values[lo]) * (k - lo)
 
 
+def uptime() -> str:
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lang", default="JA", choices=["JA", "CS", "CT"])
     parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--procs", type=int, default=2)
+    parser.add_argument("--engines", default="tantivy,whoosh", help="comma-separated, built in this order")
+    parser.add_argument("--procs", type=int, default=os.cpu_count())
     parser.add_argument("--workdir", type=Path, help="default: a fresh temporary directory")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--search-only", action="store_true",
-                        help="only the query part, on the index an earlier run left in --workdir")
-    parser.add_argument("--repeat-analysis", action="store_true",
-                        help="time the analyzer-only pass again after the build and use the mean")
+                        help="only the query part, on the indexes an earlier run left in --workdir")
     args = parser.parse_args()
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
 
     work = args.workdir or Path(tempfile.mkdtemp(prefix="sepia-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ["SEPIA_HOME"] = str(work / "home")
     from sepia.corpus.ingest import ingest
-    from sepia.search.indexer import build_index
+    from sepia.search import open_engine
     from sepia.store.db import Store
 
     figures: dict = {"lang": args.lang, "docs": args.docs, "procs": args.procs, "cpus": os.cpu_count(),
-                     "load_before": os.getloadavg()[0]}
+                     "uptime_before": uptime()}
     if args.search_only:
-        figures.update(measure_search(args.lang, work / "index", args.queries))
+        for name in engines:
+            figures[name] = measure_search(open_engine(work / "index", name), args.lang, args.queries)
+        figures["uptime_after"] = uptime()
         report_figures(figures, args.json)
         return
     collection = work / f"{args.lang.lower()}.jsonl"
@@ -191,62 +251,72 @@ def main() -> None:
     store = Store(f"sqlite:///{work / 'bench.db'}")
     started = time.perf_counter()
     report = ingest(store, args.lang, [collection], progress=False)
-    figures["ingest_s"] = time.perf_counter() - started
-    figures["ingest_docs_per_s"] = report.stored / figures["ingest_s"]
+    figures["ingest_s"] = round(time.perf_counter() - started, 1)
     assert report.stored == args.docs, report.problems[:5]
     log(f"ingest: {report.stored} docs in {figures['ingest_s']:.1f} s")
 
     walls, cpus = [], []
-    wall, cpu, tokens = analyzer_only(store, args.lang)
-    walls.append(wall)
-    cpus.append(cpu)
-    log(f"analyzer only: {wall:.1f} s ({cpu:.1f} s CPU), {tokens} tokens")
-    cpu = cpu_seconds()
-    started = time.perf_counter()
-    build = build_index(store, args.lang, work / "index", rebuild=True, procs=args.procs, progress=False)
-    build_s = time.perf_counter() - started
-    build_cpu = cpu_seconds() - cpu
-    log(f"build: {build_s:.1f} s ({build_cpu:.1f} s CPU)")
-    if args.repeat_analysis:
-        wall, cpu, _ = analyzer_only(store, args.lang)
+
+    def baseline():
+        with PeakMemory() as peak:
+            wall, cpu, tokens = analyzer_only(store, args.lang, args.procs)
         walls.append(wall)
         cpus.append(cpu)
-        log(f"analyzer only (again): {wall:.1f} s ({cpu:.1f} s CPU)")
-    analysis, analysis_cpu = statistics.mean(walls), statistics.mean(cpus)
-    main_mb, worker_mb = peak_mb()
-    figures.update({
-        "tokens": tokens, "analyzer_only_s": [round(w, 1) for w in walls],
-        "analyzer_only_cpu_s": [round(c, 1) for c in cpus], "build_s": round(build_s, 1),
-        "build_cpu_s": round(build_cpu, 1),
-        "build_docs_per_s": round(args.docs / build_s, 1), "build_chars_per_s": round(chars / build_s),
-        "analyzer_chars_per_s": round(chars / analysis), "build_to_analyzer_ratio": round(build_s / analysis, 3),
-        # load-independent: CPU of the whole build (all processes) over CPU of analysis alone
-        "build_to_analyzer_cpu_ratio": round(build_cpu / analysis_cpu, 3),
-        "peak_mb_main": round(main_mb), "peak_mb_worker": round(worker_mb), "indexed": build.total,
-        "index_mb": round(sum(f.stat().st_size for f in (work / "index" / args.lang.lower()).iterdir()) / 1e6, 1),
-    })
+        figures["tokens"] = tokens
+        figures["analyzer_peak_tree_mb"] = round(peak.tree_mb)
+        log(f"analyzer only, {args.procs} processes: {wall:.1f} s ({cpu:.1f} s CPU), {tokens} tokens; "
+            f"load {os.getloadavg()[0]:.2f}")
 
-    figures.update(measure_search(args.lang, work / "index", args.queries))
+    baseline()
+    for name in engines:
+        engine = open_engine(work / "index", name)
+        cpu = cpu_seconds()
+        started = time.perf_counter()
+        with PeakMemory() as peak:
+            build = engine.build(store, args.lang, rebuild=True, procs=args.procs, progress=False)
+        build_s, build_cpu = time.perf_counter() - started, cpu_seconds() - cpu
+        path = engine.index_path(args.lang)
+        figures[name] = {
+            "build_s": round(build_s, 1), "build_cpu_s": round(build_cpu, 1), "indexed": build.total,
+            "build_docs_per_s": round(args.docs / build_s, 1), "build_chars_per_s": round(chars / build_s),
+            "peak_tree_pss_mb": round(peak.tree_mb), "peak_process_rss_mb": round(peak.process_mb),
+            "index_mb": round(sum(f.stat().st_size for f in path.iterdir() if f.is_file()) / 1e6, 1),
+            "load_after_build": round(os.getloadavg()[0], 2),
+        }
+        log(f"{name} build: {build_s:.1f} s ({build_cpu:.1f} s CPU), peak {peak.tree_mb:.0f} MB; "
+            f"load {os.getloadavg()[0]:.2f}")
+        baseline()
+    analysis, analysis_cpu = statistics.mean(walls), statistics.mean(cpus)
+    figures.update({"analyzer_only_s": [round(w, 1) for w in walls],
+                    "analyzer_only_cpu_s": [round(c, 1) for c in cpus],
+                    "analyzer_chars_per_s": round(chars / analysis)})
+    for name in engines:
+        f = figures[name]
+        f["build_to_analyzer_ratio"] = round(f["build_s"] / analysis, 3)
+        # load-independent: CPU of the whole build (all processes) over CPU of analysis alone
+        f["build_to_analyzer_cpu_ratio"] = round(f["build_cpu_s"] / analysis_cpu, 3)
+    for name in engines:
+        figures[name].update(measure_search(open_engine(work / "index", name), args.lang, args.queries))
+    figures["uptime_after"] = uptime()
     report_figures(figures, args.json)
 
 
-def measure_search(lang: str, index_dir: Path, count: int) -> dict:
-    """Latency of open_engine().search (a page of 10 with snippets): wall clock, and CPU time of
-    this process, which a busy machine does not inflate."""
-    from sepia.search import open_engine
-
-    engine = open_engine(index_dir)
+def measure_search(engine, lang: str, count: int) -> dict:
+    """Latency of engine.search (a page of 10 with snippets): wall clock, and CPU time of this
+    process, which a busy machine does not inflate."""
     queries = make_queries(lang, count, engine)
     started = time.perf_counter()
     engine.search(lang, queries[0])
     first_ms = (time.perf_counter() - started) * 1000
     latencies, cpu_latencies, totals = [], [], []
+    load = os.getloadavg()[0]
     for q in queries:
         cpu, started = time.process_time(), time.perf_counter()
         page = engine.search(lang, q)
         latencies.append((time.perf_counter() - started) * 1000)
         cpu_latencies.append((time.process_time() - cpu) * 1000)
         totals.append(page.total)
+    log(f"{engine.name} search: p50 {percentile(latencies, 0.5):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms")
     return {
         "first_query_ms": round(first_ms, 1), "queries": len(queries),
         "search_p50_ms": round(percentile(latencies, 0.5), 1), "search_p95_ms": round(percentile(latencies, 0.95), 1),
@@ -254,7 +324,8 @@ def measure_search(lang: str, index_dir: Path, count: int) -> dict:
         "search_cpu_p50_ms": round(percentile(cpu_latencies, 0.5), 1),
         "search_cpu_p95_ms": round(percentile(cpu_latencies, 0.95), 1),
         "queries_with_hits": sum(1 for t in totals if t), "median_hits": statistics.median(totals),
-        "load_after": os.getloadavg()[0], "examples": queries[:3] + queries[-3:],
+        "load_before_search": round(load, 2), "load_after_search": round(os.getloadavg()[0], 2),
+        "examples": queries[:3] + queries[-3:],
     }
 
 

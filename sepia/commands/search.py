@@ -25,8 +25,8 @@ def _terminal_snippet(html: str) -> str:
 @click.option("--page-size", type=click.IntRange(1, 100), default=10, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the result page as JSON.")
 def search(query, lang, terms, page, page_size, as_json):
-    """Search a collection with Whoosh's query language: words (AND), OR, NOT, "phrases",
-    title:word, prefix*; ranked by BM25F."""
+    """Search a collection: words (AND), OR, NOT, "phrases", title:word, prefix*; ranked by BM25,
+    with the data directory's engine (Whoosh or tantivy)."""
     from sepia.search import SearchError, open_engine
 
     engine = open_engine()

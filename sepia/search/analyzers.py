@@ -1,10 +1,13 @@
 """One analyzer and one Whoosh schema per collection language."""
 from __future__ import annotations
 
+from typing import Callable, Iterable
+
 from whoosh.analysis import CompositeAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema
 from whoosh.lang.porter2 import stem as snowball_english
 
+from sepia.search.units import UnitTokenizer, split_compounds
 from sepia.vocab import LANGUAGES
 
 CJK = ("CS", "CT", "JA")
@@ -43,6 +46,32 @@ def schema_for(lang: str) -> Schema:
 
 def tokenize(lang: str, text: str) -> list[tuple[str, int, int, int]]:
     """(term, position, start, end) of every index token: what the index sees of `text`."""
+    return list(index_units(lang)(text))
+
+
+def index_units(lang: str) -> Callable[[str], Iterable[tuple[str, int, int, int]]]:
+    """A function from text to its index tokens as (term, position, start, end): the analyzer's
+    own units without Whoosh's Token objects where it has them (CJK), which is the same stream,
+    cheaper; what the tantivy engine indexes and `tokenize` returns."""
     analyzer = analyzer_for(lang)
-    return [(t.text, t.pos, t.startchar, t.endchar)
-            for t in analyzer(text, positions=True, chars=True, mode="index")]
+    items = getattr(analyzer, "items", ())
+    if len(items) == 1 and isinstance(items[0], UnitTokenizer):
+        return items[0].units
+
+    def units(text: str):
+        return ((t.text, t.pos, t.startchar, t.endchar)
+                for t in analyzer(text, positions=True, chars=True, mode="index"))
+
+    return units
+
+
+def index_sequence(lang: str) -> Callable[[str], tuple[list[str], list[str]] | None]:
+    """A function from text to its index terms as (finest units in position order, compounds),
+    or None when its positions have a gap (see UnitTokenizer.sequence); the same terms as
+    `index_units`, made directly where the analyzer can (CJK)."""
+    analyzer = analyzer_for(lang)
+    items = getattr(analyzer, "items", ())
+    if len(items) == 1 and isinstance(items[0], UnitTokenizer):
+        return items[0].sequence
+    units = index_units(lang)
+    return lambda text: split_compounds(units(text))

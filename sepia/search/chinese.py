@@ -131,6 +131,21 @@ def chinese_units(text: str, query: bool = False) -> Iterator[Unit]:
         start = end
 
 
+def chinese_sequence(text: str) -> tuple[list[str], list[str]]:
+    """The terms of `chinese_units(text)` as (finest pieces in order, compounds)."""
+    fine: list[str] = []
+    compounds: list[str] = []
+    for word in jieba_tokenizer().cut(text, HMM=False):
+        if not is_word(word):
+            continue
+        if len(word) < 3:
+            fine.append(normalize_term(word))
+            continue
+        for s, e, finest in decompose(word):
+            (fine if finest else compounds).append(normalize_term(word[s:e]))
+    return fine, compounds
+
+
 class ChineseTokenizer(UnitTokenizer):
     """CS: jieba over the text as it is. CT: jieba over its simplified conversion (offsets kept)."""
 
@@ -139,6 +154,9 @@ class ChineseTokenizer(UnitTokenizer):
 
     def units(self, text: str, query: bool = False) -> Iterator[Unit]:
         return chinese_units(to_simplified(text) if self.traditional else text, query)
+
+    def sequence(self, text: str) -> tuple[list[str], list[str]]:
+        return chinese_sequence(to_simplified(text) if self.traditional else text)
 
     def normalize(self, text: str) -> str:
         return normalize_term(to_simplified(text) if self.traditional else text)

@@ -1,5 +1,9 @@
 """Whoosh indexes, one per language under config.index_dir()/<lang>: build from the store's
-Document table, add new documents incrementally, report statistics.
+Document table, add new documents incrementally, report statistics. The build lifecycle
+(builder PID, workers that end with their build, the store's documents) serves every engine.
+
+`build_index` and `index_stats` go through the search seam (sepia.search.engine): they use the
+engine configured for the index directory.
 
 A build writes its PID beside Whoosh's write lock (BUILDER_FILE) and removes it when done, so
 the next build can tell a live build (refused, naming its PID) from one that was killed (its
@@ -11,7 +15,6 @@ import os
 import shutil
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -22,6 +25,7 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 from sepia import config
 from sepia.corpus.progress import maybe_progress
 from sepia.search.analyzers import schema_for
+from sepia.search.engine import BuildReport, IndexBusy, IndexStats, default_procs, open_engine
 from sepia.vocab import LANGUAGES
 
 # Below this many new documents, starting worker processes costs more than it saves.
@@ -31,35 +35,6 @@ BUILDER_FILE = "BUILDER.pid"
 LOCK_FILE = "MAIN_WRITELOCK"  # Whoosh's write lock of an index named MAIN
 LOCK_WAIT = 2.0  # seconds to wait for a held lock: a killed build's workers need a moment to end
 PARENT_POLL = 0.2  # seconds between a worker's checks that its build is still alive
-
-
-class IndexBusy(Exception):
-    """Another process is writing the index."""
-
-
-@dataclass(frozen=True)
-class BuildReport:
-    lang: str
-    added: int
-    total: int
-    seconds: float
-    rebuilt: bool
-    notes: list[str] = field(default_factory=list)  # what was found of earlier builds
-
-
-@dataclass(frozen=True)
-class IndexStats:
-    lang: str
-    documents: int
-    segments: int
-    terms: int
-    tokens: int
-    bytes: int
-    stored_documents: int | None = None   # in the store, when one was given
-
-    @property
-    def pending(self) -> int | None:
-        return None if self.stored_documents is None else self.stored_documents - self.documents
 
 
 def index_path(lang: str, index_dir: Path | str | None = None) -> Path:
@@ -95,13 +70,18 @@ class _Worker(SubWriterTask):
         self.build_pid = os.getpid()  # taken before the fork: the build may die before run()
 
     def run(self):
-        threading.Thread(target=self._end_with_build, daemon=True).start()
+        end_with_parent(self.build_pid)
         super().run()
 
-    def _end_with_build(self):
-        while os.getppid() == self.build_pid:
+
+def end_with_parent(parent_pid: int) -> None:
+    """In a worker process: exit as soon as the process that started it is gone."""
+    def watch():
+        while os.getppid() == parent_pid:
             time.sleep(PARENT_POLL)
         os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 class _MpWriter(MpWriter):
@@ -128,12 +108,14 @@ def open_writer(ix, expected: int, procs: int = 2):
     return ix.writer(limitmb=WRITER_MB, timeout=LOCK_WAIT)
 
 
-def write_documents(writer, docs: Iterable[dict], on_added=None) -> int:
-    """Add `docs` (dicts with docid, title, date, body) in one commit."""
+def write_documents(writer, docs: Iterable, on_added=None, add=None) -> int:
+    """Add `docs` in one commit, all or nothing (writer.cancel() on any failure): by default dicts
+    with docid, title, date, body for Whoosh's writer.add_document; else `add(doc)`."""
+    add = add or (lambda doc: writer.add_document(**doc))
     added = 0
     try:
         for doc in docs:
-            writer.add_document(**doc)
+            add(doc)
             added += 1
             if on_added:
                 on_added(1)
@@ -146,12 +128,11 @@ def write_documents(writer, docs: Iterable[dict], on_added=None) -> int:
 
 def store_documents(store, lang: str, skip: set[str] = frozenset()) -> tuple[int, Iterator[dict]]:
     """(count, stream) of the store's documents of one language not in `skip`, read in batches."""
-    from sqlalchemy import func, select
+    from sqlalchemy import select
 
     from sepia.store.models import Document
 
-    with store.transaction() as session:
-        count = session.scalar(select(func.count()).select_from(Document).where(Document.lang == lang))
+    count = stored_count(store, lang)
 
     def stream():
         with store.sessions() as session:
@@ -163,7 +144,7 @@ def store_documents(store, lang: str, skip: set[str] = frozenset()) -> tuple[int
                 if docid not in skip:
                     yield {"docid": docid, "title": title or "", "date": date or "", "body": text}
 
-    return max(0, (count or 0) - len(skip)), stream()
+    return max(0, count - len(skip)), stream()
 
 
 def _running(pid: int) -> bool:
@@ -180,7 +161,7 @@ def _running(pid: int) -> bool:
         return True
 
 
-def _dead_builder(path: Path, lang: str) -> int | None:
+def dead_builder(path: Path, lang: str) -> int | None:
     """The PID of a build that died while writing the index at `path`, or None when no build
     left its PID there; IndexBusy when that build is still running."""
     try:
@@ -199,7 +180,7 @@ def _claim(ix, path: Path, lang: str, expected: int, procs: int, notes: list[str
     try:
         writer = open_writer(ix, expected, procs)
     except LockError:
-        dead = _dead_builder(path, lang)
+        dead = dead_builder(path, lang)
         if dead is None:
             raise IndexBusy(f"the {lang} index is locked by another writer; if no index build is "
                             f"running, remove {path / LOCK_FILE}") from None
@@ -210,20 +191,47 @@ def _claim(ix, path: Path, lang: str, expected: int, procs: int, notes: list[str
     return writer
 
 
-def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int = 2,
+def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int | None = None,
                 progress: bool = True) -> BuildReport:
-    """Bring the language's index up to date with the store: add the documents it lacks, or with
-    `rebuild` write a fresh index beside the old one and swap it in when complete."""
+    """Bring the language's index up to date with the store, with the index directory's engine
+    (see SearchEngine.build)."""
+    return open_engine(index_dir).build(store, lang, rebuild=rebuild, procs=procs, progress=progress)
+
+
+def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
+    """The index directory's engine's statistics of one language (see SearchEngine.stats)."""
+    return open_engine(index_dir).stats(lang, store)
+
+
+def stored_count(store, lang: str) -> int:
+    from sqlalchemy import func, select
+
+    from sepia.store.models import Document
+
+    with store.transaction() as session:
+        return session.scalar(select(func.count()).select_from(Document).where(Document.lang == lang.upper())) or 0
+
+
+def note_dead_builder(path: Path, lang: str, notes: list[str]) -> None:
+    """Say what was found of a build that died writing the index at `path` (IndexBusy if it lives)."""
+    dead = dead_builder(path, lang)
+    if dead:
+        notes.append(f"{lang}: the build by process {dead} did not finish; what it had written is discarded")
+
+
+def build_whoosh_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int | None = None,
+                       progress: bool = True) -> BuildReport:
+    """Bring the language's Whoosh index up to date with the store: add the documents it lacks, or
+    with `rebuild` write a fresh index beside the old one and swap it in when complete."""
     lang = lang.upper()
+    procs = procs or default_procs()
     path = index_path(lang, index_dir)
     started = time.perf_counter()
     ix = None if rebuild else open_index(lang, index_dir)
     fresh = ix is None
     target = path.with_name(path.name + ".new") if fresh else path
-    notes = []
-    dead = _dead_builder(target, lang)
-    if dead:
-        notes.append(f"{lang}: the build by process {dead} did not finish; what it had written is discarded")
+    notes: list[str] = []
+    note_dead_builder(target, lang, notes)
     if fresh:
         shutil.rmtree(target, ignore_errors=True)
         ix = create_index(target, lang)
@@ -245,7 +253,7 @@ def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: 
     return BuildReport(lang, added, total, time.perf_counter() - started, rebuilt=fresh, notes=notes)
 
 
-def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
+def whoosh_index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
     ix = open_index(lang, index_dir)
     if ix is None:
         return None
@@ -257,12 +265,5 @@ def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
     segments = len(ix._segments())  # Whoosh has no public accessor for this
     ix.close()
     size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
-    stored = None
-    if store is not None:
-        from sqlalchemy import func, select
-
-        from sepia.store.models import Document
-
-        with store.transaction() as session:
-            stored = session.scalar(select(func.count()).select_from(Document).where(Document.lang == lang.upper()))
+    stored = None if store is None else stored_count(store, lang)
     return IndexStats(lang.upper(), documents, segments, terms, tokens, size, stored)

@@ -11,20 +11,29 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from sepia.search.units import Unit, UnitTokenizer, is_word, normalize_term, per_process
+from sepia.search.units import Unit, UnitTokenizer, is_word, normalize_term, per_process, per_thread
 
 # Sudachi refuses input longer than 49,149 bytes; stay well under it.
 MAX_CHUNK_BYTES = 40_000
 _SENTENCE_END = re.compile(r"(?<=[。！？!?\n])")
 
 
+def _make_dictionary():
+    from sudachipy import Dictionary
+
+    return Dictionary(dict="core")
+
+
 def _make_sudachi():
-    from sudachipy import Dictionary, SplitMode
+    from sudachipy import SplitMode
 
-    return Dictionary(dict="core").tokenizer(mode=SplitMode.C)
+    return sudachi_dictionary().tokenizer(mode=SplitMode.C)
 
 
-sudachi_tokenizer = per_process(_make_sudachi)
+# One dictionary per process (memory-mapped, shared by its threads); one tokenizer per thread,
+# since a Sudachi tokenizer must not be used by two threads at once.
+sudachi_dictionary = per_process(_make_dictionary)
+sudachi_tokenizer = per_thread(_make_sudachi)
 
 
 def chunks(text: str, max_bytes: int = MAX_CHUNK_BYTES) -> Iterator[tuple[int, str]]:
@@ -86,6 +95,30 @@ def japanese_units(text: str, query: bool = False) -> Iterator[Unit]:
                 yield Unit(normalize_term(morpheme.normalized_form()), first, start, end)
 
 
+def japanese_sequence(text: str) -> tuple[list[str], list[str]]:
+    """The terms of `japanese_units(text)` as (short units in order, long units)."""
+    from sudachipy import SplitMode
+
+    tokenizer = sudachi_tokenizer()
+    mode_a = SplitMode.A
+    fine: list[str] = []
+    compounds: list[str] = []
+    for _base, piece in chunks(text):
+        for morpheme in tokenizer.tokenize(piece):
+            if not is_word(morpheme.surface()):
+                continue
+            parts = morpheme.split(mode_a)
+            if len(parts) > 1:
+                fine.extend(normalize_term(part.normalized_form()) for part in parts if is_word(part.surface()))
+                compounds.append(normalize_term(morpheme.normalized_form()))
+            else:
+                fine.append(normalize_term(morpheme.normalized_form()))
+    return fine, compounds
+
+
 class JapaneseTokenizer(UnitTokenizer):
     def units(self, text: str, query: bool = False) -> Iterator[Unit]:
         return japanese_units(text, query)
+
+    def sequence(self, text: str) -> tuple[list[str], list[str]]:
+        return japanese_sequence(text)

@@ -8,8 +8,9 @@ indices into the original Python string (code points), never into a normalised c
 from __future__ import annotations
 
 import os
+import threading
 import unicodedata
-from typing import Callable, Iterator, NamedTuple, TypeVar
+from typing import Callable, Iterable, Iterator, NamedTuple, TypeVar
 
 from whoosh.analysis import Token, Tokenizer
 
@@ -49,6 +50,46 @@ def per_process(factory: Callable[[], T]) -> Callable[[], T]:
     return get
 
 
+def per_thread(factory: Callable[[], T]) -> Callable[[], T]:
+    """Like `per_process`, but one object per thread as well: for tokenizers that must not be
+    used by two threads at once (Sudachi's), e.g. in the web tool's threaded workers."""
+    local = threading.local()
+
+    def get() -> T:
+        pid = os.getpid()
+        if getattr(local, "pid", None) != pid:
+            local.obj, local.pid = factory(), pid
+        return local.obj
+
+    return get
+
+
+def split_compounds(units: Iterable[tuple[str, int, int, int]]) -> tuple[list[str], list[str]] | None:
+    """(finest units in position order, compounds) of a unit stream: at a position several units
+    share, the shortest is the finest and the others compounds of it. None when the positions
+    have a gap."""
+    fine: list[str] = []
+    widths: list[int] = []
+    compounds: list[str] = []
+    base = None
+    for term, pos, start, end in units:
+        if base is None:
+            base = pos
+        i = pos - base
+        if i == len(fine):
+            fine.append(term)
+            widths.append(end - start)
+        elif 0 <= i < len(fine):
+            if end - start < widths[i]:  # the unit first seen here was a compound of this one
+                compounds.append(fine[i])
+                fine[i], widths[i] = term, end - start
+            else:
+                compounds.append(term)
+        else:
+            return None
+    return fine, compounds
+
+
 class UnitTokenizer(Tokenizer):
     """A Whoosh tokenizer over `units()`. Subclasses hold configuration only, so a pickled
     schema carries no tokenizer object."""
@@ -59,6 +100,12 @@ class UnitTokenizer(Tokenizer):
     def normalize(self, text: str) -> str:
         """How a whole value becomes one term when Whoosh asks for no tokenizing (prefix queries)."""
         return normalize_term(text)
+
+    def sequence(self, text: str) -> tuple[list[str], list[str]] | None:
+        """The index terms of `text` without positions or offsets: (finest units in position
+        order, compounds), the same terms as `units(text)`; what the tantivy engine indexes.
+        Subclasses make it directly, cheaper than through units."""
+        return split_compounds(self.units(text))
 
     def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
                  start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):

@@ -1,112 +1,105 @@
-"""The Whoosh implementation of the SearchEngine protocol."""
+"""The Whoosh implementation of the SearchEngine protocol: pure Python, embedded, the default."""
 from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Iterable
 
-from whoosh import query as wq
+from whoosh import index as windex
 from whoosh import scoring
-from whoosh.qparser import MultifieldParser
 
-from sepia import config
-from sepia.search.engine import DocumentView, SearchError, SearchHit, SearchPage, Span
-from sepia.search.highlight import mark_html, match_spans, query_terms, snippet_html, snippet_spans
-from sepia.search.indexer import index_path, open_index
-from sepia.search.querygen import generate_query
-from sepia.vocab import LANGUAGES
-
-FIELD_BOOSTS = {"title": 2.0, "body": 1.0}
-MAX_PAGE_SIZE = 100
+from sepia.search.base import BaseEngine, check_language
+from sepia.search.engine import BuildReport, IndexStats
+from sepia.search.indexer import (LOCK_WAIT, WRITER_MB, build_whoosh_index, create_index, index_path, open_index,
+                                  whoosh_index_stats)
 
 
-class WhooshEngine:
-    """Searches the per-language indexes under `index_dir`. Safe to share between threads: each
-    thread keeps its own searchers, refreshed when an index has changed."""
+class WhooshEngine(BaseEngine):
+    """Searches the per-language indexes under `index_dir` (<index_dir>/<lang>). Safe to share
+    between threads: each thread keeps its own searchers, refreshed when an index has changed."""
+
+    name = "whoosh"
 
     def __init__(self, index_dir: Path | str | None = None):
-        self.index_dir = Path(index_dir) if index_dir else config.index_dir()
+        super().__init__(index_dir)
         self._local = threading.local()
 
-    # ------------------------------------------------------------------ protocol
+    # ------------------------------------------------------------------ reading
 
-    def languages(self) -> list[str]:
-        return [lang for lang in LANGUAGES if open_index(lang, self.index_dir) is not None]
+    def index_path(self, lang: str) -> Path:
+        return index_path(lang, self.index_dir)
 
-    def search(self, lang: str, query: str, page: int = 1, page_size: int = 10) -> SearchPage:
-        lang = _language(lang)
-        if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise SearchError(f"page must be >= 1 and page size 1..{MAX_PAGE_SIZE}")
-        searcher = self._searcher(lang)
-        q = self._parse(lang, searcher, query)
-        if q is wq.NullQuery:
-            return SearchPage(lang, query, "", page, page_size, 0, [])
-        # Without block skipping the one scoring pass also counts every match, which is faster
-        # than skipping and then counting in a second pass (measured: about half the time).
-        results = searcher.search(q, limit=page * page_size, optimize=False)
-        total = len(results)
-        wanted = query_terms(q, searcher.reader())
-        analyzer = searcher.schema["body"].analyzer
-        hits = []
-        for offset in range((page - 1) * page_size, min(page * page_size, results.scored_length())):
-            stored = results[offset]
-            body = stored.get("body", "")
-            spans, start, end = snippet_spans(analyzer, body, wanted)
-            hits.append(SearchHit(
-                rank=offset + 1, docid=stored["docid"], title=stored.get("title", ""),
-                date=stored.get("date") or None, score=round(float(results.score(offset)), 6),
-                snippet_html=snippet_html(body, spans, start=start, end=end)))
-        return SearchPage(lang, query, str(q), page, page_size, total, hits)
+    def has_index(self, lang: str) -> bool:
+        path = self.index_path(lang)
+        return path.is_dir() and windex.exists_in(str(path))
 
-    def generate_query(self, lang: str, key_terms: list[str]) -> str:
-        return generate_query(_language(lang), key_terms)
-
-    def document(self, lang: str, docid: str, query: str | None = None) -> DocumentView | None:
-        lang = _language(lang)
-        searcher = self._searcher(lang)
-        stored = searcher.document(docid=docid)
-        if stored is None:
-            return None
-        text, title = stored.get("body", ""), stored.get("title", "")
-        spans: list[tuple[int, int]] = []
-        title_spans: list[tuple[int, int]] = []
-        if query and query.strip():
-            q = self._parse(lang, searcher, query)
-            wanted = query_terms(q, searcher.reader())
-            analyzer = searcher.schema["body"].analyzer
-            spans = match_spans(analyzer, text, wanted)
-            title_spans = match_spans(analyzer, title, wanted)
-        return DocumentView(
-            lang=lang, docid=stored["docid"], title=title, date=stored.get("date") or None,
-            text=text, spans=[Span(s, e) for s, e in spans],
-            title_spans=[Span(s, e) for s, e in title_spans], html=mark_html(text, spans))
-
-    # ------------------------------------------------------------------ internals
-
-    def _searcher(self, lang: str):
+    def _reader(self, lang: str):
         searchers = self._local.__dict__.setdefault("searchers", {})
         old = searchers.get(lang)
-        if old is None:
-            ix = open_index(lang, self.index_dir)
-            if ix is None:
-                raise SearchError(f"no {lang} index in {index_path(lang, self.index_dir)}: "
-                                  f"run `sepia index build --lang {lang}`")
-            searcher = ix.searcher(weighting=scoring.BM25F())
-        else:
-            searcher = old.refresh()  # the new reader reuses the old one's segments: no close
-        searchers[lang] = searcher
-        return searcher
+        if old is not None and old.up_to_date():
+            return old
+        # A new reader, not Whoosh's refresh(): that one reuses the old segment readers, which
+        # keep the deletions they were opened with, so a replaced or deleted document would stay.
+        ix = open_index(lang, self.index_dir)
+        if ix is None:
+            raise self.no_index(lang)
+        searchers[lang] = ix.searcher(weighting=scoring.BM25F())
+        if old is not None:
+            old.close()
+        return searchers[lang]
 
-    def _parse(self, lang: str, searcher, text: str):
-        parser = MultifieldParser(["title", "body"], searcher.schema, fieldboosts=FIELD_BOOSTS)
+    def _schema(self, searcher):
+        return searcher.schema
+
+    def _lexicon(self, searcher):
+        return searcher.reader()
+
+    def _run(self, searcher, q, offset: int, limit: int):
+        # Without block skipping the one scoring pass also counts every match, which is faster
+        # than skipping and then counting in a second pass (measured: about half the time).
+        results = searcher.search(q, limit=offset + limit, optimize=False)
+        rows = [(results[i], results.score(i)) for i in range(offset, min(offset + limit, results.scored_length()))]
+        return len(results), rows
+
+    def _stored(self, searcher, docid: str):
+        return searcher.document(docid=docid)
+
+    # ------------------------------------------------------------------ writing
+
+    def build(self, store, lang: str, rebuild: bool = False, procs: int | None = None,
+              progress: bool = True) -> BuildReport:
+        return build_whoosh_index(store, check_language(lang), self.index_dir, rebuild=rebuild, procs=procs,
+                                  progress=progress)
+
+    def add(self, lang: str, docs: Iterable[dict]) -> int:
+        lang = check_language(lang)
+        ix = open_index(lang, self.index_dir) or create_index(self.index_path(lang), lang)
+        writer = ix.writer(limitmb=WRITER_MB, timeout=LOCK_WAIT)
+        added = 0
         try:
-            return parser.parse(text)
-        except Exception as exc:  # Whoosh raises assorted errors on odd syntax
-            raise SearchError(f"cannot parse query {text!r}: {exc}") from exc
+            for doc in docs:
+                writer.update_document(**doc)
+                added += 1
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            raise
+        return added
 
+    def delete(self, lang: str, docids: Iterable[str]) -> int:
+        ix = open_index(check_language(lang), self.index_dir)
+        if ix is None:
+            return 0
+        writer = ix.writer(timeout=LOCK_WAIT)
+        deleted = 0
+        try:
+            for docid in docids:
+                deleted += writer.delete_by_term("docid", docid)
+            writer.commit()
+        except BaseException:
+            writer.cancel()
+            raise
+        return deleted
 
-def _language(lang: str) -> str:
-    code = (lang or "").upper()
-    if code not in LANGUAGES:
-        raise SearchError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
-    return code
-
+    def stats(self, lang: str, store=None) -> IndexStats | None:
+        return whoosh_index_stats(check_language(lang), self.index_dir, store)

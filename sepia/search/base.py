@@ -1,0 +1,143 @@
+"""What every engine does the same way: the query language (Whoosh's parser over SEPIA's
+analyzers, whatever engine runs the query), generated queries, snippets and highlighting at
+code-point offsets (sepia.search.highlight), pages and errors. An engine supplies the index
+side: opening a reader, running a parsed query, fetching a stored document, expanding prefixes."""
+from __future__ import annotations
+
+import shutil
+from functools import lru_cache
+from pathlib import Path
+
+from whoosh import query as wq
+from whoosh.qparser import MultifieldParser
+
+from sepia import config
+from sepia.search.analyzers import schema_for
+from sepia.search.engine import DocumentView, SearchError, SearchHit, SearchPage, Span
+from sepia.search.highlight import mark_html, match_spans, query_terms, snippet_html, snippet_spans
+from sepia.search.querygen import generate_query
+from sepia.vocab import LANGUAGES
+
+FIELD_BOOSTS = {"title": 2.0, "body": 1.0}
+MAX_PAGE_SIZE = 100
+
+
+@lru_cache(maxsize=None)
+def cached_schema(lang: str):
+    """The Whoosh schema of a language: its analyzers hold configuration only (tokenizers are
+    made per process or thread on use), so one copy serves every thread."""
+    return schema_for(lang)
+
+
+def parse_query(schema, text: str):
+    """A Whoosh query tree: words ANDed, OR/NOT/AND, "phrases", title:/body:, prefix*; a word
+    without a field looks in title (weighted x2) and body."""
+    parser = MultifieldParser(["title", "body"], schema, fieldboosts=FIELD_BOOSTS)
+    try:
+        return parser.parse(text)
+    except Exception as exc:  # Whoosh raises assorted errors on odd syntax
+        raise SearchError(f"cannot parse query {text!r}: {exc}") from exc
+
+
+def check_language(lang: str) -> str:
+    code = (lang or "").upper()
+    if code not in LANGUAGES:
+        raise SearchError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
+    return code
+
+
+class BaseEngine:
+    """The SearchEngine protocol's reading side over an engine's four primitives below."""
+
+    name = ""
+
+    def __init__(self, index_dir: Path | str | None = None):
+        self.index_dir = Path(index_dir) if index_dir else config.index_dir()
+
+    # ---------------------------------------------------------------- what an engine supplies
+
+    def index_path(self, lang: str) -> Path:
+        raise NotImplementedError
+
+    def has_index(self, lang: str) -> bool:
+        raise NotImplementedError
+
+    def _reader(self, lang: str):
+        """A handle on the language's index as of now (new commits visible); SearchError if none."""
+        raise NotImplementedError
+
+    def _schema(self, reader):
+        """The Whoosh schema whose analyzers parse queries and mark hits."""
+        raise NotImplementedError
+
+    def _lexicon(self, reader):
+        """An object with Whoosh's reader methods for expanding prefixes and patterns
+        (expand_prefix, lexicon, terms_from, schema)."""
+        raise NotImplementedError
+
+    def _run(self, reader, q, offset: int, limit: int) -> tuple[int, list[tuple[dict, float]]]:
+        """(total matches, [(stored fields, score)] of ranks offset+1..offset+limit)."""
+        raise NotImplementedError
+
+    def _stored(self, reader, docid: str) -> dict | None:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------------- the protocol
+
+    def no_index(self, lang: str) -> SearchError:
+        return SearchError(f"no {lang} index in {self.index_path(lang)}: run `sepia index build --lang {lang}`")
+
+    def languages(self) -> list[str]:
+        return [lang for lang in LANGUAGES if self.has_index(lang)]
+
+    def drop(self, lang: str) -> bool:
+        if not self.has_index(lang):
+            return False
+        shutil.rmtree(self.index_path(lang))
+        return True
+
+    def search(self, lang: str, query: str, page: int = 1, page_size: int = 10) -> SearchPage:
+        lang = check_language(lang)
+        if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise SearchError(f"page must be >= 1 and page size 1..{MAX_PAGE_SIZE}")
+        reader = self._reader(lang)
+        schema = self._schema(reader)
+        q = parse_query(schema, query)
+        if q is wq.NullQuery:
+            return SearchPage(lang, query, "", page, page_size, 0, [])
+        offset = (page - 1) * page_size
+        total, rows = self._run(reader, q, offset, page_size)
+        wanted = query_terms(q, self._lexicon(reader))
+        analyzer = schema["body"].analyzer
+        hits = []
+        for rank, (stored, score) in enumerate(rows, offset + 1):
+            body = stored.get("body", "")
+            spans, start, end = snippet_spans(analyzer, body, wanted)
+            hits.append(SearchHit(
+                rank=rank, docid=stored["docid"], title=stored.get("title", ""),
+                date=stored.get("date") or None, score=round(float(score), 6),
+                snippet_html=snippet_html(body, spans, start=start, end=end)))
+        return SearchPage(lang, query, str(q), page, page_size, total, hits)
+
+    def generate_query(self, lang: str, key_terms: list[str]) -> str:
+        return generate_query(check_language(lang), key_terms)
+
+    def document(self, lang: str, docid: str, query: str | None = None) -> DocumentView | None:
+        lang = check_language(lang)
+        reader = self._reader(lang)
+        stored = self._stored(reader, docid)
+        if stored is None:
+            return None
+        text, title = stored.get("body", ""), stored.get("title", "")
+        spans: list[tuple[int, int]] = []
+        title_spans: list[tuple[int, int]] = []
+        if query and query.strip():
+            schema = self._schema(reader)
+            wanted = query_terms(parse_query(schema, query), self._lexicon(reader))
+            analyzer = schema["body"].analyzer
+            spans = match_spans(analyzer, text, wanted)
+            title_spans = match_spans(analyzer, title, wanted)
+        return DocumentView(
+            lang=lang, docid=stored["docid"], title=title, date=stored.get("date") or None,
+            text=text, spans=[Span(s, e) for s, e in spans],
+            title_spans=[Span(s, e) for s, e in title_spans], html=mark_html(text, spans))

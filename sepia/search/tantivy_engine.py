@@ -1,0 +1,261 @@
+"""The tantivy implementation of the SearchEngine protocol, for large collections.
+
+tantivy (Rust, PyPI `tantivy`) indexes text that SEPIA's own analyzers have already split:
+every document arrives as pre-tokenized title and body (term, position), so phrases, CJK
+compounds and normalised forms are exactly those of the Whoosh engine. Queries are parsed by the
+same Whoosh parser and translated (sepia.search.tantivy_query); snippets and highlighting are
+SEPIA's (sepia.search.base), on the stored text. One index per language in
+<index_dir>/tantivy/<lang>.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import tantivy
+from tantivy import Query
+
+from sepia.corpus.progress import maybe_progress
+from sepia.search.base import BaseEngine, cached_schema, check_language
+from sepia.search.engine import BuildReport, IndexBusy, IndexStats, SearchError, default_procs
+from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, store_documents, stored_count,
+                                  write_documents)
+from sepia.search.parallel import analysed_documents, analysis_of, document_json
+from sepia.search.tantivy_query import Lexicon, to_tantivy
+
+SUBDIR = "tantivy"
+TERMS_TOKENIZER = "sepia_terms"  # splits SEPIA's analysed terms at white space (parallel.term_sequence)
+WRITER_HEAP = 256_000_000   # bytes of the writer's indexing buffer (all its threads)
+WRITER_THREADS = 1          # indexing pre-tokenized text is cheap; the cores go to analysis
+
+
+def tantivy_schema() -> tantivy.Schema:
+    """docid and date (exact, stored); title and body (SEPIA's analysed terms, positions, not
+    stored); their text as stored (title_text, body_text, fed as pre-tokenized text without
+    tokens: nothing indexed); ntokens (title + body tokens, for statistics)."""
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("docid", stored=True, fast=True, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field("date", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field("title", tokenizer_name=TERMS_TOKENIZER, index_option="position")
+    builder.add_text_field("body", tokenizer_name=TERMS_TOKENIZER, index_option="position")
+    builder.add_text_field("title_text", stored=True, index_option="basic")
+    builder.add_text_field("body_text", stored=True, index_option="basic")
+    builder.add_unsigned_field("ntokens", fast=True)
+    return builder.build()
+
+
+def _prepared(index: tantivy.Index) -> tantivy.Index:
+    index.register_tokenizer(TERMS_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+    return index
+
+
+def open_index(path: Path) -> tantivy.Index:
+    return _prepared(tantivy.Index.open(str(path)))
+
+
+def create_index(path: Path) -> tantivy.Index:
+    path.mkdir(parents=True, exist_ok=True)
+    return _prepared(tantivy.Index(tantivy_schema(), path=str(path), reuse=False))
+
+
+class _Committing:
+    """tantivy's writer under the names indexer.write_documents calls."""
+
+    def __init__(self, writer: tantivy.IndexWriter):
+        self.writer = writer
+
+    def commit(self):
+        self.writer.commit()
+        self.writer.wait_merging_threads()
+
+    def cancel(self):
+        self.writer.rollback()
+
+
+@dataclass
+class _Reader:
+    lang: str
+    index: tantivy.Index
+    searcher: tantivy.Searcher
+
+
+def _stored_fields(doc: tantivy.Document) -> dict:
+    return {"docid": doc.get_first("docid"), "title": doc.get_first("title_text") or "",
+            "date": doc.get_first("date") or "", "body": doc.get_first("body_text") or ""}
+
+
+class TantivyEngine(BaseEngine):
+    """Searches and writes the tantivy indexes under `index_dir`/tantivy. Safe to share between
+    threads; an index is reopened when its meta.json changed (a commit, or a rebuild swapped in),
+    so a new commit is seen at the next query."""
+
+    name = "tantivy"
+
+    def __init__(self, index_dir: Path | str | None = None):
+        super().__init__(index_dir)
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[tuple, tantivy.Index]] = {}
+
+    # ------------------------------------------------------------------ reading
+
+    def index_path(self, lang: str) -> Path:
+        return self.index_dir / SUBDIR / check_language(lang).lower()
+
+    def has_index(self, lang: str) -> bool:
+        return (self.index_path(lang) / "meta.json").is_file()
+
+    def _index(self, lang: str) -> tantivy.Index:
+        path = self.index_path(lang)
+        try:
+            st = (path / "meta.json").stat()
+        except OSError:
+            raise self.no_index(lang) from None
+        signature = (st.st_ino, st.st_mtime_ns, st.st_size)
+        with self._lock:
+            cached = self._open.get(lang)
+            if cached is None or cached[0] != signature:
+                try:
+                    index = open_index(path)
+                except ValueError as exc:
+                    raise SearchError(f"cannot open the {lang} index in {path}: {exc}") from exc
+                index.config_reader(reload_policy="manual")
+                cached = self._open[lang] = (signature, index)
+        return cached[1]
+
+    def _reader(self, lang: str) -> _Reader:
+        index = self._index(lang)
+        return _Reader(lang, index, index.searcher())
+
+    def _schema(self, reader: _Reader):
+        return cached_schema(reader.lang)
+
+    def _lexicon(self, reader: _Reader) -> Lexicon:
+        return Lexicon(reader.searcher, cached_schema(reader.lang))
+
+    def _run(self, reader: _Reader, q, offset: int, limit: int):
+        query = to_tantivy(q, reader.index.schema, self._lexicon(reader))
+        if query is None:
+            return 0, []
+        searcher = reader.searcher
+        result = searcher.search(query, limit, count=True, offset=offset)
+        return result.count, [(_stored_fields(searcher.doc(address)), score) for score, address in result.hits]
+
+    def _stored(self, reader: _Reader, docid: str) -> dict | None:
+        searcher = reader.searcher
+        hits = searcher.search(Query.term_query(reader.index.schema, "docid", docid), 1).hits
+        return _stored_fields(searcher.doc(hits[0][1])) if hits else None
+
+    # ------------------------------------------------------------------ writing
+
+    def _writer(self, index: tantivy.Index, path: Path, lang: str) -> tantivy.IndexWriter:
+        try:
+            writer = index.writer(heap_size=WRITER_HEAP, num_threads=WRITER_THREADS)
+        except ValueError as exc:
+            if "Lock" not in str(exc):
+                raise
+            dead_builder(path, lang)  # IndexBusy naming a live build's PID
+            raise IndexBusy(f"the {lang} index is locked by another writer ({path})") from None
+        return writer
+
+    def build(self, store, lang: str, rebuild: bool = False, procs: int | None = None,
+              progress: bool = True) -> BuildReport:
+        lang = check_language(lang)
+        started = time.perf_counter()
+        path = self.index_path(lang)
+        fresh = rebuild or not self.has_index(lang)
+        target = path.with_name(path.name + ".new") if fresh else path
+        notes: list[str] = []
+        note_dead_builder(target, lang, notes)
+        if fresh:
+            shutil.rmtree(target, ignore_errors=True)
+            index = create_index(target)
+        else:
+            index = open_index(target)
+        skip = set() if fresh else self._indexed_docids(index)
+        expected, docs = store_documents(store, lang, skip)
+        added = 0
+        if expected > 0:
+            # the workers start before the writer exists: forked, they would share its lock
+            with analysed_documents(lang, docs, procs or default_procs(), expected) as lines:
+                writer = self._writer(index, target, lang)
+                (target / BUILDER_FILE).write_text(f"{os.getpid()}\n")
+                try:
+                    with maybe_progress(progress, f"indexing {lang}", expected, "docs") as advance:
+                        added = self._write(writer, lines, advance)
+                finally:
+                    (target / BUILDER_FILE).unlink()
+        index.reload()
+        total = index.searcher().num_docs
+        if fresh:
+            self._swap(target, path)
+        return BuildReport(lang, added, total, time.perf_counter() - started, rebuilt=fresh, notes=notes)
+
+    @staticmethod
+    def _write(writer: tantivy.IndexWriter, lines: Iterable[str], advance=None, deletes=()) -> int:
+        """Delete `deletes`, add every JSON document, commit, wait for merges; all or nothing."""
+        for docid in deletes:
+            writer.delete_documents_by_term("docid", docid)
+        return write_documents(_Committing(writer), lines, advance, add=writer.add_json)
+
+    @staticmethod
+    def _swap(new: Path, path: Path) -> None:
+        """Put the index at `new` in the place of the one at `path` (a query in between finds none)."""
+        old = path.with_name(path.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if path.exists():
+            path.rename(old)
+        new.rename(path)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def _open_or_create(self, lang: str) -> tantivy.Index:
+        path = self.index_path(lang)
+        return open_index(path) if self.has_index(lang) else create_index(path)
+
+    def add(self, lang: str, docs: Iterable[dict]) -> int:
+        lang = check_language(lang)
+        docs = list(docs)
+        index = self._open_or_create(lang)
+        analysis = analysis_of(lang)
+        writer = self._writer(index, self.index_path(lang), lang)
+        return self._write(writer, (document_json(analysis, d) for d in docs), deletes=[d["docid"] for d in docs])
+
+    def delete(self, lang: str, docids: Iterable[str]) -> int:
+        lang = check_language(lang)
+        if not self.has_index(lang):
+            return 0
+        index = open_index(self.index_path(lang))
+        searcher = index.searcher()
+        docids = list(docids)
+        indexed = sum(searcher.search(Query.term_query(index.schema, "docid", d), 1, count=True).count
+                      for d in docids)
+        self._write(self._writer(index, self.index_path(lang), lang), (), deletes=docids)
+        return indexed
+
+    @staticmethod
+    def _indexed_docids(index: tantivy.Index) -> set[str]:
+        """DOCIDs of the live documents. The docid lexicon is exact unless deleted documents'
+        terms linger (it then has more terms than there are documents): those are checked."""
+        searcher = index.searcher()
+        found = {term for term, _n in searcher.terms_with_prefix("docid", "")}
+        if len(found) > searcher.num_docs:
+            schema = index.schema
+            found = {d for d in found if searcher.search(Query.term_query(schema, "docid", d), 1, count=True).count}
+        return found
+
+    def stats(self, lang: str, store=None) -> IndexStats | None:
+        lang = check_language(lang)
+        if not self.has_index(lang):
+            return None
+        path = self.index_path(lang)
+        index = open_index(path)
+        searcher = index.searcher()
+        tokens = searcher.aggregate(Query.all_query(), {"t": {"sum": {"field": "ntokens"}}})["t"]["value"] or 0
+        terms = len(searcher.terms_with_prefix("body", ""))
+        size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
+        stored = None if store is None else stored_count(store, lang)
+        return IndexStats(lang, searcher.num_docs, searcher.num_segments, terms, int(tokens), size, stored)
