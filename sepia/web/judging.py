@@ -129,7 +129,7 @@ def screen(pool_id: int, topic_id: str):
 
 
 def _question_words(topic: Topic) -> str:
-    """The topic's questions as a search query: their words are marked in the document judged."""
+    """The topic's question as a query: the hits of its terms are marked in the document judged."""
     return " ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang)
 
 
