@@ -57,6 +57,8 @@ def test_an_assessor_judges_blind_item_by_item_and_resumes(app, store):
         page = as1.get(f"/judge/{pool_id}/{TOPIC}").get_data(as_text=True)
         text = re.search(r'<blockquote class="response cjk" lang="zh-Hans">([^<]*)</blockquote>', page).group(1)
         assert "TEAMA" not in page and "TEAMB" not in page  # blind: no run or team
+        cited = re.search(r'href="(/judge/documents/[^"]+)"', page).group(1)  # the source, one click away
+        assert "新华社北京电" in as1.get(cited).get_data(as_text=True)
         seen.append(text)
         ids = dict(re.findall(r'name="nugget" value="(\d+)"[^>]*> (\d)', page))
         action = re.search(r'action="(/judge/\d+/[^/]+/\d+)"', page).group(1)
@@ -174,7 +176,7 @@ def test_disagreements_are_adjudicated_and_the_decision_counts(app, store, monke
     judge_all(app, "as1", pool_id, lambda text: "2" if "禽类" in text else "")
     judge_all(app, "as2", pool_id, lambda text: "2" if "禽类" in text else ("1" if "甲型" in text else ""))
     page = org.get(f"/pools/{pool_id}/disputes").get_data(as_text=True)
-    assert "1 disputed item(s)" in page and "甲型流感病毒引起的" in page
+    assert "1 disputed item(s)" in page and "甲型流感病毒引起的" in page and "In disputes: as1 1, as2 1." in page
     # Agreement over 4 items x 3 nuggets, both assessors: 11 of 12 pairs agree.
     kappa = re.search(r"<td>CS</td><td>DEFINITION</td><td class=\"num\">12</td>\s*<td class=\"num\">([0-9.-]+)</td>", page)
     # By hand: 12 units of two ratings, 11 agreeing; 3 of the 24 ratings are matches (as1 one, as2 two).

@@ -3,6 +3,8 @@ one pooled item at a time, blind (no run or team shown), with the keyboard. Ever
 when it is made, so a closed tab loses nothing and the screen resumes at the first open item."""
 from __future__ import annotations
 
+from collections import Counter
+
 from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
@@ -142,6 +144,16 @@ def _marked(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
     return pieces + [(text[at:], False)]
 
 
+@bp.route("/judge/documents/<path:docid>")
+@roles_required("assessor", "organiser")
+def document(docid: str):
+    """A document a response cites, to check the response against its source."""
+    found = get_document(db(), docid)
+    if found is None:
+        abort(404, f"No document {docid} in the stored collections.")
+    return render_template("judging/document.html", document=found)
+
+
 @bp.route("/judge/<int:pool_id>/<topic_id>/<int:assignment_id>", methods=["POST"])
 @roles_required("assessor")
 def save(pool_id: int, topic_id: str, assignment_id: int):
@@ -194,8 +206,9 @@ def disputes(pool_id: int):
     topics = {t.id: t for t in db().scalars(select(Topic).where(Topic.id.in_({d.entry.topic_id for d in found}))
                                              .options(selectinload(Topic.nuggets)))}
     followed = judging.suggestion_agreement(db(), pool) if pool.suggest else None
+    by_assessor = Counter(a for d in found for a in d.marks)
     return render_template("judging/disputes.html", pool=pool, disputes=found, topics=topics,
-                           agreement=judging.agreement(db(), pool), followed=followed,
+                           agreement=judging.agreement(db(), pool), followed=followed, by_assessor=by_assessor,
                            levels=range(current_app.config["RELEVANCE_LEVELS"]))
 
 
