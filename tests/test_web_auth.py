@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 from click.testing import CliRunner
@@ -150,3 +151,17 @@ def test_user_add_command(sepia_home):
         kim = session.scalars(select(User).where(User.username == "kim")).one()
         assert kim.team.name == "KECIR" and kim.role == "participant"
     store.dispose()
+
+
+def test_the_add_account_form_starts_at_the_least_privileged_role(app):
+    page = browser_for(app, "org").get("/admin/users").get_data(as_text=True)
+    form = page.split('action="/admin/users"')[1].split("</form>")[0]
+    assert re.search(r'<option value="participant" selected>', form)
+    assert not re.search(r'<option value="organiser" selected>', form)
+
+
+def test_pages_have_a_favicon(app):
+    page = browser_for(app).get("/login").get_data(as_text=True)
+    href = re.search(r'<link rel="icon" href="([^"]+)"', page).group(1)
+    icon = browser_for(app).get(href)
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"

@@ -146,3 +146,14 @@ def test_gold_export_page_and_command_agree(app, store, tmp_path):
         etree.tostring(etree.fromstring(response.data), method="c14n")
     every = CliRunner(env={"SEPIA_DATABASE_URL": app_db}).invoke(main, ["gold", "export"])
     assert b"ACLIA2-JA-0001" in every.stdout_bytes and b"ACLIA2-CS-0001" in every.stdout_bytes
+
+
+def test_next_topic_stays_in_the_language_just_voted_on(app, store):
+    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+    make_topic(store, "ACLIA2-JA-0002", answers=[(JA_DOC, 4, 16)], nuggets=["辞任"])
+    as1 = browser_for(app, "as1")
+    page = as1.get("/votes/ACLIA2-JA-0001").get_data(as_text=True)
+    stamp = re.search(r'name="shown" value="([^"]*)"', page).group(1)
+    response = as1.post("/votes/ACLIA2-JA-0001", {"shown": stamp, "next": "1"})
+    assert response.headers["Location"].endswith("/votes/ACLIA2-JA-0002")  # not CS-0001, first in the list

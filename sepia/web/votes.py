@@ -74,7 +74,8 @@ def submit(topic_id: str):
               "vital.", "success")
     else:
         flash(f"Your votes on {topic.id} were already in; nothing changed.", "info")
-    following = next((t for t in voting.votable_topics(db())
+    # The next topic to vote on, in this topic's language first (an assessor reads one language at a time).
+    following = next((t for t in sorted(voting.votable_topics(db()), key=lambda t: t.lang != topic.lang)
                       if not voting.assessor_view(t, g.user.username).submitted), None)
     if following is not None and request.form.get("next") == "1":
         return redirect(url_for("votes.topic", topic_id=following.id))
