@@ -157,3 +157,24 @@ def test_next_topic_stays_in_the_language_just_voted_on(app, store):
     stamp = re.search(r'name="shown" value="([^"]*)"', page).group(1)
     response = as1.post("/votes/ACLIA2-JA-0001", {"shown": stamp, "next": "1"})
     assert response.headers["Location"].endswith("/votes/ACLIA2-JA-0002")  # not CS-0001, first in the list
+
+
+def test_the_overview_pages_and_filters_by_language_and_status(app, store, monkeypatch):
+    from sepia.web import votes as votes_view
+
+    monkeypatch.setattr(votes_view, "MATRICES_PER_PAGE", 2)
+    for i in range(1, 6):
+        make_topic(store, f"ACLIA2-CS-{i:04d}", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+    for assessor in ("as1", "as2"):
+        vote(browser_for(app, assessor), "ACLIA2-CS-0002", [])
+    org = browser_for(app, "org")
+    matrices = lambda page: re.findall(r'id="matrix-([A-Z0-9-]+)"', page)  # noqa: E731
+    first = org.get("/votes/overview").get_data(as_text=True)
+    assert matrices(first) == ["ACLIA2-CS-0001", "ACLIA2-CS-0002"] and "6 topics · page 1 of 3" in first
+    assert matrices(org.get("/votes/overview?page=3").get_data(as_text=True)) == ["ACLIA2-CS-0005", "ACLIA2-JA-0001"]
+    assert matrices(org.get("/votes/overview?lang=JA").get_data(as_text=True)) == ["ACLIA2-JA-0001"]
+    assert matrices(org.get("/votes/overview?status=voted").get_data(as_text=True)) == ["ACLIA2-CS-0002"]
+    waiting = org.get("/votes/overview?status=needs+votes&lang=CS").get_data(as_text=True)
+    assert matrices(waiting) == ["ACLIA2-CS-0001", "ACLIA2-CS-0003"] and "4 topics · page 1 of 2" in waiting
+    assert org.get("/votes/overview?status=bogus").status_code == 404

@@ -87,16 +87,21 @@ def submit(topic_id: str):
 @bp.route("/overview")
 @roles_required("organiser")
 def overview():
+    """Agreement per language over all the topics chosen; the vote matrices a page at a time."""
     lang = request.args.get("lang") or None
-    if lang not in (None, *LANGUAGES):
-        abort(404, f"Unknown language {lang}.")
-    topics = [t for t in voting.votable_topics(db()) if lang in (None, t.lang)]
+    status = request.args.get("status") or None
+    if lang not in (None, *LANGUAGES) or status not in (None, *STATUSES):
+        abort(404, "Unknown language or status.")
+    topics = [t for t in voting.votable_topics(db()) if lang in (None, t.lang)
+              and status in (None, _status(t))]
     by_lang: dict[str, list] = {}
     for topic in topics:
         by_lang.setdefault(topic.lang, []).append(topic)
+    pages = max(1, -(-len(topics) // MATRICES_PER_PAGE))
+    page = min(max(request.args.get("page", 1, type=int) or 1, 1), pages)
     problems: list[str] = []
     matrices = []
-    for topic in topics:
+    for topic in topics[(page - 1) * MATRICES_PER_PAGE: page * MATRICES_PER_PAGE]:
         weights, warnings = analysis.topic_weights(topic)
         problems += [f"{topic.id}: {warning}" for warning in warnings]
         rows = [{"nugget": n, "votes": {v.assessor: v.vital for v in n.votes}, "tally": voting.tally(n),
@@ -105,7 +110,17 @@ def overview():
         matrices.append({"topic": topic, "assessors": voting.assessors_of([topic]), "rows": rows})
     agreement = {code: analysis.vote_agreement(group) for code, group in by_lang.items()}
     return render_template("votes/overview.html", matrices=matrices, agreement=agreement, lang=lang,
-                           languages=LANGUAGES, schemes=analysis.SCHEMES, notes=problems)
+                           languages=LANGUAGES, schemes=analysis.SCHEMES, notes=problems, status=status,
+                           statuses=STATUSES, page=page, pages=pages, shown=len(topics))
+
+
+MATRICES_PER_PAGE = 20
+# "voted": every nugget has the two votes agreement needs; "needs votes": some nugget has fewer.
+STATUSES = ("needs votes", "voted")
+
+
+def _status(topic) -> str:
+    return STATUSES[all(len(n.votes) >= 2 for n in topic.nuggets)]
 
 
 @bp.route("/<topic_id>/reopen", methods=["POST"])
