@@ -71,3 +71,22 @@ def test_windowed_snippet_falls_back_when_words_differ_in_writing():
     wanted = query_terms(parse("JA", "付属"))       # the text writes 附属
     spans, start, end = snippet_spans(analyzer, text, wanted)
     assert [text[s:e] for s, e in spans] == ["附属"] and start <= spans[0][0] < end
+
+
+def test_snippet_of_words_present_but_not_as_the_phrase_is_the_unmarked_start():
+    """A document found by its title: the phrase's words occur in the body, but apart."""
+    analyzer = analyzer_for("JA")
+    text = "検定の話。" * 60 + "通過した。" * 60
+    spans, start, end = snippet_spans(analyzer, text, QueryTerms(phrases={("検定", "通過")}))
+    assert (spans, start) == ([], 0) and end == 200
+
+
+def test_traditional_text_is_searched_in_its_simplified_spelling():
+    from sepia.search.analyzers import plain_fold
+
+    analyzer = analyzer_for("CT")
+    text = "前言。" * 100 + "臺灣的資訊科技產業發展迅速。" + "後記。" * 100
+    wanted = query_terms(parse("CT", "台湾"))
+    assert plain_fold("CT")(text).find("台湾") == 300
+    spans, start, end = snippet_spans(analyzer, text, wanted, fold=plain_fold("CT"))
+    assert [text[s:e] for s, e in spans] == ["臺灣"] and start <= 300 < end

@@ -75,3 +75,13 @@ def index_sequence(lang: str) -> Callable[[str], tuple[list[str], list[str]] | N
         return items[0].sequence
     units = index_units(lang)
     return lambda text: split_compounds(units(text))
+
+
+def plain_fold(lang: str) -> Callable[[str], str]:
+    """How a text is folded to look for query terms in it as plain strings (for snippets): lower
+    case, and for CT the simplified spelling the terms have (OpenCC, length kept)."""
+    if lang.upper() == "CT":
+        from sepia.search.chinese import to_simplified
+
+        return lambda text: to_simplified(text).lower()
+    return str.lower

@@ -12,9 +12,10 @@ from whoosh import query as wq
 from whoosh.qparser import MultifieldParser
 
 from sepia import config
-from sepia.search.analyzers import schema_for
+from sepia.search.analyzers import plain_fold, schema_for
 from sepia.search.engine import DocumentView, SearchError, SearchHit, SearchPage, Span
-from sepia.search.highlight import mark_html, match_spans, query_terms, snippet_html, snippet_spans
+from sepia.search.highlight import (QueryTerms, best_window, mark_html, match_spans, query_terms, snippet_html,
+                                    snippet_spans)
 from sepia.search.querygen import generate_query
 from sepia.vocab import LANGUAGES
 
@@ -79,6 +80,12 @@ class BaseEngine:
         """(total matches, [(stored fields, score)] of ranks offset+1..offset+limit)."""
         raise NotImplementedError
 
+    def _body_matches(self, reader, wanted: QueryTerms, docids: list[str]) -> set[str] | None:
+        """Which of `docids` have any of `wanted`'s terms or phrases in their body, as the index
+        says; None when the engine cannot say cheaply. Only a shortcut: a body without any is
+        not analysed for its snippet, which analysis would leave unmarked anyway."""
+        return None
+
     def _stored(self, reader, docid: str) -> dict | None:
         raise NotImplementedError
 
@@ -109,10 +116,14 @@ class BaseEngine:
         total, rows = self._run(reader, q, offset, page_size)
         wanted = query_terms(q, self._lexicon(reader))
         analyzer = schema["body"].analyzer
+        in_body = self._body_matches(reader, wanted, [stored["docid"] for stored, _ in rows]) if rows else None
         hits = []
         for rank, (stored, score) in enumerate(rows, offset + 1):
             body = stored.get("body", "")
-            spans, start, end = snippet_spans(analyzer, body, wanted)
+            if in_body is None or stored["docid"] in in_body:
+                spans, start, end = snippet_spans(analyzer, body, wanted, fold=plain_fold(lang))
+            else:
+                spans, start, end = [], *best_window(body, [])
             hits.append(SearchHit(
                 rank=rank, docid=stored["docid"], title=stored.get("title", ""),
                 date=stored.get("date") or None, score=round(float(score), 6),

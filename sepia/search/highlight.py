@@ -94,39 +94,65 @@ def _phrase_spans(by_pos, phrase):
 
 
 def snippet_spans(analyzer, text: str, wanted: QueryTerms, width: int = SNIPPET_CHARS,
-                  context: int = 12) -> tuple[list[tuple[int, int]], int, int]:
+                  context: int = 12, fold=str.lower) -> tuple[list[tuple[int, int]], int, int]:
     """(spans, start, end) for a snippet without analysing the whole text: the query's words are
-    looked up as plain strings (case-folded), the densest window of them is chosen, and only a few
-    characters around each candidate are analysed, which confirms it and gives its exact offsets.
-    The whole text is analysed when no candidate is confirmed (normalised forms such as 付属 for
-    附属, or a word found only inside another)."""
+    looked up as plain strings in `fold(text)` (case-folded; a fold must keep the length), the
+    densest window of them is chosen, and only a few characters around each candidate are
+    analysed, which confirms it and gives its exact offsets; failing that, around every candidate
+    (at most MAX_REGIONS places). The whole text is analysed when no candidate is confirmed and
+    some word of the query was not found as a plain string (normalised forms such as 付属 for 附属,
+    食べる for 食べた). When every word was found but none confirmed (a phrase whose words occur,
+    but not together: the document matched in its title), the snippet is the text's beginning,
+    unmarked."""
     if len(text) > width + 2 * context:
-        rough = _candidates(text.lower(), wanted)
+        rough, missing = _candidates(fold(text), wanted)
         if rough:
             lo, hi = best_window(text, rough, width)
-            inside = [r for r in rough if lo <= r[0] and r[1] <= hi]
-            reach = max((sum(map(len, p)) for p in wanted.phrases), default=0)
-            regions = merge_spans((max(0, s - context), min(len(text), e + context + reach)) for s, e in inside)
-            spans = [(s + a, e + a) for a, b in regions for s, e in match_spans(analyzer, text[a:b], wanted)
-                     if any(s + a < re and e + a > rs for rs, re in inside)]
+            spans = (_confirmed(analyzer, text, wanted, [r for r in rough if lo <= r[0] and r[1] <= hi], context)
+                     or _confirmed(analyzer, text, wanted, rough, context))
             if spans:
-                spans = merge_spans(spans)
                 start, end = best_window(text, spans, width)
                 return spans, start, end
+            if not missing:
+                return [], 0, width
     spans = match_spans(analyzer, text, wanted)
     start, end = best_window(text, spans, width)
     return spans, start, end
 
 
-def _candidates(folded: str, wanted: QueryTerms, limit: int = 200) -> list[tuple[int, int]]:
-    """Where the query's terms (and each phrase's first word) occur as plain strings."""
+MAX_REGIONS = 40
+
+
+def _confirmed(analyzer, text: str, wanted: QueryTerms, rough: list[tuple[int, int]],
+               context: int) -> list[tuple[int, int]]:
+    """The spans matching `wanted` that overlap the rough candidates, found by analysing only a
+    few characters around them."""
+    reach = max((sum(map(len, p)) for p in wanted.phrases), default=0)
+    regions = merge_spans((max(0, s - context), min(len(text), e + context + reach)) for s, e in rough)
+    spans = [(s + a, e + a) for a, b in regions[:MAX_REGIONS] for s, e in match_spans(analyzer, text[a:b], wanted)
+             if any(s + a < re and e + a > rs for rs, re in rough)]
+    return merge_spans(spans)
+
+
+def _candidates(folded: str, wanted: QueryTerms, limit: int = 200) -> tuple[list[tuple[int, int]], bool]:
+    """Where the query's terms occur as plain strings, and each phrase: its words written
+    together (CJK) or with spaces, else its first word; and whether some term or phrase was
+    found nowhere (the text may write it otherwise)."""
+    words, missing = set(), False
+    for term in wanted.terms:
+        words.add(term)
+        missing = missing or term not in folded
+    for phrase in wanted.phrases:
+        written = [w for w in ("".join(phrase), " ".join(phrase)) if w in folded]
+        words.update(written or phrase[:1])
+        missing = missing or phrase[0] not in folded
     found = []
-    for word in {*wanted.terms, *(p[0] for p in wanted.phrases)}:
+    for word in words:
         at = folded.find(word)
         while at >= 0 and len(found) < limit:
             found.append((at, at + len(word)))
             at = folded.find(word, at + 1)
-    return sorted(found)
+    return sorted(found), missing
 
 
 def merge_spans(spans) -> list[tuple[int, int]]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 import tantivy
-from tantivy import Query
+from tantivy import Occur, Query
 
 from sepia.corpus.progress import maybe_progress
 from sepia.search.base import BaseEngine, cached_schema, check_language
@@ -144,6 +144,19 @@ class TantivyEngine(BaseEngine):
         searcher = reader.searcher
         result = searcher.search(query, limit, count=True, offset=offset)
         return result.count, [(_stored_fields(searcher.doc(address)), score) for score, address in result.hits]
+
+    def _body_matches(self, reader: _Reader, wanted, docids: list[str]) -> set[str]:
+        schema = reader.index.schema
+        parts = [Query.term_query(schema, "body", t) for t in wanted.terms]
+        parts += [Query.phrase_query(schema, "body", list(p)) if len(p) > 1 else Query.term_query(schema, "body", p[0])
+                  for p in wanted.phrases]
+        if not parts:
+            return set()
+        query = Query.boolean_query([(Occur.Must, Query.term_set_query(schema, "docid", docids)),
+                                     (Occur.Must, Query.boolean_query([(Occur.Should, p) for p in parts]))])
+        searcher = reader.searcher
+        return {searcher.doc(address).get_first("docid")
+                for _score, address in searcher.search(query, len(docids), count=False).hits}
 
     def _stored(self, reader: _Reader, docid: str) -> dict | None:
         searcher = reader.searcher
