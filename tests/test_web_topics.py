@@ -180,6 +180,18 @@ def test_answer_texts_are_checked_against_the_document(app, store):
     answers = topic_in(store, "ACLIA2-CS-0001")[2]
     assert [a.text for a in answers] == ["禽流感是一种由甲型流感病毒引起的禽类传染病", "病毒可以传染给人"]
     assert all(CS_DOC[a.start:a.end] == a.text for a in answers)
+    # The same passage a second time is refused, with or without offsets.
+    for payload in ({"docid": "XIN_CMN_20080101.0001", "text": "病毒可以传染给人"},
+                    {"docid": "XIN_CMN_20080101.0001", "start": start, "end": end, "text": CS_DOC[start:end]}):
+        response = dev.post_json(url, payload)
+        assert response.status_code == 422 and "is saved already" in response.get_json()["error"]
+    assert len(topic_in(store, "ACLIA2-CS-0001")[2]) == 2
+
+
+def test_new_topics_are_offered_in_the_languages_that_have_a_collection(app, store):
+    page = browser_for(app, "dev").get("/topics/").get_data(as_text=True)
+    form = page.split('<select name="lang"')[1].split("</select>")[0]
+    assert re.findall(r'<option value="([A-Z]{2})"', form) == ["CS", "CT", "JA"]  # the test store has no EN
 
 
 def test_answer_form_without_javascript_and_deleting(app, store):

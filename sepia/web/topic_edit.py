@@ -185,6 +185,8 @@ def check_passage(session: Session, topic: Topic, passage: Passage) -> AnswerTex
         raise TopicError("The passage's offsets are outside the document.")
     elif document.text[start:end] != text:
         raise TopicError("The passage's text does not match the document at its offsets.")
+    if any(a.docid == document.docid and a.start == start and a.end == end for a in topic.answer_texts):
+        raise TopicError(f"This passage of {document.docid} [{start}–{end}) is saved already.")
     return AnswerText(topic_id=topic.id, docid=document.docid, start=start, end=end, text=text)
 
 

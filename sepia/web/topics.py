@@ -57,8 +57,11 @@ def index():
     lang = request.args.get("lang") or None
     if lang not in (None, *LANGUAGES):
         abort(404, f"Unknown language {lang}.")
+    # A new topic is written beside the search of its collection: offer the languages that have one.
+    collected = [code for code in LANGUAGES if code in set(db().scalars(select(Document.lang).distinct()))]
     return render_template("topics/index.html", rows=topic_rows(lang), lang=lang,
-                           languages=LANGUAGES, language_names=LANGUAGE_NAMES,
+                           languages=LANGUAGES, new_languages=collected or list(LANGUAGES),
+                           language_names=LANGUAGE_NAMES,
                            suggested={code: topic_edit.next_topic_id(db(), code) for code in LANGUAGES})
 
 

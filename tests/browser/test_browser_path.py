@@ -155,10 +155,18 @@ def test_whole_path(chromium, site, artifacts, tmp_path, lang):
     assert selected == case["passage"]
     assert dev.input_value("#answer-docid") == docid
     assert (dev.input_value("#answer-start"), dev.input_value("#answer-end")) == (str(start), str(end))
+    # The captured passage is in view: the answer form is on screen, not scrolled away.
+    dev.wait_for_function("() => { const r = document.querySelector('#answer-text').getBoundingClientRect();"
+                          " return r.top >= 0 && r.bottom <= window.innerHeight; }")
     shot(dev, "2-document", full_page=True)
     dev.keyboard.press("a")  # save the selection as an answer text
     dev.wait_for_selector("#answer-list li.answer")
     assert "Answer text saved" in flash_text(dev)
+    assert dev.evaluate("() => window.getSelection().isCollapsed")  # the saved selection is cleared
+    dev.evaluate(SELECT_JS, ["#doc-text", start, end])
+    dev.keyboard.press("a")  # the same passage again: refused, and said so
+    dev.wait_for_function("() => document.querySelector('#flashes').textContent.includes('is saved already')")
+    assert dev.locator("#answer-list li.answer").count() == 1
 
     dev.check("input[name=completed]")
     save(dev)

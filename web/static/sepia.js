@@ -210,6 +210,9 @@ function setupTopicPage() {
     $("#answer-end").value = codePoints(current.text, offsets.end);
     $("#answer-text").value = text;
     $("#answer-length").textContent = `${Array.from(text).length} characters selected`;
+    // The captured passage shows where the eye is: bring the answer form into view if it is not.
+    const box = $("#answer-text").getBoundingClientRect();
+    if (box.top < 0 || box.bottom > window.innerHeight) answerForm.scrollIntoView({ block: "nearest", behavior: "smooth" });
     return true;
   }
 
@@ -248,6 +251,7 @@ function setupTopicPage() {
       $("#answer-count").textContent = $$("#answer-list > li").length;
       for (const id of ["#answer-docid", "#answer-start", "#answer-end", "#answer-text"]) $(id).value = "";
       $("#answer-length").textContent = "";
+      window.getSelection().removeAllRanges();  // the saved passage is no longer the selection
       flash(`Answer text saved from ${answer.docid} [${answer.start}–${answer.end}).`, "success");
     } catch (error) { flash(error.message, "error"); }
   }
