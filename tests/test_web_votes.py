@@ -11,7 +11,7 @@ from web_helpers import app, browser_for, make_topic, nugget_version, store, vot
 
 from sepia.cli import main
 from sepia.formats.read import read_bytes
-from sepia.store.models import Nugget, Vote
+from sepia.store.models import Nugget, Topic, User, Vote
 
 DOC = "XIN_CMN_20080101.0001"
 JA_DOC = "YOMI_20080101.0001"
@@ -178,3 +178,36 @@ def test_the_overview_pages_and_filters_by_language_and_status(app, store, monke
     waiting = org.get("/votes/overview?status=needs+votes&lang=CS").get_data(as_text=True)
     assert matrices(waiting) == ["ACLIA2-CS-0001", "ACLIA2-CS-0003"] and "4 topics · page 1 of 2" in waiting
     assert org.get("/votes/overview?status=bogus").status_code == 404
+
+
+def test_an_assessor_queue_holds_the_languages_of_the_account(app, store):
+    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+    org = browser_for(app, "org")
+    with store.transaction() as session:
+        as1 = session.query(User).filter_by(username="as1").one().id
+    bad = org.post(f"/admin/users/{as1}", {"role": "assessor", "active": "1", "languages": "JA XX"})
+    assert bad.status_code == 422 and "Unknown language XX" in bad.get_data(as_text=True)
+    assert org.post(f"/admin/users/{as1}", {"role": "assessor", "active": "1", "languages": "ja"}).status_code == 302
+    page = browser_for(app, "as1").get("/votes/").get_data(as_text=True)
+    assert "ACLIA2-JA-0001" in page and "ACLIA2-CS-0001" not in page
+    assert "ACLIA2-CS-0001" in browser_for(app, "as2").get("/votes/").get_data(as_text=True)  # no languages: all
+
+
+def test_organisers_delete_an_unused_topic_and_retire_a_used_one(app, store):
+    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(store, "ACLIA2-CS-0002", completed=False)
+    vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [])
+    org = browser_for(app, "org")
+    assert "Delete this topic" in org.get("/topics/ACLIA2-CS-0002").get_data(as_text=True)
+    assert "Retire this topic" in org.get("/topics/ACLIA2-CS-0001").get_data(as_text=True)
+    assert "this topic" not in browser_for(app, "dev").get("/topics/ACLIA2-CS-0001").get_data(as_text=True)
+    assert org.post("/topics/ACLIA2-CS-0002/remove").status_code == 302
+    assert org.post("/topics/ACLIA2-CS-0001/remove").status_code == 302
+    with store.transaction() as session:
+        assert session.get(Topic, "ACLIA2-CS-0002") is None
+        retired = session.get(Topic, "ACLIA2-CS-0001")
+        assert retired.retired and len(retired.nuggets) == 1 and len(retired.nuggets[0].votes) == 1
+    org.get("/topics/")  # the page that shows the message
+    assert 'href="/topics/ACLIA2-CS-0001"' not in org.get("/topics/").get_data(as_text=True)
+    assert "ACLIA2-CS-0001" not in browser_for(app, "as2").get("/votes/").get_data(as_text=True)

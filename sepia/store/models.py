@@ -63,6 +63,8 @@ class User(Base):
     display_name: Mapped[str] = mapped_column(String(200), default="")
     team_id: Mapped[int | None] = mapped_column(ForeignKey("team.id"))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    # The target languages an assessor works in ("CS JA"); None: every language.
+    languages: Mapped[str | None] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     team: Mapped[Team | None] = relationship(back_populates="users")
     login_sessions: Mapped[list[LoginSession]] = relationship(cascade="all, delete-orphan")
@@ -125,6 +127,8 @@ class Topic(Base):
     answer_type: Mapped[str | None] = mapped_column(String(20))
     memo: Mapped[str | None] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(20), default="in_progress")
+    # A retired topic keeps its nuggets and votes but leaves every list and queue.
+    retired: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Optimistic locking: a save carries the version it started from; a stale one is a conflict.
     version: Mapped[int] = mapped_column(Integer, default=1)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, onupdate=utcnow)

@@ -28,7 +28,8 @@ def item_key(text: str) -> str:
 def build_pool(session: Session, name: str, kind: str, depth: int, max_priority: int | None = None,
                replace: bool = False, lang: str | None = None, priorities: Iterable[int] | None = None) -> db.Pool:
     """Pool the top `depth` documents (ir4qa) or responses (cclqa) of every run of that kind (of that
-    target language; of those priorities, or of priority at most `max_priority`; all when neither)."""
+    target language; of those priorities, or of priority at most `max_priority`; all when neither),
+    on every topic that is not retired."""
     if kind not in DEFAULT_DEPTH:
         raise ValueError(f"pool kind must be ir4qa or cclqa, not {kind!r}")
     if depth < 1:
@@ -52,8 +53,11 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
     pool = db.Pool(name=name, kind=kind, depth=depth, max_priority=max_priority, lang=lang,
                    priorities=",".join(map(str, wanted)) or None)
     items: dict[tuple[str, str], db.PoolEntry] = {}
+    retired = set(session.scalars(select(db.Topic.id).where(db.Topic.retired.is_(True))))
     for run in session.scalars(query):
         for topic in sorted(run.topics, key=lambda t: t.position):
+            if topic.topic_id in retired:
+                continue
             if kind == "ir4qa":
                 for doc in sorted(topic.documents, key=lambda d: d.rank)[:depth]:
                     if (topic.topic_id, doc.docid) not in items:

@@ -7,6 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sepia.store.models import ROLES, Team, User
+from sepia.vocab import LANGUAGES
 from sepia.web.security import check_new_password, hash_password
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,100}$")
@@ -49,6 +50,15 @@ def create_user(session: Session, username: str, password: str, role: str,
     session.add(user)
     session.flush()
     return user
+
+
+def parse_languages(text: str) -> str | None:
+    """The languages an assessor works in, as the account keeps them ("CS JA"); None for all."""
+    codes = list(dict.fromkeys(text.replace(",", " ").upper().split()))
+    unknown = [c for c in codes if c not in LANGUAGES]
+    if unknown:
+        raise AccountError(f"Unknown language {', '.join(unknown)}; choose among {' '.join(LANGUAGES)}.")
+    return " ".join(codes) or None
 
 
 def set_password(user: User, password: str) -> None:

@@ -5,7 +5,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from sqlalchemy import select
 
 from sepia.store.models import ROLES, User
-from sepia.web.accounts import AccountError, create_user, set_password, team_named
+from sepia.web.accounts import AccountError, create_user, parse_languages, set_password, team_named
 from sepia.web.db import db
 from sepia.web.security import roles_required
 
@@ -58,6 +58,7 @@ def update_user(user_id: int):
         user.role = role
         user.team = team_named(db(), team) if role == "participant" else None
         user.display_name = form.get("display_name", user.display_name).strip()
+        user.languages = parse_languages(form.get("languages", ""))
         user.active = "active" in form
         if form.get("password"):
             set_password(user, form["password"])

@@ -38,7 +38,7 @@ def topic_rows(lang: str | None = None, completed_only: bool = False) -> list[di
     session = db()
     answers = dict(session.execute(select(AnswerText.topic_id, func.count()).group_by(AnswerText.topic_id)).all())
     nuggets = dict(session.execute(select(Nugget.topic_id, func.count()).group_by(Nugget.topic_id)).all())
-    query = select(Topic).options(selectinload(Topic.texts)).order_by(Topic.lang, Topic.id)
+    query = select(Topic).where(Topic.retired.is_(False)).options(selectinload(Topic.texts)).order_by(Topic.lang, Topic.id)
     if lang:
         query = query.where(Topic.lang == lang)
     if completed_only:
@@ -125,6 +125,22 @@ def _conflict(topic: Topic, mine: dict):
           "compare the two versions and choose.", "error")
     return render_template("topics/conflict.html", topic=topic, mine=mine, theirs=theirs,
                            diffs=topic_edit.differences(mine, theirs)), 409
+
+
+@bp.route("/<topic_id>/remove", methods=["POST"])
+@roles_required("organiser")
+def remove(topic_id: str):
+    """Delete a topic nobody has built on yet; retire one with nuggets (they and their votes stay)."""
+    topic = get_topic(topic_id)
+    if topic.nuggets:
+        topic.retired = True
+        message = f"Topic {topic.id} retired: its nuggets and votes are kept; it no longer appears in lists and queues."
+    else:
+        db().delete(topic)
+        message = f"Topic {topic.id} deleted."
+    db().commit()
+    flash(message, "success")
+    return redirect(url_for("topics.index"))
 
 
 # ---------------------------------------------------------------- search pane

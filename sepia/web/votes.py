@@ -18,7 +18,7 @@ bp = Blueprint("votes", __name__, url_prefix="/votes")
 @bp.route("/")
 @roles_required("assessor")
 def index():
-    views = [voting.assessor_view(t, g.user.username) for t in voting.votable_topics(db())]
+    views = [voting.assessor_view(t, g.user.username) for t in voting.votable_topics(db(), _languages())]
     done = sum(1 for v in views if v.submitted)
     return render_template("votes/index.html", views=views, done=done)
 
@@ -75,11 +75,16 @@ def submit(topic_id: str):
     else:
         flash(f"Your votes on {topic.id} were already in; nothing changed.", "info")
     # The next topic to vote on, in this topic's language first (an assessor reads one language at a time).
-    following = next((t for t in sorted(voting.votable_topics(db()), key=lambda t: t.lang != topic.lang)
-                      if not voting.assessor_view(t, g.user.username).submitted), None)
+    queue = sorted(voting.votable_topics(db(), _languages()), key=lambda t: t.lang != topic.lang)
+    following = next((t for t in queue if not voting.assessor_view(t, g.user.username).submitted), None)
     if following is not None and request.form.get("next") == "1":
         return redirect(url_for("votes.topic", topic_id=following.id))
     return redirect(url_for("votes.topic", topic_id=topic.id))
+
+
+def _languages() -> list[str] | None:
+    """The languages the assessor works in (their account says), or None for all."""
+    return g.user.languages.split() if g.user.languages else None
 
 
 # ---------------------------------------------------------------- organisers

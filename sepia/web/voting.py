@@ -35,10 +35,14 @@ def assessor_view(topic: Topic, assessor: str) -> AssessorView:
     return AssessorView(topic, own)
 
 
-def votable_topics(session: Session) -> list[Topic]:
-    """Completed topics that have nuggets: the ones assessors vote on."""
+def votable_topics(session: Session, languages: list[str] | None = None) -> list[Topic]:
+    """Completed topics that have nuggets, not retired: the ones assessors vote on (of these
+    languages only, when an assessor works in some)."""
+    query = select(Topic).where(Topic.status == "completed", Topic.retired.is_(False), Topic.nuggets.any())
+    if languages:
+        query = query.where(Topic.lang.in_(languages))
     return list(session.scalars(
-        select(Topic).where(Topic.status == "completed", Topic.nuggets.any()).order_by(Topic.lang, Topic.id)
+        query.order_by(Topic.lang, Topic.id)
         .options(selectinload(Topic.texts), selectinload(Topic.nuggets).selectinload(Nugget.votes))))
 
 

@@ -39,10 +39,11 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['response_id'], ['response.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('entry_id', 'response_id')
     )
-    with op.batch_alter_table('pool', schema=None) as batch_op:
-        batch_op.add_column(sa.Column('lang', sa.String(length=2), nullable=True))
-        batch_op.add_column(sa.Column('priorities', sa.String(length=100), nullable=True))
-        batch_op.add_column(sa.Column('suggest', sa.Boolean(), server_default=sa.false(), nullable=False))
+    # Not batch mode: on SQLite a batch may rebuild the table, and dropping the old pool table would
+    # cascade to its entries. ADD COLUMN changes it in place.
+    op.add_column('pool', sa.Column('lang', sa.String(length=2), nullable=True))
+    op.add_column('pool', sa.Column('priorities', sa.String(length=100), nullable=True))
+    op.add_column('pool', sa.Column('suggest', sa.Boolean(), server_default=sa.false(), nullable=False))
 
     # ### end Alembic commands ###
 
