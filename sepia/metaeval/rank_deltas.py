@@ -91,20 +91,36 @@ class _Human:
 
     def coefficient(self, s, ties, name):
         """The coefficient per group, mask and pair from the sign sum s and X''s ties (_tie_stats)."""
-        k = self.k
-        with np.errstate(invalid="ignore", divide="ignore"):
-            if name == "spearman":
-                var_x = (k ** 3 - k - ties) / 12
-                r = (s / 4) / np.sqrt(var_x * self.var)
-                flat = (k < 2) | (var_x <= 0) | (self.distinct < 2)
-                return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
-            if name == "tau_b":
-                untied_x = k * (k - 1) / 2 - ties
-                tau = s / np.sqrt(untied_x * self.untied)
-                return np.where((untied_x == 0) | (self.untied == 0), np.nan, np.clip(tau, -1.0, 1.0))
-            m = np.minimum(k - ties, self.distinct)
-            tau = 2 * s / (k ** 2 * (m - 1) / m)
-            return np.where(m < 2, np.nan, np.clip(tau, -1.0, 1.0))
+        return rank_coefficient(s, ties, name, k=self.k, var=self.var, distinct=self.distinct, untied=self.untied)
+
+
+def rank_coefficient(s, ties, name, *, k, var, distinct, untied):
+    """Spearman, tau-b or tau-c from the sign sum s (Spearman: 4 x the rank covariance) and X''s
+    tie figure (tie_values summed over its tie groups), given Z's figures over the k cells: the
+    variance of its ranks times k, its distinct values and its untied pairs."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if name == "spearman":
+            var_x = (k ** 3 - k - ties) / 12
+            r = (s / 4) / np.sqrt(var_x * var)
+            flat = (k < 2) | (var_x <= 0) | (distinct < 2)
+            return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))
+        if name == "tau_b":
+            untied_x = k * (k - 1) / 2 - ties
+            tau = s / np.sqrt(untied_x * untied)
+            return np.where((untied_x == 0) | (untied == 0), np.nan, np.clip(tau, -1.0, 1.0))
+        m = np.minimum(k - ties, distinct)
+        tau = 2 * s / (k ** 2 * (m - 1) / m)
+        return np.where(m < 2, np.nan, np.clip(tau, -1.0, 1.0))
+
+
+def tie_values(t, name):
+    """What a tie group of t values costs the coefficient: tied pairs t (t - 1) / 2 (tau-b),
+    values lost t - 1 (tau-c), t^3 - t (Spearman)."""
+    if name == "tau_b":
+        return t * (t - 1) / 2
+    if name == "tau_c":
+        return np.maximum(t - 1, 0)
+    return t * t * t - t
 
 
 class _Forms:
@@ -204,12 +220,6 @@ def _tie_stats(A, B, Vg, by_cell, name):
     tx = E @ by_cell + np.bincount(index, weights=~from_b).astype(np.float32)[:, None]   # (runs, masks)
 
     def per_slot(t):
-        if name == "tau_b":
-            v = t * (t - 1) / 2
-        elif name == "tau_c":
-            v = np.maximum(t - 1, 0)
-        else:
-            v = t * t * t - t
-        return (gather @ v).reshape(pairs, groups, -1).transpose(1, 2, 0)   # (G, masks, pairs)
+        return (gather @ tie_values(t, name)).reshape(pairs, groups, -1).transpose(1, 2, 0)   # (G, masks, pairs)
 
     return per_slot(tx), per_slot(size - tx)

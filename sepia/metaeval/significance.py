@@ -18,14 +18,11 @@ import numpy as np
 from scipy import stats
 
 from sepia.metaeval.correlation import check_measure, coefficient, correlate
-from sepia.metaeval.rank_deltas import GROUP_LEVELS, RANK_COEFFICIENTS, rank_deltas
+from sepia.metaeval.global_ranks import global_rank_deltas
+from sepia.metaeval.rank_deltas import rank_deltas
 
 PERMUTATIONS = ("systems", "inputs", "both")
 ALTERNATIVES = ("two-sided", "greater", "less")
-# Where rank_deltas beats resampling (tools/bench_metaeval.py): its quadratic forms cost n^2 per
-# group of n cells, which pays off for columns and rows; at the global level (one group of all
-# cells) resampling is no slower.
-RANK_FAST_PATHS = {(level, name) for level in GROUP_LEVELS for name in RANK_COEFFICIENTS}
 # Resampled matrices per block: bounds memory for large campaigns.
 _BLOCK_CELLS = 8_000_000
 
@@ -87,16 +84,18 @@ def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndar
 
     M (metrics, systems, inputs) and Z are standardised, with shared missing cells. System-level
     correlations and Pearson at any level are computed from masked sums (one matrix product per
-    metric instead of one resampled matrix per pair); the rank coefficients in RANK_FAST_PATHS
-    from quadratic forms in the mask (see rank_deltas); the rest by resampling the matrices."""
+    metric instead of one resampled matrix per pair); the rank coefficients at the input and item
+    levels from quadratic forms in the mask (rank_deltas), at the global level from cumulative
+    counts and one such form over all cells (global_ranks). None of them builds a permuted
+    matrix; resampled_deltas does, and is the reference they are tested against."""
     a, b = np.asarray(a), np.asarray(b)
     if level == "system":
         return _system_deltas(M, Z, a, b, masks, coefficient_name)
     if coefficient_name == "pearson":
         return _pearson_deltas(M, Z, a, b, masks, level)
-    if (level, coefficient_name) in RANK_FAST_PATHS:
-        return rank_deltas(M, Z, a, b, masks, level, coefficient_name)
-    return resampled_deltas(M, Z, a, b, masks, level, coefficient_name)
+    if level == "global":
+        return global_rank_deltas(M, Z, a, b, masks, coefficient_name)
+    return rank_deltas(M, Z, a, b, masks, level, coefficient_name)
 
 
 def resampled_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndarray:
