@@ -29,21 +29,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from load_voting import Client, free_port, wait_until_serving  # noqa: E402
+from webload import BIN, PASSWORD, Client, production_server, run_all, server_env  # noqa: E402
 
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import Topic  # noqa: E402
 from sepia.web.accounts import create_user  # noqa: E402
 
-PASSWORD = "load-test-password"
 AIM_MS = 50.0
 
 
 def prepare(home: Path, clients: int) -> list[tuple[str, str, str]]:
     """The sample campaign with accounts; returns (topic ID, language, query) of each topic with nuggets."""
-    env = {**os.environ, "SEPIA_HOME": str(home)}
-    env.pop("SEPIA_DATABASE_URL", None)
-    subprocess.run([str(Path(sys.executable).parent / "sepia"), "demo", "--no-serve", "--home", str(home)], env=env,
+    subprocess.run([str(BIN / "sepia"), "demo", "--no-serve", "--home", str(home)], env=server_env(home, None),
                    check=True, capture_output=True)
     store = Store(f"sqlite:///{home / 'sepia.db'}")
     with store.transaction() as session:
@@ -94,29 +91,13 @@ def main() -> int:
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sepia-bench-web-"))
     topics = prepare(home, args.clients)
-    port = free_port()
-    env = {**os.environ, "SEPIA_HOME": str(home), "SEPIA_COOKIE_SECURE": "0",
-           "SEPIA_LOGIN_FAILURES_PER_ADDRESS": "1000"}
-    env.pop("SEPIA_DATABASE_URL", None)
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "--workers", str(args.workers), "--threads",
-         str(args.threads), "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "sepia.web:create_app()"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     timings: dict[str, list[float]] = {}
     lock = threading.Lock()
     deadline_box = [0.0]
     barrier = threading.Barrier(args.clients, action=lambda: deadline_box.__setitem__(0, time.time() + args.seconds))
-    try:
-        wait_until_serving(port, server)
-        threads = [threading.Thread(target=client, args=(port, i, topics, deadline_box, barrier, timings, lock, i))
-                   for i in range(args.clients)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with production_server(server_env(home, None), args.workers, args.threads) as (port, _errors):
+        run_all([threading.Thread(target=client, args=(port, i, topics, deadline_box, barrier, timings, lock, i))
+                 for i in range(args.clients)])
     load = os.getloadavg()
     print(f"# {args.clients} clients, {args.seconds:g} s, gunicorn {args.workers} workers x {args.threads} threads, "
           f"sample campaign ({len(topics)} topics); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "

@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from load_voting import PASSWORD, Client, Clock, free_port, fresh_database, wait_until_serving  # noqa: E402
 from sqlalchemy import create_engine, select  # noqa: E402
+from webload import BIN, PASSWORD, Client, Clock, fresh_database, production_server, run_all, server_env  # noqa: E402
 
 from sepia.formats import model  # noqa: E402
 from sepia.store import io  # noqa: E402
@@ -133,32 +133,17 @@ def main() -> int:
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sepia-load-judging-"))
     url, drop = fresh_database(args.database_url, home)
-    env = {**os.environ, "SEPIA_HOME": str(home), "SEPIA_DATABASE_URL": url, "SEPIA_COOKIE_SECURE": "0",
-           "SEPIA_LOGIN_FAILURES_PER_ADDRESS": "1000"}
-    bin_dir = Path(sys.executable).parent
-    subprocess.run([str(bin_dir / "sepia"), "db", "upgrade"], env=env, check=True, capture_output=True)
+    env = server_env(home, url)
+    subprocess.run([str(BIN / "sepia"), "db", "upgrade"], env=env, check=True, capture_output=True)
     pool_id, names = seed(url, args.assessors, args.topics, args.runs, args.seed)
-    port = free_port()
-    server = subprocess.Popen(
-        [str(bin_dir / "gunicorn"), "--workers", str(args.workers), "--threads", str(args.threads),
-         "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "sepia.web:create_app()"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     sent: dict[int, tuple[str, set[int]]] = {}
     timings: list[float] = []
     statuses: Counter = Counter()
     lock = threading.Lock()
-    try:
-        wait_until_serving(port, server)
+    with production_server(env, args.workers, args.threads) as (port, _errors):
         clock = Clock(len(names), args.seconds)
-        threads = [threading.Thread(target=assessor, args=(port, name, pool_id, clock, sent, timings, statuses, lock,
-                                                          args.seed * 100 + i)) for i, name in enumerate(names)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        server.terminate()
-        server.communicate(timeout=30)
+        run_all([threading.Thread(target=assessor, args=(port, name, pool_id, clock, sent, timings, statuses, lock,
+                                                        args.seed * 100 + i)) for i, name in enumerate(names)])
     lost, duplicated = check(url, sent)
     drop()
     errors = sum(n for status, n in statuses.items() if status >= 500)

@@ -20,81 +20,35 @@ Exit status 1 when lost, duplicated or phantom is not 0, or a request failed wit
 from __future__ import annotations
 
 import argparse
-import http.client
-import os
 import random
 import re
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
-from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 
-from sqlalchemy import create_engine, select, text  # noqa: E402
+from sqlalchemy import create_engine, select  # noqa: E402
+from webload import BIN, PASSWORD, Client, Clock, fresh_database, production_server, run_all, server_env  # noqa: E402
 
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import AnswerText, Document, Nugget, Topic, TopicText, User, Vote  # noqa: E402
 from sepia.web.security import hash_password  # noqa: E402
 
-PASSWORD = "load-test-password"
 DOCID = "LOAD_DOC_0001"
 DOC_TEXT = "新华社北京电。禽流感是一种由甲型流感病毒引起的禽类传染病。专家说，病毒可以传染给人。"
-TOKEN_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
 STAMP_RE = re.compile(r'name="shown" value="([^"]*)"')
 
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
-
-
-class Client:
-    """One browser: a keep-alive connection, the session cookie and the CSRF token."""
-
-    def __init__(self, port: int):
-        self.port = port
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.cookie = ""
-        self.token = ""
-
-    def request(self, method: str, path: str, form: list[tuple[str, str]] | None = None) -> tuple[int, str]:
-        headers = {"Cookie": self.cookie} if self.cookie else {}
-        body = None
-        if form is not None:
-            body = urlencode(form + [("csrf_token", self.token)])
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-        for attempt in range(2):
-            try:
-                self.connection.request(method, path, body=body, headers=headers)
-                response = self.connection.getresponse()
-                break
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-                if attempt or method == "POST":  # a POST is not repeated: its effect is unknown
-                    raise
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        page = response.read().decode("utf-8")
-        cookie = response.getheader("Set-Cookie")
-        if cookie:
-            self.cookie = cookie.split(";", 1)[0]
-        found = TOKEN_RE.search(page)
-        if found:
-            self.token = found.group(1)
-        return response.status, page
-
-    def log_in(self, username: str) -> None:
-        self.request("GET", "/login")
-        status, _ = self.request("POST", "/login", [("username", username), ("password", PASSWORD)])
-        if status != 302:
-            raise RuntimeError(f"log-in of {username} answered {status}")
-        self.request("GET", "/")
 
 
 class Tally:
@@ -108,19 +62,6 @@ class Tally:
         self.latencies: list[float] = []
         self.statuses: Counter = Counter()
         self.nuggets_added = 0
-
-
-class Clock:
-    """The load starts when every client has logged in (scrypt on a busy machine takes a while)."""
-
-    def __init__(self, parties: int, seconds: float):
-        self.seconds = seconds
-        self.start = self.deadline = 0.0
-        self.barrier = threading.Barrier(parties, action=self._go)
-
-    def _go(self) -> None:
-        self.start = time.time()
-        self.deadline = self.start + self.seconds
 
 
 def assessor(port: int, name: str, topics: list[str], clock: Clock, tally: Tally, seed: int) -> None:
@@ -208,73 +149,22 @@ def stored_votes(url: str) -> list[tuple[str, int, bool]]:
     return [tuple(row) for row in rows]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_until_serving(port: int, server: subprocess.Popen, seconds: float = 60) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError(f"the server ended with status {server.returncode}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the server did not start")
-
-
-def fresh_database(base_url: str | None, home: Path) -> tuple[str, callable]:
-    """A URL for an empty store and a function that removes it."""
-    if not base_url or base_url.startswith("sqlite"):
-        return f"sqlite:///{home / 'sepia.db'}", lambda: None
-    schema = f"load_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(base_url)
-    with admin.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    separator = "&" if "?" in base_url else "?"
-
-    def drop() -> None:
-        with admin.begin() as connection:
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
-    return f"{base_url}{separator}options=-csearch_path%3D{schema}", drop
-
-
 def one_round(args, number: int) -> dict:
     home = Path(tempfile.mkdtemp(prefix="sepia-load-"))
     url, drop = fresh_database(args.database_url, home)
-    env = {**os.environ, "SEPIA_HOME": str(home), "SEPIA_DATABASE_URL": url, "SEPIA_COOKIE_SECURE": "0",
-           "SEPIA_LOGIN_FAILURES_PER_ADDRESS": "1000"}
-    bin_dir = Path(sys.executable).parent
-    subprocess.run([str(bin_dir / "sepia"), "db", "upgrade"], env=env, check=True, capture_output=True)
+    env = server_env(home, url)
+    subprocess.run([str(BIN / "sepia"), "db", "upgrade"], env=env, check=True, capture_output=True)
     answers = seed_store(url, args.assessors, args.topics, args.nuggets)
-    port = free_port()
-    server = subprocess.Popen(
-        [str(bin_dir / "gunicorn"), "--workers", str(args.workers), "--threads", str(args.threads),
-         "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "sepia.web:create_app()"],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_until_serving(port, server)
-        tally = Tally()
-        topics = sorted(answers)
+    tally = Tally()
+    topics = sorted(answers)
+    with production_server(env, args.workers, args.threads) as (port, errors):
         clock = Clock(args.assessors + 1, args.seconds)
         threads = [threading.Thread(target=assessor, args=(port, f"assessor{i:02d}", topics, clock, tally,
                                                           args.seed * 1000 + number * 100 + i))
                    for i in range(args.assessors)]
         threads.append(threading.Thread(target=developer, args=(port, topics, answers, clock, tally,
                                                                args.seed + number)))
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        server.terminate()
-        _, errors = server.communicate(timeout=30)
+        run_all(threads)
     stored = stored_votes(url)
     drop()
     pairs = Counter((a, n) for a, n, _ in stored)
@@ -294,7 +184,7 @@ def one_round(args, number: int) -> dict:
         "p95 ms": 1000 * statistics.quantiles(tally.latencies, n=20)[-1] if len(tally.latencies) > 1 else 0.0,
     }
     if result["5xx"]:
-        log(errors[-3000:])
+        log(errors[-1])
     return result
 
 
