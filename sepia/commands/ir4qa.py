@@ -1,4 +1,5 @@
-"""`sepia evaluate-ir4qa`: AP, Q-measure and nDCG of IR4QA runs against graded qrels."""
+"""`sepia evaluate-ir4qa`: AP, Q-measure, nDCG and the other measures of `sepia.ir4qa.registry` of
+IR4QA runs (SEPIA XML or TREC runs) against graded qrels (SEPIA TSV or TREC qrels)."""
 from __future__ import annotations
 
 import json
@@ -8,69 +9,104 @@ import click
 from sepia.commands.common import check_store_use, expand_run_paths, load_or_exit, score_or_exit, store_options, warn
 from sepia.formats.model import IR4QARun
 from sepia.formats.read import expect, read_file
+from sepia.ir4qa import trec
 from sepia.ir4qa.evaluate import MEASURES, IR4QAResults, evaluate_ir4qa
 from sepia.ir4qa.measures import default_gains, parse_gains
-from sepia.ir4qa.qrels import read_qrels
+from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
 
 
 @click.command("evaluate-ir4qa")
 @click.option("--qrels", "qrels_path", type=click.Path(exists=True, dir_okay=False),
-              help="Graded relevance TSV: topic_id docid level [assessor].")
+              help="Graded relevance: SEPIA's TSV (topic_id docid level [assessor]) or TREC qrels (qid 0 docid rel).")
 @click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
-              help="IR4QA run XML, or a folder of them; repeat for several runs.")
+              help="IR4QA run XML or TREC run (qid Q0 docid rank score tag), or a folder of XML runs; repeat.")
 @click.argument("more_runs", nargs=-1, type=click.Path(exists=True))
 @click.option("--gains", default=None, metavar="G1:G2:...",
               help="Gain of L1, L2, ... (default 1:2:...:k, the level itself).")
 @click.option("--cutoff", type=click.IntRange(1), default=1000, show_default=True)
+@click.option("--measures", "measure_names", multiple=True, metavar="M[,M...]",
+              help="Measures to report, e.g. AP,Q,nDCG,P@10,Recall@100,RR,nERR@10,bpref,judged@10,MSnDCG@10 "
+                   "(default AP,Q,nDCG; see docs/ir4qa-measures.md).")
+@click.option("--condensed", is_flag=True, help="Condensed lists: drop unjudged documents before scoring "
+                                                "(trec_eval -J).")
+@click.option("--ntcireval-cutoff", is_flag=True,
+              help="AP@k and Q@k divide by min(k, R) as NTCIREVAL does, instead of R as trec_eval does.")
 @store_options
-@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
-def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, from_store, run_ids, lang_pairs, save,
-                           output):
-    """Score IR4QA runs with AP, Q-measure (beta 1) and nDCG as NTCIREVAL defines them.
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json", "trec"]), default="table",
+              show_default=True, help="trec: trec_eval -q's layout (measure, topic, value; 'all' for the mean).")
+def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, measure_names, condensed,
+                           ntcireval_cutoff, from_store, run_ids, lang_pairs, save, output):
+    """Score IR4QA runs with AP, Q-measure (beta 1) and nDCG as NTCIREVAL defines them, or the other
+    measures of --measures.
 
     With --store, the IR4QA runs and the relevance judgments come from the campaign store."""
     check_store_use(from_store, {"--qrels": qrels_path, "--run": run_paths + more_runs}, run_ids, lang_pairs)
+    try:
+        shown = parse_measures(measure_names)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--measures") from None
+    # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
+    options = {"measures": tuple(dict.fromkeys((*MEASURES, *shown))) if from_store else shown,
+               "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
     try:
         if from_store:
             from sepia.scoring.campaign import score_stored_ir4qa
             from sepia.store.db import Store
 
-            results = score_or_exit(score_stored_ir4qa, Store(), gains, cutoff, run_ids, lang_pairs, save=save)
+            results = score_or_exit(score_stored_ir4qa, Store(), gains, cutoff, run_ids, lang_pairs, save=save,
+                                    **options)
         else:
-            results = _score_files(qrels_path, expand_run_paths(run_paths + more_runs), gains, cutoff)
+            results = _score_files(qrels_path, expand_run_paths(run_paths + more_runs), gains, cutoff, options)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--gains") from None
     for message in dict.fromkeys(w for r in results.runs for w in r.warnings):
         warn(message)
     settings = results.settings
     if output == "json":
-        click.echo(json.dumps({"runs": [r.as_dict() for r in results.runs], "settings": settings}, indent=2))
+        click.echo(json.dumps({"runs": [_as_dict(r, shown) for r in results.runs], "settings": settings}, indent=2))
     elif output == "tsv":
-        click.echo("run_id\ttopic_id\tAP\tQ\tnDCG\tR")
+        click.echo("\t".join(["run_id", "topic_id", *shown, "R"]))
         for r in results.runs:
             for topic_id, s in r.topics.items():
-                click.echo(f"{r.run_id}\t{topic_id}\t{s.ap:.6f}\t{s.q:.6f}\t{s.ndcg:.6f}\t{s.relevant}")
-            click.echo(f"{r.run_id}\tALL\t" + "\t".join(f"{r.means[m]:.6f}" for m in MEASURES) + "\t")
+                click.echo("\t".join([r.run_id, topic_id, *(f"{s.values[m]:.6f}" for m in shown), str(s.relevant)]))
+            click.echo(f"{r.run_id}\tALL\t" + "\t".join(f"{r.means[m]:.6f}" for m in shown) + "\t")
+    elif output == "trec":
+        for r in results.runs:
+            click.echo("\n".join(trec.trec_eval_lines(r.run_id, shown, r.topics, r.means)))
     else:
         title = (f"IR4QA: gains {settings['gains']} for L1..L{len(results.gains)}, cut-off {cutoff}, "
-                 "Q with beta 1")
-        click.echo(ir4qa_table(results.runs, title), nl=False)
+                 "Q with beta 1" + (", condensed lists" if condensed else "")
+                 + (", AP@k and Q@k over min(k, R)" if ntcireval_cutoff else ""))
+        click.echo(ir4qa_table(results.runs, title, shown), nl=False)
 
 
-def ir4qa_table(runs, title: str) -> str:
-    """One table per language pair: each run's mean AP, Q and nDCG."""
-    rows = {r.run_id: [f"{r.means[m]:.4f}" for m in MEASURES] for r in runs}
-    return grouped_table(runs, ["RUN", *MEASURES], rows, title)
+def _as_dict(run, shown) -> dict:
+    """The JSON of one run: its means and per-topic values of the measures shown."""
+    return {"run_id": run.run_id, **{m: run.means[m] for m in shown},
+            "topics": [{"topic_id": t, **{m: s.values[m] for m in shown}, "R": s.relevant,
+                        "relevant_retrieved": s.retrieved_relevant} for t, s in run.topics.items()]}
 
 
-def _score_files(qrels_path, paths, gains, cutoff) -> IR4QAResults:
+def ir4qa_table(runs, title: str, measures=MEASURES) -> str:
+    """One table per language pair: each run's mean of each measure (AP, Q and nDCG by default)."""
+    rows = {r.run_id: [f"{r.means[m]:.4f}" for m in measures] for r in runs}
+    return grouped_table(runs, ["RUN", *measures], rows, title)
+
+
+def _read_runs(path) -> list[IR4QARun]:
+    """A TREC run file's runs, or the one SEPIA IR4QA XML run."""
+    runs = load_or_exit(trec.read_any_runs, path)
+    return runs if runs is not None else [expect(load_or_exit(read_file, path, "ir4qa"), IR4QARun, path)]
+
+
+def _score_files(qrels_path, paths, gains, cutoff, options) -> IR4QAResults:
     if not qrels_path:
         raise click.UsageError("give the relevance judgments: --qrels QRELS.tsv (or --store to score the "
                                "campaign store)")
     if not paths:
         raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
-    qrels = load_or_exit(read_qrels, qrels_path)
+    qrels = load_or_exit(trec.read_any_qrels, qrels_path)
     gain_list = parse_gains(gains) if gains else default_gains(qrels)
-    runs = [expect(load_or_exit(read_file, p, "ir4qa"), IR4QARun, p) for p in paths]
-    return IR4QAResults(evaluate_ir4qa(qrels, runs, gain_list, cutoff), gain_list, cutoff)
+    runs = [run for p in paths for run in _read_runs(p)]
+    return IR4QAResults(evaluate_ir4qa(qrels, runs, gain_list, cutoff, **options), gain_list, cutoff, options)

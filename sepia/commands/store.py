@@ -148,11 +148,20 @@ def export_judgments(run_id, individual, out):
 @click.option("--by-assessor", is_flag=True,
               help="One line per assessor's judgment (topic_id docid level assessor) instead of one level per "
                    "document combined over the assessors.")
+@click.option("--trec", is_flag=True, help="TREC qrels (qid 0 docid rel, one combined level per document), "
+                                           "for trec_eval.")
 @_out
-def export_qrels(lang, by_assessor, out):
+def export_qrels(lang, by_assessor, trec, out):
     """The relevance judgments as the TSV that `sepia evaluate-ir4qa --qrels` reads."""
+    if trec and by_assessor:
+        raise click.UsageError("--trec writes one combined level per document; it does not go with --by-assessor")
     with Store().transaction() as session:
         rows = relevance.relevance_rows(session, lang) if by_assessor else relevance.official_rows(session, lang)
+    if trec:
+        from sepia.ir4qa.trec import qrels_to_trec
+
+        _write(qrels_to_trec(qrels_tsv.combine(rows)), out)
+        return
     _write(qrels_tsv.rows_to_tsv(rows) if by_assessor else qrels_tsv.qrels_to_tsv(qrels_tsv.combine(rows)), out)
 
 

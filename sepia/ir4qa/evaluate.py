@@ -6,10 +6,11 @@ from typing import Iterable, Sequence
 
 from sepia import vocab
 from sepia.formats.model import IR4QARun
+from sepia.ir4qa import registry
 from sepia.ir4qa.measures import IRScores, score_ranking
 from sepia.ir4qa.qrels import Qrels
 
-MEASURES = ("AP", "Q", "nDCG")
+MEASURES = registry.DEFAULT  # what the store keeps; --measures may ask for others
 
 
 @dataclass
@@ -34,34 +35,49 @@ class IR4QAResults:
     runs: list[IRRunScore]
     gains: list[float]
     cutoff: int = 1000
+    options: dict = field(default_factory=dict)  # measures, condensed, ntcireval_cutoff (see `score_ranking`)
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        return tuple(self.options.get("measures") or MEASURES)
 
     @property
     def settings(self) -> dict:
-        return {"gains": ":".join(f"{g:g}" for g in self.gains), "cutoff": self.cutoff, "beta": 1}
+        """Gains, cut-off and beta, and the options that differ from the defaults (so that the default
+        scores keep the settings they always had in the store)."""
+        extra = {k: (list(v) if k == "measures" else v) for k, v in self.options.items()
+                 if v and not (k == "measures" and tuple(v) == MEASURES)}
+        return {"gains": ":".join(f"{g:g}" for g in self.gains), "cutoff": self.cutoff, "beta": 1, **extra}
 
 
-def evaluate_ir4qa(qrels: Qrels, runs: Iterable[IR4QARun], gains: Sequence[float], cutoff: int = 1000
-                   ) -> list[IRRunScore]:
+def evaluate_ir4qa(qrels: Qrels, runs: Iterable[IR4QARun], gains: Sequence[float], cutoff: int = 1000,
+                   **options) -> list[IRRunScore]:
     """Every run over the qrels topics of its target language that have a relevant document; a topic
-    the run did not answer scores 0. Ranked by mean Q, then AP."""
-    return ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gains, cutoff) for run in runs)
+    the run did not answer scores 0. Ranked by mean Q, then AP (or by the first measure asked for).
+    `options`: measures, condensed, ntcireval_cutoff (see `score_ranking`)."""
+    return ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gains, cutoff, **options) for run in runs)
 
 
-def evaluate_ir4qa_run(qrels: Qrels, run: IR4QARun, gains: Sequence[float], cutoff: int = 1000) -> IRRunScore:
+def evaluate_ir4qa_run(qrels: Qrels, run: IR4QARun, gains: Sequence[float], cutoff: int = 1000,
+                       measures: Sequence[str] | None = None, **options) -> IRRunScore:
     """One run's scores (see `evaluate_ir4qa`)."""
+    measures = tuple(measures or MEASURES)
     parsed = vocab.parse_run_id(run.metadata.run_id)
     topics = sorted(t for t, judged in qrels.items() if any(level > 0 for level in judged.values())
                     and (parsed is None or vocab.topic_language(t) == parsed.target_lang))
     rankings = {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
-    scores = {t: score_ranking(rankings.get(t, []), qrels[t], gains, cutoff) for t in topics}
+    scores = {t: score_ranking(rankings.get(t, []), qrels[t], gains, cutoff, measures=measures, **options)
+              for t in topics}
     warnings = [f"run {run.metadata.run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in qrels]
     if not topics:
         warnings.append(f"run {run.metadata.run_id}: the qrels have no topic of its language with a relevant document")
-    means = {m: sum(getattr(s, m.lower()) for s in scores.values()) / len(scores) if scores else 0.0
-             for m in MEASURES}
+    means = {m: sum(s.values[m] for s in scores.values()) / len(scores) if scores else 0.0 for m in measures}
     return IRRunScore(run.metadata.run_id, means, scores, warnings)
 
 
 def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:
-    """Best mean Q first, then AP; ties in run ID order."""
-    return sorted(results, key=lambda r: (-r.means["Q"], -r.means["AP"], r.run_id))
+    """Best mean Q first, then AP (without them, by the first measure); ties in run ID order."""
+    def key(r: IRRunScore):
+        first = [m for m in ("Q", "AP") if m in r.means] or list(r.means)[:1]
+        return (*(-r.means[m] for m in first), r.run_id)
+    return sorted(results, key=key)

@@ -7,22 +7,34 @@ by log2(r); the ideal list is cut at the same rank.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
+
+from sepia.ir4qa import registry
 
 
 @dataclass(frozen=True)
 class IRScores:
-    ap: float
-    q: float
-    ndcg: float
+    """One topic's values, by measure name (`sepia.ir4qa.registry`), with R and the relevant documents
+    retrieved within the cut-off."""
+    values: dict[str, float]
     relevant: int  # R
     retrieved_relevant: int
 
+    @property
+    def ap(self) -> float:
+        return self.values["AP"]
+
+    @property
+    def q(self) -> float:
+        return self.values["Q"]
+
+    @property
+    def ndcg(self) -> float:
+        return self.values["nDCG"]
+
     def as_dict(self) -> dict:
-        return {"AP": self.ap, "Q": self.q, "nDCG": self.ndcg, "R": self.relevant,
-                "relevant_retrieved": self.retrieved_relevant}
+        return {**self.values, "R": self.relevant, "relevant_retrieved": self.retrieved_relevant}
 
 
 def parse_gains(text: str) -> list[float]:
@@ -50,29 +62,17 @@ def gain_of(level: int, gains: Sequence[float]) -> float:
     return gains[level - 1]
 
 
-def _discounted(gains: Sequence[float], log_base: float = 2.0) -> float:
-    return sum(g if rank <= log_base else g / math.log(rank, log_base) for rank, g in enumerate(gains, start=1))
-
-
 def score_ranking(ranking: Sequence[str], judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000,
-                  beta: float = 1.0) -> IRScores:
-    """AP, Q (with beta) and nDCG@cutoff of one ranked list of DOCIDs against one topic's qrels."""
+                  beta: float = 1.0, measures: Sequence[str] = registry.DEFAULT, condensed: bool = False,
+                  ntcireval_cutoff: bool = False) -> IRScores:
+    """The measures (AP, Q with beta and nDCG by default) of one ranked list of DOCIDs at the cut-off
+    against one topic's qrels. `condensed` drops the unjudged documents before the cut-off (Sakai's
+    condensed lists, trec_eval -J); `ntcireval_cutoff` divides AP@k and Q@k by min(k, R)."""
+    ranking = [d for d in ranking if d in judged] if condensed else list(ranking)
     ranking = ranking[:cutoff]
-    run_gains = [gain_of(judged.get(docid, 0), gains) for docid in ranking]
-    ideal = sorted((gain_of(level, gains) for level in judged.values() if level > 0), reverse=True)
-    relevant = len(ideal)
-    if relevant == 0:
-        return IRScores(0.0, 0.0, 0.0, 0, 0)
-    ap_sum = q_sum = 0.0
-    found = 0
-    cumulative = ideal_cumulative = 0.0
-    for rank, gain in enumerate(run_gains, start=1):
-        cumulative += gain
-        if rank <= relevant:
-            ideal_cumulative += ideal[rank - 1]
-        if gain > 0:
-            found += 1
-            ap_sum += found / rank
-            q_sum += (beta * cumulative + found) / (beta * ideal_cumulative + rank)
-    ideal_dcg = _discounted(ideal[:cutoff])
-    return IRScores(ap_sum / relevant, q_sum / relevant, _discounted(run_gains) / ideal_dcg, relevant, found)
+    run_gains = tuple(gain_of(judged.get(docid, 0), gains) for docid in ranking)
+    ideal = tuple(sorted((gain_of(level, gains) for level in judged.values() if level > 0), reverse=True))
+    topic = registry.Ranked(run_gains, tuple(d in judged for d in ranking), ideal,
+                            sum(1 for level in judged.values() if level <= 0), cutoff, beta,
+                            max(gains, default=1.0), ntcireval_cutoff)
+    return IRScores({m: registry.compute(m, topic) for m in measures}, len(ideal), sum(1 for g in run_gains if g > 0))

@@ -61,7 +61,7 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
 
 def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None, cutoff: int = 1000,
                        run_ids: Sequence[str] | None = None, lang_pairs: Sequence[str] | None = None,
-                       save: bool = True) -> IR4QAResults:
+                       save: bool = True, **options) -> IR4QAResults:
     """AP, Q-measure and nDCG of the stored IR4QA runs (all, or those named, or those of the language
     pairs given) against the stored relevance judgments, each document's level combined over its
     assessors (the upper median, `sepia.ir4qa.qrels.combine`). `gains` as `[1, 2, 3]` or "1:2:3";
@@ -69,7 +69,7 @@ def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None,
     those the runs had under the same settings in evaluation_result.
 
     Raises NothingToScore when the store lacks runs or relevance judgments; ValueError for bad gains
-    or a level that has no gain."""
+    or a level that has no gain. `options` as for `sepia.ir4qa.evaluate.evaluate_ir4qa`."""
     with store.transaction() as session:
         ids = stored_run_ids(session, "ir4qa", run_ids, lang_pairs)
         qrels = load_qrels(session)
@@ -77,9 +77,9 @@ def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None,
             raise NothingToScore("the store holds no relevance judgments: import a qrels file with "
                                  "`sepia import QRELS.tsv`")
         gain_list = parse_gains(gains) if isinstance(gains, str) else list(gains or default_gains(qrels))
-        runs = ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gain_list, cutoff)
+        runs = ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gain_list, cutoff, **options)
                             for run, _ in _stored_runs(session, "ir4qa", ids))
-    results = IR4QAResults(runs, gain_list, cutoff)
+    results = IR4QAResults(runs, gain_list, cutoff, options)
     if save:
         with store.transaction() as session:
             replace_ir4qa_scores(session, runs, results.settings)

@@ -1,0 +1,199 @@
+"""SEPIA's IR measures against trec_eval (pytrec_eval) and ir_measures on random data with score
+ties and unjudged documents; TREC qrels and runs read by content; trec_eval -q output; NTCIREVAL's
+cut-off divisor and condensed lists."""
+import json
+import math
+import random
+
+import ir_measures
+import pytest
+import pytrec_eval
+from click.testing import CliRunner
+
+from sepia.cli import main
+from sepia.formats.errors import FormatError
+from sepia.ir4qa import registry
+from sepia.ir4qa.measures import score_ranking
+from sepia.ir4qa.trec import parse_trec_qrels, parse_trec_run, qrels_to_trec, trec_eval_order
+
+K = (1, 3, 5, 10, 20)
+
+
+def random_collection(seed: int, topics: int = 25, top_level: int = 3):
+    """qrels (levels 0..top_level, some topics without a relevant document) and a TREC run whose
+    scores repeat (ties) and which retrieves unjudged documents."""
+    rng = random.Random(seed)
+    qrels, run = {}, {}
+    for t in range(topics):
+        qid = str(301 + t)  # numeric, as gdeval needs
+        pool = [f"d{rng.randrange(60):02d}" for _ in range(40)]
+        qrels[qid] = {d: rng.choice([0, 0, 0, *range(1, top_level + 1)]) for d in pool[:rng.randrange(1, 30)]}
+        retrieved = dict.fromkeys(rng.sample([f"d{i:02d}" for i in range(60)], rng.randrange(0, 45)))
+        run[qid] = {d: float(rng.randrange(8)) for d in retrieved}  # few distinct scores: many ties
+    return qrels, run
+
+
+def sepia_values(qrels, run, measures, top_level=3, **options):
+    gains = [float(level) for level in range(1, top_level + 1)]
+    return {qid: score_ranking([d for d, _ in trec_eval_order(run.get(qid, {}))], judged, gains, cutoff=1000,
+                               measures=measures, **options).values
+            for qid, judged in qrels.items() if any(level > 0 for level in judged.values())}
+
+
+TREC_EVAL = {**{f"P@{k}": f"P_{k}" for k in K}, **{f"Recall@{k}": f"recall_{k}" for k in K},
+             **{f"AP@{k}": f"map_cut_{k}" for k in K}, **{f"MSnDCG@{k}": f"ndcg_cut_{k}" for k in K},
+             "AP": "map", "RR": "recip_rank", "bpref": "bpref"}
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("condensed", [False, True])
+def test_measures_equal_trec_eval(seed, condensed):
+    qrels, run = random_collection(seed)
+    wanted = {v.rsplit("_", 1)[0] if v[-1].isdigit() else v for v in TREC_EVAL.values()}
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {m if m in ("map", "recip_rank", "bpref") else m + "."
+                                                       + ",".join(map(str, K)) for m in wanted},
+                                               judged_docs_only_flag=condensed)
+    expected = evaluator.evaluate(run)
+    ours = sepia_values(qrels, run, list(TREC_EVAL), condensed=condensed)
+    compared = 0
+    for qid, values in ours.items():
+        if qid not in expected:  # trec_eval leaves out topics the run did not answer
+            assert all(v == 0 for v in values.values())
+            continue
+        for name, trec_name in TREC_EVAL.items():
+            assert values[name] == pytest.approx(expected[qid][trec_name], abs=1e-12), (qid, name)
+            compared += 1
+    assert compared > 300
+
+
+def test_judged_at_k_equals_ir_measures():
+    qrels, run = random_collection(7)
+    # ir_measures breaks score ties its own way: give it SEPIA's ranking as distinct scores
+    ranked = {qid: [d for d, _ in trec_eval_order(docs)] for qid, docs in run.items()}
+    scored = [ir_measures.ScoredDoc(qid, d, float(-i)) for qid, docs in ranked.items() for i, d in enumerate(docs)]
+    qrel_list = [ir_measures.Qrel(qid, d, level) for qid, docs in qrels.items() for d, level in docs.items()]
+    measures = [ir_measures.Judged @ k for k in K]
+    expected = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrel_list, scored)}
+    ours = sepia_values(qrels, run, [f"judged@{k}" for k in K])
+    compared = 0
+    for qid, values in ours.items():
+        for k in K:
+            if (qid, f"Judged@{k}") in expected:
+                assert values[f"judged@{k}"] == pytest.approx(expected[qid, f"Judged@{k}"]), (qid, k)
+                compared += 1
+    assert compared > 50
+
+
+def test_nerr_equals_gdeval_err_over_the_ideal_lists_err():
+    # gdeval (TREC Web track) computes ERR with stopping probability (2^g - 1) / 2^4: levels 0..4
+    qrels, run = random_collection(11, top_level=4)
+    ranked = {qid: [d for d, _ in trec_eval_order(docs)] for qid, docs in run.items()}
+    qrel_list = [ir_measures.Qrel(qid, d, level) for qid, docs in qrels.items() for d, level in docs.items()]
+    measures = [ir_measures.ERR @ k for k in K]
+
+    def gdeval(lists):
+        scored = [ir_measures.ScoredDoc(qid, d, float(-i)) for qid, docs in lists.items() for i, d in enumerate(docs)]
+        return {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrel_list, scored)}
+
+    actual = gdeval(ranked)
+    ideal = gdeval({qid: sorted((d for d in docs if docs[d] > 0), key=lambda d: -docs[d]) for qid, docs in qrels.items()})
+    ours = sepia_values(qrels, run, [f"nERR@{k}" for k in K], top_level=4)
+    compared = 0
+    for qid, values in ours.items():
+        for k in K:
+            if (qid, f"ERR@{k}") in actual:
+                # gdeval prints five decimals
+                assert values[f"nERR@{k}"] == pytest.approx(actual[qid, f"ERR@{k}"] / ideal[qid, f"ERR@{k}"],
+                                                            abs=2e-4), (qid, k)
+                compared += 1
+    assert compared > 50
+
+
+def test_ntcireval_cutoff_divides_by_min_k_r():
+    # R = 4; the run finds relevant documents at ranks 1 and 3; at k = 3, NTCIREVAL divides by 3
+    judged = {"a": 1, "b": 2, "c": 1, "d": 1}
+    ranking = ["a", "x", "b", "y", "c"]
+    trec = score_ranking(ranking, judged, [1, 2], measures=["AP@3", "Q@3", "AP"])
+    ntcir = score_ranking(ranking, judged, [1, 2], measures=["AP@3", "Q@3", "AP"], ntcireval_cutoff=True)
+    ap_sum = 1 / 1 + 2 / 3
+    assert trec.values["AP@3"] == pytest.approx(ap_sum / 4)
+    assert ntcir.values["AP@3"] == pytest.approx(ap_sum / 3)
+    # Q: ideal gains 2, 1, 1, 1; rank 1 (1 + 1) / (2 + 1), rank 3 (3 + 2) / (4 + 3)
+    q_sum = 2 / 3 + 5 / 7
+    assert (trec.values["Q@3"], ntcir.values["Q@3"]) == (pytest.approx(q_sum / 4), pytest.approx(q_sum / 3))
+    assert trec.values["AP"] == ntcir.values["AP"]  # at the cut-off itself both divide by R
+
+
+def test_ndcg_original_and_microsoft_discounts():
+    s = score_ranking(["x", "a", "b"], {"a": 1, "b": 2}, [1, 2], measures=["nDCG@3", "MSnDCG@3"])
+    assert s.values["nDCG@3"] == pytest.approx((0 + 1 + 2 / math.log2(3)) / (2 + 1))
+    assert s.values["MSnDCG@3"] == pytest.approx((1 / math.log2(3) + 2 / 2) / (2 + 1 / math.log2(3)))
+
+
+def test_registry_names():
+    assert registry.parse_measures("ap, p@10 nerr@5") == ("AP", "P@10", "nERR@5")
+    assert registry.parse_measures(None) == ("AP", "Q", "nDCG")
+    assert registry.trec_eval_name("P@10", 1000) == "P_10" and registry.trec_eval_name("Q", 1000) is None
+    with pytest.raises(ValueError, match="unknown measure 'MAP@x'"):
+        registry.parse_measures("MAP@x")
+
+
+def test_trec_files_read_and_refused():
+    assert parse_trec_qrels("301 0 D1 2\n301 0 D2 0\n302 0 D1 1\n") == {"301": {"D1": 2, "D2": 0}, "302": {"D1": 1}}
+    [a, b] = parse_trec_run("1 Q0 D1 1 0.5 A\n1 Q0 D2 2 0.5 A\n1 Q0 D3 3 0.9 A\n1 Q0 D1 1 3 B\n")
+    assert a.metadata.run_id == "A" and [d.docid for d in a.topics[0].documents] == ["D3", "D2", "D1"]
+    assert [d.rank for d in a.topics[0].documents] == [1, 2, 3] and b.topics[0].documents[0].docid == "D1"
+    with pytest.raises(FormatError) as error:
+        parse_trec_qrels("1 0 D1 x\n1 0 D1 1\n1 0 D1 1\n1 0\n", "q")
+    assert [str(p) for p in error.value.problems] == [
+        "q:1:1: relevance must be 0, 1, 2, ..., got 'x'", "q:3:1: document D1 is judged twice for topic 1",
+        "q:4:1: expected 4 fields (qid iter docid rel), got 2"]
+    with pytest.raises(FormatError, match="score must be a number"):
+        parse_trec_run("1 Q0 D1 1 high A\n")
+
+
+def test_command_reads_trec_files_and_prints_trec_eval_q(tmp_path):
+    qrels, run = random_collection(3, topics=8)
+    (tmp_path / "qrels.txt").write_text(qrels_to_trec(qrels))
+    (tmp_path / "run.txt").write_text("".join(f"{qid} Q0 {d} {i} {s} tagA\n" for qid, docs in run.items()
+                                              for i, (d, s) in enumerate(docs.items())))
+    args = ["evaluate-ir4qa", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"),
+            "--measures", "AP,P@10,bpref,RR"]
+    result = CliRunner().invoke(main, [*args, "--format", "trec"])
+    assert result.exit_code == 0, result.output
+    lines = [line.split("\t") for line in result.stdout.splitlines()]
+    assert [f.strip() for f in lines[0]] == ["runid", "all", "tagA"]
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.10", "bpref", "recip_rank"}).evaluate(run)
+    names = {"AP": "map", "P@10": "P_10", "bpref": "bpref", "RR": "recip_rank"}
+    checked = 0
+    for measure, qid, value in lines[1:]:
+        if qid != "all" and qid in expected:
+            assert float(value) == pytest.approx(expected[qid][names[measure.strip()]], abs=5e-5)
+            checked += 1
+    assert checked > 10
+    data = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
+    assert list(data["runs"][0]) == ["run_id", "AP", "P@10", "bpref", "RR", "topics"]
+    tsv = CliRunner().invoke(main, [*args, "--format", "tsv"]).stdout.splitlines()
+    assert tsv[0] == "run_id\ttopic_id\tAP\tP@10\tbpref\tRR\tR"
+    table = CliRunner().invoke(main, args).stdout
+    assert "RUN       AP    P@10   bpref      RR" in table
+
+
+def test_store_exports_trec_qrels_that_score_alike(store_url, monkeypatch, tmp_path):
+    from sepia.demo import collection_files
+    from sepia.resources import resource_dir
+
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    cs = resource_dir("corpora") / "cs"
+    runs = sorted((cs / "ir4qa").glob("*.xml"))
+    assert CliRunner().invoke(main, ["import", str(collection_files(cs)["qrels"]), *map(str, runs)]).exit_code == 0
+    exported = CliRunner().invoke(main, ["export", "qrels", "--trec", "--out", str(tmp_path / "q.txt")])
+    assert exported.exit_code == 0, exported.output
+    first = (tmp_path / "q.txt").read_text().splitlines()[0].split(" ")
+    assert len(first) == 4 and first[1] == "0"
+    flags = ["--measures", "AP,Q,nDCG,P@5,bpref", "--format", "json"]
+    tsv = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(cs / "qrels.tsv"), *map(str, runs), *flags])
+    trec = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(tmp_path / "q.txt"), *map(str, runs), *flags])
+    stored = CliRunner().invoke(main, ["evaluate-ir4qa", "--store", "--no-save", *flags])
+    assert json.loads(trec.stdout)["runs"] == json.loads(tsv.stdout)["runs"] == json.loads(stored.stdout)["runs"]
+    assert CliRunner().invoke(main, ["export", "qrels", "--trec", "--by-assessor"]).exit_code == 2
