@@ -38,10 +38,12 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--stem", is_flag=True, help="Stem English words (Porter2 / Snowball English) before matching.")
 @click.option("--stopwords", is_flag=True, help="Drop English stop words before matching.")
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
+@click.option("--depth", type=click.IntRange(1), default=None,
+              help="Scoring depth: only the first N responses (by rank) of a run per topic count.")
 @store_options
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
-             measures, stem, stopwords, as_set, from_store, run_ids, lang_pairs, save, output):
+             measures, stem, stopwords, as_set, depth, from_store, run_ids, lang_pairs, save, output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
     Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`); with
@@ -54,7 +56,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--allowance") from None
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
-                        as_set, partial)
+                        as_set, partial, depth)
     if from_store:
         from sepia.scoring.campaign import score_stored_runs
         from sepia.store.db import Store
@@ -76,7 +78,8 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
             header = (f"F{beta:g} with the {name.upper()} matcher"
                       + (f" (theta {theta:g})" if name == "binarized" else "")
                       + (f" (partial support counts {partial:g})" if judged else "")
-                      + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}")
+                      + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
+                      + (f"; the first {depth} responses per topic" if depth else ""))
             click.echo(table([r for r in results if r.matcher == name], header), nl=False)
         if "nuggetizer" in measures:
             click.echo("\n" + nuggetizer_table(results), nl=False)

@@ -171,3 +171,39 @@ def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights,
         click.echo(json.dumps({"matcher": matcher, "beta": beta, **report}, indent=1))
     else:
         click.echo(runpair_text(report, f"F{beta:g} ({matcher})"), nl=False)
+
+
+@metaeval.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML.")
+@click.option("--run", "run_paths", multiple=True, required=True, type=click.Path(exists=True),
+              help="CCLQA run XML, or a folder of them; repeat.")
+@click.option("--matcher", type=MatcherName(), default="binarized", show_default=True)
+@click.option("--judgments", "judgment_paths", multiple=True, type=click.Path(exists=True),
+              help="Human nugget judgments TSV, or a directory of *.tsv (needed by --matcher human).")
+@f_score_options
+@click.option("--trials", type=click.IntRange(1), default=10000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the p-values as a chart (.png, .svg).")
+@click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, trials, seed, plot_path, output):
+    """All pairs of runs of each language pair: randomised Tukey HSD on the per-topic F-scores."""
+    if matcher == "human" and not judgment_paths:
+        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    from sepia.commands.common import expand_run_paths
+    from sepia.metaeval.tukey_command import plot_tukey, tukey_by_language_pair, tukey_text
+    from sepia.scoring.evaluate import evaluate_runs
+
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in expand_run_paths(run_paths)]
+    judgments = [j for p in expand(judgment_paths, "*.tsv") for j in load_or_exit(read_judgments, p)] or None
+    scores = evaluate_runs(gold, runs, matcher=matcher, judgments=judgments, beta=beta, theta=theta, weights=weights)
+    results = tukey_by_language_pair(scores, trials, seed)
+    if not results:
+        raise click.ClickException("no language pair has two runs or more")
+    if plot_path:
+        plot_tukey(results, plot_path)
+    if output == "json":
+        click.echo(json.dumps({pair: r.as_dict() for pair, r in results.items()}, indent=1))
+    else:
+        click.echo(tukey_text(results), nl=False)

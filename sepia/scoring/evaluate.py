@@ -10,6 +10,7 @@ from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
 from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
+from sepia.scoring.depth import at_depth
 from sepia.scoring.matchers import PARTIAL, HumanMatcher, Matcher, make_matcher
 from sepia.scoring.tokenize import Tokenizer, char_length
 from sepia.scoring.weights import nugget_weights
@@ -52,6 +53,7 @@ class Settings:
     tokenizer: Tokenizer = field(default_factory=Tokenizer)
     as_set: bool = False
     partial: float = PARTIAL  # human matcher: what a partial support (judged 0.5) counts for in F
+    depth: int | None = None  # only the first N responses of a run per topic count (sepia.scoring.depth)
 
     def describe(self) -> dict:
         """The settings as `sepia evaluate` prints them (and the store keeps them with the scores)."""
@@ -62,6 +64,8 @@ class Settings:
                      "tokens": self.tokenizer.describe() + (", as a set" if self.as_set else ", as a bag")}
         if self.matcher == "human":
             described["partial"] = self.partial
+        if self.depth is not None:
+            described["depth"] = self.depth
         return described
 
 
@@ -122,6 +126,7 @@ class Evaluator:
         """One run's scores. For the human matcher, `judgments` (when given) replace those the
         evaluator was made with: a caller may bring each run's judgments with the run."""
         matcher = self.matcher
+        run = at_depth(run, self.settings.depth)
         if judgments is not None and isinstance(matcher, HumanMatcher):
             matcher = matcher.with_judgments(judgments)
         parsed = vocab.parse_run_id(run.run_id)
