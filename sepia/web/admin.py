@@ -1,12 +1,12 @@
 """Organisers manage accounts: list, add, change role or team, reset a password, deactivate."""
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import select
 
 from sepia.store.models import ROLES, User
 from sepia.web.accounts import AccountError, create_user, parse_languages, set_password, team_named
-from sepia.web.db import db
+from sepia.web.db import db, get_or_404
 from sepia.web.security import roles_required
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
@@ -42,9 +42,7 @@ def add_user():
 @bp.route("/users/<int:user_id>", methods=["POST"])
 @roles_required("organiser")
 def update_user(user_id: int):
-    user = db().get(User, user_id)
-    if user is None:
-        abort(404, "No such account.")
+    user = get_or_404(User, user_id, "account")
     form = request.form
     try:
         role = form.get("role", user.role)

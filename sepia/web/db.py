@@ -1,7 +1,7 @@
 """The request's database session: one per request, one transaction per write (commit or nothing)."""
 from __future__ import annotations
 
-from flask import current_app, g
+from flask import abort, current_app, g
 from sqlalchemy.orm import Session
 
 from sepia.store.db import Store
@@ -16,3 +16,11 @@ def db() -> Session:
     if "db_session" not in g:
         g.db_session = store().sessions()
     return g.db_session
+
+
+def get_or_404(model, key, what: str):
+    """The row of `model` with that primary key, or a 404 page saying there is no such `what`."""
+    row = db().get(model, key)
+    if row is None:
+        abort(404, f"No such {what}.")
+    return row

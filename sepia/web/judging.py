@@ -15,7 +15,7 @@ from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
-from sepia.web.db import db
+from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
 from sepia.web.search_pane import hit_spans
 from sepia.web.security import roles_required
@@ -63,9 +63,7 @@ def build():
 @bp.route("/pools/<int:pool_id>/assign", methods=["POST"])
 @roles_required("organiser")
 def assign(pool_id: int):
-    pool = db().get(Pool, pool_id)
-    if pool is None:
-        abort(404, "No such pool.")
+    pool = get_or_404(Pool, pool_id, "pool")
     assessors = [a for a in request.form.getlist("assessors") if a]
     try:
         overlap = float(request.form.get("overlap", "0") or 0) / 100
@@ -190,18 +188,11 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
 
 # ---------------------------------------------------------------- organisers: disputes and agreement
 
-def _pool(pool_id: int) -> Pool:
-    pool = db().get(Pool, pool_id)
-    if pool is None:
-        abort(404, "No such pool.")
-    return pool
-
-
 @bp.route("/pools/<int:pool_id>/disputes")
 @roles_required("organiser")
 def disputes(pool_id: int):
     """Items the assessors judged differently, most disputed first; the organiser's decision is official."""
-    pool = _pool(pool_id)
+    pool = get_or_404(Pool, pool_id, "pool")
     found = judging.disputes(db(), pool)
     topics = {t.id: t for t in db().scalars(select(Topic).where(Topic.id.in_({d.entry.topic_id for d in found}))
                                              .options(selectinload(Topic.nuggets)))}
@@ -215,7 +206,7 @@ def disputes(pool_id: int):
 @bp.route("/pools/<int:pool_id>/disputes/<int:entry_id>", methods=["POST"])
 @roles_required("organiser")
 def adjudicate(pool_id: int, entry_id: int):
-    pool = _pool(pool_id)
+    pool = get_or_404(Pool, pool_id, "pool")
     entry = next((d.entry for d in judging.disputes(db(), pool) if d.entry.id == entry_id), None)
     if entry is None:
         abort(404, "This item is not disputed.")

@@ -11,7 +11,7 @@ from sqlalchemy.orm import selectinload
 
 from sepia.campaign import schedule
 from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, utcnow
-from sepia.web.db import db
+from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id
 from sepia.web.security import roles_required
 
@@ -65,18 +65,11 @@ def add_set():
     return redirect(url_for("schedule.index"))
 
 
-def _topic_set(set_id: int) -> TopicSet:
-    found = db().get(TopicSet, set_id)
-    if found is None:
-        abort(404, "No such topic set.")
-    return found
-
-
 @bp.route("/schedule/<int:set_id>/windows", methods=["POST"])
 @roles_required("organiser")
 def save_windows(set_id: int):
     """All three tasks' windows of a topic set at once; a task left without times has no window."""
-    topic_set = _topic_set(set_id)
+    topic_set = get_or_404(TopicSet, set_id, "topic set")
     form = request.form
     existing = {w.task: w for w in topic_set.windows}
     try:
@@ -112,7 +105,7 @@ def save_windows(set_id: int):
 @roles_required("organiser")
 def assign_topics(set_id: int):
     """Put topics into the set: IDs or patterns (ACLIA2-CS-*), separated by spaces or lines."""
-    topic_set = _topic_set(set_id)
+    topic_set = get_or_404(TopicSet, set_id, "topic set")
     try:
         patterns = bounded_text(request.form.get("topics", ""), 100_000, "The list of topics").split()
     except FormError as error:
