@@ -168,9 +168,14 @@ def test_whole_path(chromium, site, artifacts, tmp_path, lang):
     dev.wait_for_function("() => document.querySelector('#flashes').textContent.includes('is saved already')")
     assert dev.locator("#answer-list li.answer").count() == 1
 
+    assert dev.evaluate("() => CSS.highlights.get('saved-passage').size") == 1  # the saved passage, marked
     dev.check("input[name=completed]")
     save(dev)
     assert "saved" in flash_text(dev)
+    # Saving reloaded the page: the query, the results and the open document came back.
+    dev.wait_for_function(f"() => document.querySelector('#doc-docid').textContent === {docid!r}")
+    assert dev.is_visible("#document") and dev.input_value("#query")
+    assert dev.evaluate("() => CSS.highlights.get('saved-passage').size") == 1
     shot(dev, "3-topic")
     store = site.app.extensions["sepia_store"]
     with store.transaction() as session:

@@ -142,12 +142,14 @@ function setupTopicPage() {
   const queryInput = $("#query");
   const answerForm = $("#answer-form");
   let lastQuery = "";
+  let lastPage = 1;
   let current = null; // the open document: {docid, text}
 
   async function search(page = 1) {
     const query = queryInput.value.trim();
     if (!query) { queryInput.focus(); return; }
     lastQuery = query;
+    lastPage = page;
     const url = `${pane.dataset.searchUrl}?${new URLSearchParams({ q: query, page })}`;
     results.setAttribute("aria-busy", "true");
     try {
@@ -193,11 +195,59 @@ function setupTopicPage() {
     }
     if (at < data.text.length) nodes.push(document.createTextNode(data.text.slice(at)));
     docText.replaceChildren(...nodes);
+    markSaved();
     results.hidden = true;
     docView.hidden = false;
     docView.scrollIntoView({ block: "start" });
     const firstHit = $("mark", docText);
     if (firstHit) firstHit.scrollIntoView({ block: "center" });
+  }
+
+  // Saved passages of the open document are highlighted without touching its text nodes (the CSS
+  // Custom Highlight API), so that selection offsets still map back to the stored text exactly.
+  function markSaved() {
+    if (!current || !window.CSS || !CSS.highlights) return;
+    const ranges = [];
+    for (const li of $$("#answer-list > li[data-docid]")) {
+      if (li.dataset.docid !== current.docid || li.dataset.start === "") continue;
+      const range = rangeOf(docText, current.text, Number(li.dataset.start), Number(li.dataset.end));
+      if (range) ranges.push(range);
+    }
+    CSS.highlights.set("saved-passage", new Highlight(...ranges));
+  }
+
+  // The DOM range of code points [start, end) of the container's text.
+  function rangeOf(container, text, start, end) {
+    const units = (cp) => Array.from(text).slice(0, cp).join("").length;
+    const locate = (unit) => {
+      const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
+      let node, seen = 0;
+      while ((node = walker.nextNode())) {
+        if (unit <= seen + node.length) return [node, unit - seen];
+        seen += node.length;
+      }
+      return null;
+    };
+    const from = locate(units(start)), to = locate(units(end));
+    if (!from || !to) return null;
+    const range = document.createRange();
+    range.setStart(...from);
+    range.setEnd(...to);
+    return range;
+  }
+
+  // Saving the topic reloads the page: the search, its page and the open document come back.
+  const stateKey = `sepia-search:${location.pathname}`;
+  $("#topic-form").addEventListener("submit", () => {
+    sessionStorage.setItem(stateKey, JSON.stringify({ q: lastQuery, page: lastPage, docid: current && current.docid }));
+  });
+  async function restoreSearch() {
+    const saved = JSON.parse(sessionStorage.getItem(stateKey) || "null");
+    sessionStorage.removeItem(stateKey);
+    if (!saved || !saved.q) return;
+    queryInput.value = saved.q;
+    await search(saved.page || 1);
+    if (saved.docid) await openDocument(saved.docid);
   }
 
   function takeSelection() {
@@ -248,6 +298,7 @@ function setupTopicPage() {
     try {
       const { answer } = await send(pane.closest("main").querySelector("#answers").dataset.addUrl, { json: payload });
       $("#answer-list").append(answerItem(answer));
+      markSaved();
       $("#answer-count").textContent = $$("#answer-list > li").length;
       for (const id of ["#answer-docid", "#answer-start", "#answer-end", "#answer-text"]) $(id).value = "";
       $("#answer-length").textContent = "";
@@ -260,6 +311,7 @@ function setupTopicPage() {
     const li = document.createElement("li");
     li.className = "answer new";
     li.id = `answer-${answer.id}`;
+    Object.assign(li.dataset, { docid: answer.docid, start: answer.start ?? "", end: answer.end ?? "" });
     const quote = document.createElement("blockquote");
     quote.className = "cjk";
     quote.lang = docText.lang;
@@ -301,6 +353,7 @@ function setupTopicPage() {
     } catch (error) { flash(error.message, "error"); }
   }, true);
 
+  restoreSearch();
   shortcuts["/"] = () => { queryInput.focus(); queryInput.select(); };
   shortcuts.g = () => $("#keyterm-form").requestSubmit();
   shortcuts.a = () => { if (takeSelection() || $("#answer-text").value.trim()) saveAnswer(); };
