@@ -118,15 +118,22 @@ def test_search_pages_through_results(app, store):
     assert 'data-page="2"' in page and 'data-page="4"' not in page
 
 
-def test_search_failure_is_shown_not_raised(app, store):
+def test_search_failure_is_shown_not_raised_and_names_no_server_path(app, store, caplog):
     class Broken(FakeEngine):
         def search(self, *args, **kwargs):
-            raise RuntimeError("no index for CS yet")
+            raise RuntimeError("no index in /srv/sepia/index/CS")
+
+        def generate_query(self, *args, **kwargs):
+            raise OSError("cannot read /srv/sepia/index/CS/_MAIN_1.toc")
 
     make_topic(store, "ACLIA2-CS-0001", completed=False)
     app.config["SEARCH_ENGINE"] = Broken()
-    response = browser_for(app, "dev").get("/topics/ACLIA2-CS-0001/search?q=病毒")
-    assert response.status_code == 200 and "no index for CS yet" in response.get_data(as_text=True)
+    dev = browser_for(app, "dev")
+    page = dev.get("/topics/ACLIA2-CS-0001/search?q=病毒").get_data(as_text=True)
+    assert "The search failed" in page and "/srv/" not in page
+    response = dev.post_json("/topics/ACLIA2-CS-0001/generate-query", {"key_terms": "禽流感"})
+    assert response.status_code == 503 and "/srv/" not in response.get_data(as_text=True)
+    assert "/srv/sepia/index/CS" in caplog.text  # the cause is in the server's log
 
 
 def test_generate_query_from_key_terms(app, store):

@@ -18,6 +18,12 @@ class SearchUnavailable(RuntimeError):
     """No engine or no index for this collection: the page says so instead of failing."""
 
 
+def _unavailable(message: str, error: Exception) -> SearchUnavailable:
+    """What the page says; the cause, which may name server paths, goes to the server's log only."""
+    current_app.logger.warning("search: %s", error, exc_info=error)
+    return SearchUnavailable(message)
+
+
 def engine():
     configured = current_app.config.get("SEARCH_ENGINE")
     if configured is not None:
@@ -31,7 +37,8 @@ def engine():
         try:
             cached = open_engine(current_app.config.get("SEARCH_INDEX_DIR"))
         except Exception as error:  # a missing or broken index must not take the page down
-            raise SearchUnavailable(f"The search index cannot be opened: {error}") from error
+            raise _unavailable("The search index cannot be opened: an organiser builds it with "
+                               "`sepia index build`.", error) from error
         current_app.extensions["sepia_search_engine"] = cached
     return cached
 
@@ -44,7 +51,7 @@ def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
     except SearchUnavailable:
         raise
     except Exception as error:
-        raise SearchUnavailable(f"The search failed: {error}") from error
+        raise _unavailable("The search failed; try a simpler query.", error) from error
     hits = [
         {"rank": hit.rank, "docid": hit.docid, "title": hit.title or "", "date": hit.date or "",
          "snippet": safe_snippet(hit.snippet_html or ""), "score": hit.score}
@@ -59,7 +66,7 @@ def generate_query(lang: str, key_terms: list[str]) -> str:
     except SearchUnavailable:
         raise
     except Exception as error:
-        raise SearchUnavailable(f"No query could be generated: {error}") from error
+        raise _unavailable("No query could be generated from these key terms.", error) from error
 
 
 def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> list[tuple[int, int]]:
