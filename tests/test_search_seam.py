@@ -220,3 +220,18 @@ def test_killed_tantivy_build_leaves_no_workers(tmp_path, sepia_home, monkeypatc
     assert result.exit_code == 0, result.output
     assert "EN: rebuilt (tantivy), 3000 documents added, 3000 indexed" in result.output
     store.dispose()
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_totals_count_every_match_beyond_the_first_page(name, tmp_path):
+    """Whoosh's matcher replacement drops what cannot reach the top N unless told not to: its
+    total then counted only some of the matches of an AND of ORs."""
+    engine = open_engine(tmp_path, name)
+    engine.add("EN", [{"docid": f"D{i}", "title": "storm" if i % 3 == 0 else "news", "date": "",
+                       "body": " ".join(["storm"] * (1 + i % 7) + ["flood"] * (1 + i % 5) + ["calm"] * (i % 11))}
+                      for i in range(400)])
+    for query in ("storm flood", "title:storm flood", "storm OR title:news"):
+        pages = [engine.search("EN", query, page=p, page_size=7) for p in (1, 30)]
+        everything = engine.search("EN", query, page_size=100)
+        assert pages[0].total == pages[1].total == everything.total == {
+            "storm flood": 400, "title:storm flood": 134, "storm OR title:news": 400}[query]

@@ -134,12 +134,14 @@ def cpu_seconds() -> float:
 def _tree(pid: int) -> list[int]:
     """pid and its descendants (Linux /proc)."""
     children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
             continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
+        try:
+            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):  # ended meanwhile
+            continue
+        children.setdefault(ppid, []).append(int(entry))
     found, todo = [], [pid]
     while todo:
         p = todo.pop()

@@ -7,6 +7,7 @@ from typing import Iterable
 
 from whoosh import index as windex
 from whoosh import scoring
+from whoosh.collectors import TopCollector
 
 from sepia.search.base import BaseEngine, check_language
 from sepia.search.engine import BuildReport, IndexStats
@@ -56,8 +57,12 @@ class WhooshEngine(BaseEngine):
 
     def _run(self, searcher, q, offset: int, limit: int):
         # Without block skipping the one scoring pass also counts every match, which is faster
-        # than skipping and then counting in a second pass (measured: about half the time).
-        results = searcher.search(q, limit=offset + limit, optimize=False)
+        # than skipping and then counting in a second pass (measured: about half the time). Nor
+        # may the matcher be replaced by one that drops what cannot reach the top N (Whoosh's
+        # `replace`, on even without optimize): the total would count only what it kept.
+        collector = TopCollector(limit=offset + limit, usequality=False, replace=0)
+        searcher.search_with_collector(q, collector)
+        results = collector.results()
         rows = [(results[i], results.score(i)) for i in range(offset, min(offset + limit, results.scored_length()))]
         return len(results), rows
 
