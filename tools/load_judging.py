@@ -8,7 +8,8 @@ reports the time of each save and checks that every acknowledged judgment is in 
 Each round makes a fresh store (on PostgreSQL a schema of its own), runs `sepia db upgrade`, seeds
 topics with ten nuggets, CCLQA runs, a pool shared out to the assessors with an overlap, then starts
 `gunicorn --workers W --threads T 'sepia.web:create_app()'` and lets A assessors judge their queues
-over loopback as the judging screen does (GET the item, POST the ticked nuggets). Afterwards:
+over loopback as the judging screen does (GET the item, read it for about --think seconds, POST the
+ticked nuggets; --think 0 saves back to back, a stress test beyond what people do). Afterwards:
 - lost: an acknowledged save (302) whose nugget judgments the store does not hold as sent;
 - duplicated: more than one judgment of one assessor on one response and nugget;
 - p50 / p95 of a save beside the aim (p95 under 100 ms).
@@ -74,7 +75,7 @@ def seed(url: str, assessors: int, topics: int, runs: int, seed_value: int) -> t
 
 
 def assessor(port: int, name: str, pool_id: int, clock: Clock, sent: dict, timings: list, statuses: Counter,
-             lock: threading.Lock, seed_value: int) -> None:
+             lock: threading.Lock, seed_value: int, think: float) -> None:
     rng = random.Random(seed_value)
     client = Client(port)
     client.log_in(name)
@@ -89,6 +90,7 @@ def assessor(port: int, name: str, pool_id: int, clock: Clock, sent: dict, timin
                 break  # the topic is done
             nuggets = NUGGET_RE.findall(page)
             ticked = sorted(int(n) for n in nuggets if rng.random() < 0.2)
+            time.sleep(rng.uniform(0.5, 1.5) * think)  # reading the response and the nuggets
             started = time.perf_counter()
             status, _ = client.request("POST", found.group(1), [("action", "save")] + [("nugget", str(n)) for n in ticked])
             elapsed = time.perf_counter() - started
@@ -130,6 +132,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--think", type=float, default=1.0,
+                        help="mean seconds an assessor reads an item before saving (0: saves back to back, a stress test)")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sepia-load-judging-"))
     url, drop = fresh_database(args.database_url, home)
@@ -143,7 +147,8 @@ def main() -> int:
     with production_server(env, args.workers, args.threads) as (port, _errors):
         clock = Clock(len(names), args.seconds)
         run_all([threading.Thread(target=assessor, args=(port, name, pool_id, clock, sent, timings, statuses, lock,
-                                                        args.seed * 100 + i)) for i, name in enumerate(names)])
+                                                        args.seed * 100 + i, args.think))
+                 for i, name in enumerate(names)])
     lost, duplicated = check(url, sent)
     drop()
     errors = sum(n for status, n in statuses.items() if status >= 500)
@@ -152,7 +157,8 @@ def main() -> int:
     p50 = statistics.median(timings) * 1000 if timings else 0.0
     p95 = statistics.quantiles(timings, n=20)[-1] * 1000 if len(timings) > 1 else p50
     print(f"# judging on {backend}: gunicorn {args.workers} workers x {args.threads} threads, {len(names)} assessors, "
-          f"{args.topics} topics x {args.runs} runs x 10 responses; load average {load[0]:.2f} on {os.cpu_count()} cores")
+          f"{args.topics} topics x {args.runs} runs x 10 responses, {args.think:g} s reading per item; "
+          f"load average {load[0]:.2f} on {os.cpu_count()} cores")
     print(f"saves {len(timings)}  acknowledged {len(sent)}  5xx {errors}  lost {lost}  duplicated {duplicated}  "
           f"p50 {p50:.1f} ms  p95 {p95:.1f} ms (aim < {AIM_MS:g} ms)")
     return 1 if lost or duplicated or errors else 0
