@@ -64,7 +64,8 @@ def term_sequence(sequence: Callable, text: str) -> tuple[str, int] | None:
         return None
     terms = split[0] + split[1]
     joined = " ".join(terms)
-    if len(joined.split()) != len(terms):
+    # tantivy splits at ASCII white space only; a term holding some cannot go this way
+    if joined.count(" ") != len(terms) - 1 or any(c in joined for c in "\t\n\r\x0b\x0c"):
         return None
     return joined, len(terms)
 
