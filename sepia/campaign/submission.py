@@ -40,6 +40,7 @@ class Receipt:
     items: int
     replaced: bool
     warnings: list[str] = field(default_factory=list)
+    submission_id: int | None = None  # the stored submission, once stored
 
     @property
     def item_name(self) -> str:
@@ -56,7 +57,8 @@ class Receipt:
 def receipt_of(row: Submission) -> Receipt:
     parsed = vocab.parse_run_id(row.run_id)
     return Receipt(row.run_id, row.kind, parsed.language_pair if parsed else "?", parsed.priority if parsed else 0,
-                   row.filename, row.submitted_at, row.sha256, row.size, row.topics, row.items, replaced=False)
+                   row.filename, row.submitted_at, row.sha256, row.size, row.topics, row.items, replaced=False,
+                   submission_id=row.id)
 
 
 def submit_run(session: Session, team: str | None, username: str, filename: str, data: bytes,
@@ -89,10 +91,12 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
     receipt = Receipt(run.metadata.run_id, kind, parsed.language_pair, parsed.priority, filename[:255], now,
                       hashlib.sha256(data).hexdigest(), len(data), len(run.topics), _items(run, kind),
                       replaced=previous is not None, warnings=[_located(p) for p in problems if p.severity != "error"])
-    session.add(Submission(run_id=receipt.run_id, kind=kind, team=team, topic_set_id=window.topic_set_id,
-                           filename=receipt.filename, sha256=receipt.sha256, size=receipt.size, content=data,
-                           topics=receipt.topics, items=receipt.items, submitted_by=username, submitted_at=now))
+    row = Submission(run_id=receipt.run_id, kind=kind, team=team, topic_set_id=window.topic_set_id,
+                     filename=receipt.filename, sha256=receipt.sha256, size=receipt.size, content=data,
+                     topics=receipt.topics, items=receipt.items, submitted_by=username, submitted_at=now)
+    session.add(row)
     session.flush()
+    receipt.submission_id = row.id
     return receipt
 
 

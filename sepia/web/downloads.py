@@ -19,8 +19,8 @@ from sepia.campaign import schedule
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.write import to_xml
 from sepia.store import io
-from sepia.vocab import language_pair_of
 from sepia.store.models import Submission, Topic, TopicSet, utcnow
+from sepia.vocab import language_pair_of
 from sepia.web.db import db
 from sepia.web.security import roles_required
 

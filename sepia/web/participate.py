@@ -70,9 +70,7 @@ def upload():
             "The same run was being stored by another upload at this moment; look at your submissions below "
             "and upload again if it is not there."]})
     flash(f"{receipt.run_id} {'replaced' if receipt.replaced else 'accepted'}.", "success")
-    submission_id = db().scalar(select(Submission.id).where(
-        Submission.run_id == receipt.run_id, Submission.kind == receipt.kind, Submission.superseded_at.is_(None)))
-    return redirect(url_for("participate.receipt", submission_id=submission_id))
+    return redirect(url_for("participate.receipt", submission_id=receipt.submission_id))
 
 
 def _own_submission(submission_id: int) -> Submission:

@@ -10,6 +10,7 @@ from sepia.scoring.campaign import NothingToScore, score_stored_runs
 from sepia.store.models import NuggetJudgment, Submission, TaskWindow, utcnow
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
+from sepia.web.participate import team_name
 from sepia.web.security import roles_required
 
 bp = Blueprint("results", __name__, url_prefix="/results")
@@ -19,20 +20,22 @@ def _all_results() -> dict[str, list[results.RunResult]]:
     return {m: results.load_results(db(), m) for m in results.MATCHERS}
 
 
+def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
+    """The tables beside the language pairs': runs by team and pair, and the IR4QA x CCLQA matrices."""
+    return results.runs_by_team(db()) + [
+        t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
+
+
 def _tables(scores: dict[str, list[results.RunResult]]) -> list:
-    tables = [t for section in results.pair_sections(scores) for t in section.tables] + results.runs_by_team(db())
-    tables += [t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
-    return tables
+    return [t for section in results.pair_sections(scores) for t in section.tables] + _campaign_tables(scores)
 
 
 @bp.route("/")
 @roles_required("organiser")
 def overview():
     scores = _all_results()
-    tables = results.runs_by_team(db())
-    tables += [t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
-    return render_template("results/overview.html", sections=results.pair_sections(scores), tables=tables,
-                           scored=any(scores.values()))
+    return render_template("results/overview.html", sections=results.pair_sections(scores),
+                           tables=_campaign_tables(scores), scored=any(scores.values()))
 
 
 @bp.route("/score", methods=["POST"])
@@ -75,16 +78,12 @@ def table_latex(key: str):
 @bp.route("/charts/<pair>.svg")
 @roles_required("organiser", "participant")
 def chart(pair: str):
-    if g.user.role == "participant" and not _released_runs(_team())[1]:
+    if g.user.role == "participant" and not _released_runs(team_name() or "")[1]:
         abort(404, "The organisers have not published the full table.")
     scores = _all_results()
     if not any(r.pair == pair for runs in scores.values() for r in runs):
         abort(404, "No scored runs of that language pair.")
     return Response(results.bar_chart_svg(scores, pair), mimetype="image/svg+xml")
-
-
-def _team() -> str:
-    return g.user.team.name if g.user.team else ""
 
 
 def _released_runs(team: str) -> tuple[set[str], bool]:
@@ -100,7 +99,7 @@ def _released_runs(team: str) -> tuple[set[str], bool]:
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
-    run_ids, published = _released_runs(_team())
+    run_ids, published = _released_runs(team_name() or "")
     scores = _all_results() if run_ids else {m: [] for m in results.MATCHERS}
     rows = {m: results.team_rows(scores[m], run_ids) for m in results.MATCHERS}
     return render_template("results/mine.html", rows=rows, labels=results.MATCHER_LABELS, released=bool(run_ids),
