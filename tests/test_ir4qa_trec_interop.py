@@ -84,7 +84,7 @@ def test_judged_at_k_equals_ir_measures():
     assert compared > 50
 
 
-def test_nerr_equals_gdeval_err_over_the_ideal_lists_err():
+def test_nerrexp_equals_gdeval_err_over_the_ideal_lists_err():
     # gdeval (TREC Web track) computes ERR with stopping probability (2^g - 1) / 2^4: levels 0..4
     qrels, run = random_collection(11, top_level=4)
     ranked = {qid: [d for d, _ in trec_eval_order(docs)] for qid, docs in run.items()}
@@ -97,14 +97,14 @@ def test_nerr_equals_gdeval_err_over_the_ideal_lists_err():
 
     actual = gdeval(ranked)
     ideal = gdeval({qid: sorted((d for d in docs if docs[d] > 0), key=lambda d: -docs[d]) for qid, docs in qrels.items()})
-    ours = sepia_values(qrels, run, [f"nERR@{k}" for k in K], top_level=4)
+    ours = sepia_values(qrels, run, [f"nERRexp@{k}" for k in K], top_level=4)
     compared = 0
     for qid, values in ours.items():
         for k in K:
             if (qid, f"ERR@{k}") in actual:
                 # gdeval prints five decimals
-                assert values[f"nERR@{k}"] == pytest.approx(actual[qid, f"ERR@{k}"] / ideal[qid, f"ERR@{k}"],
-                                                            abs=2e-4), (qid, k)
+                assert values[f"nERRexp@{k}"] == pytest.approx(actual[qid, f"ERR@{k}"] / ideal[qid, f"ERR@{k}"],
+                                                               abs=2e-4), (qid, k)
                 compared += 1
     assert compared > 50
 

@@ -123,20 +123,29 @@ def reciprocal_rank(t: Ranked, k: int) -> float:
     return next((1 / rank for rank, g in enumerate(t.top(k), start=1) if g > 0), 0.0)
 
 
-def _err(gains: Sequence[float], max_gain: float) -> float:
+def _err(gains: Sequence[float], stop: Callable[[float], float]) -> float:
+    """Expected reciprocal rank: the user stops at a document with probability `stop(gain)`."""
     value, not_stopped = 0.0, 1.0
     for rank, gain in enumerate(gains, start=1):
-        stop = (2 ** gain - 1) / 2 ** max_gain
-        value += not_stopped * stop / rank
-        not_stopped *= 1 - stop
+        value += not_stopped * stop(gain) / rank
+        not_stopped *= 1 - stop(gain)
     return value
 
 
-@register("nERR", "normalised expected reciprocal rank: ERR of the top k (stopping probability "
-                  "(2^g - 1) / 2^gmax, gmax the highest gain) over the ideal list's ERR")
+def _normalised_err(t: Ranked, k: int, stop: Callable[[float], float]) -> float:
+    ideal = _err(t.ideal[:k], stop)
+    return _err(t.top(k), stop) / ideal if ideal else 0.0
+
+
+@register("nERR", "normalised expected reciprocal rank as NTCIREVAL computes it: ERR of the top k (stopping "
+                  "probability g / (gmax + 1), gmax the highest gain) over the ideal list's ERR")
 def normalised_err(t: Ranked, k: int) -> float:
-    ideal = _err(t.ideal[:k], t.max_gain)
-    return _err(t.top(k), t.max_gain) / ideal if ideal else 0.0
+    return _normalised_err(t, k, lambda gain: gain / (t.max_gain + 1))
+
+
+@register("nERRexp", "nERR with Chapelle et al.'s stopping probability (2^g - 1) / 2^gmax, as gdeval's ERR@k")
+def normalised_err_exponential(t: Ranked, k: int) -> float:
+    return _normalised_err(t, k, lambda gain: (2 ** gain - 1) / 2 ** t.max_gain)
 
 
 @register("bpref", "binary preference: each relevant document retrieved scores 1 - min(n, R) / min(R, N), "
