@@ -117,13 +117,39 @@ def test_paired_randomization_matches_full_enumeration():
     assert result == paired_randomization_test(a, b, n_resamples=40000, seed=4)
 
 
+def test_randomised_p_values_count_the_observed_statistic_as_scipy_does():
+    """p = (k + 1) / (n + 1) (Phipson and Smyth 2010): never 0. scipy.stats.permutation_test uses the
+    same convention for randomised (not exhaustive) tests; its sign flips of one sample are our null."""
+    from scipy import stats
+
+    a = np.array([0.42, 0.31, 0.55, 0.18, 0.60, 0.47, 0.29, 0.51, 0.33, 0.40, 0.52, 0.47, 0.3, 0.2, 0.6, 0.5])
+    b = a - np.array([0.04, 0.01, 0.14, -0.04, 0.08, 0.07, -0.02, 0.08, 0.03, 0.05, 0.06, 0.09, -0.05, 0.0, 0.02,
+                      -0.06])
+    ours = paired_randomization_test(a, b, n_resamples=20000, seed=4).pvalue
+    # 20,000 draws < 2^16 sign patterns: scipy resamples (and adds one) rather than enumerating
+    theirs = stats.permutation_test((a - b,), lambda d, axis: np.abs(d.mean(axis=axis)), permutation_type="samples",
+                                    vectorized=True, n_resamples=20000, alternative="greater",
+                                    random_state=np.random.default_rng(1)).pvalue
+    exact = _exact_randomization_p(a - b)                  # 65,536 sign patterns
+    assert ours == pytest.approx(exact, abs=0.006) and theirs == pytest.approx(exact, abs=0.006)   # 4 SD
+    # Differences all of one sign and equal: only the two all-same-sign flips reach |mean|, so with
+    # n = 3 resamples of 12 topics k is 0 for this seed and p = 1 / 4, where the share of k was 0.
+    flips = np.where(np.random.default_rng(0).random((3, 12)) < 0.5, -1.0, 1.0)
+    assert not (np.abs(flips.mean(-1)) >= 1).any()
+    assert paired_randomization_test(np.ones(12), np.zeros(12), n_resamples=3, seed=0).pvalue == 0.25
+    # a metric identical to the other: every permuted difference equals the observed 0, k = n
+    M, Z = _campaign()
+    assert permutation_test(M[0], M[0], Z, "system", "pearson", n_resamples=9, seed=0).pvalue == 1.0
+
+
 def test_paired_bootstrap():
     a = np.array([0.42, 0.31, 0.55, 0.18, 0.60, 0.47, 0.29, 0.51, 0.33, 0.40])
     b = a - 0.05
     interval, test = paired_bootstrap(a, b, n_resamples=2000, seed=1)
     assert interval.estimate == pytest.approx(0.05)
     assert interval.low == pytest.approx(0.05) and interval.high == pytest.approx(0.05)  # constant difference
-    assert test.pvalue == 0.0
+    # no resampled mean (all equal to the observed one) is away from it by 0.05: k = 0, p = 1 / 2001
+    assert test.pvalue == 1 / 2001
     noisy_b = b + np.array([0.1, -0.1] * 5)
     interval, test = paired_bootstrap(a, noisy_b, n_resamples=2000, seed=1)
     assert interval.low < interval.estimate < interval.high and 0 < test.pvalue <= 1

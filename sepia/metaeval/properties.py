@@ -15,7 +15,7 @@ from itertools import combinations
 import numpy as np
 
 from sepia.metaeval.correlation import check_measure, coefficient, correlate
-from sepia.metaeval.significance import pair_deltas, same_missing_cells, standardize, swap_masks
+from sepia.metaeval.significance import pair_deltas, randomised_pvalue, same_missing_cells, standardize, swap_masks
 
 @dataclass(frozen=True)
 class DiscriminativePower:
@@ -48,7 +48,7 @@ def discriminative_power(metrics, Z, level: str, coefficient_name: str, *, metho
     b = np.array([p[1] for p in pairs])
     samples = pair_deltas(M, Z, a, b, masks, level, coefficient_name)
     delta = observed[a] - observed[b]
-    share = (np.abs(samples) >= np.abs(delta)[:, None] - 1e-12).mean(-1)
+    share = randomised_pvalue(np.abs(samples) >= np.abs(delta)[:, None] - 1e-12)
     pvalues = {pair: float(p) if np.isfinite(d) else float("nan") for pair, p, d in zip(pairs, share, delta)}
     values = np.fromiter(pvalues.values(), float)
     return DiscriminativePower(float(np.nanmean(values)) if np.isfinite(values).any() else float("nan"), pvalues)

@@ -59,15 +59,23 @@ def swap_masks(rng, n: int, shape: tuple[int, int], method: str) -> np.ndarray:
     raise ValueError(f"unknown permutation method {method!r}; choose one of {', '.join(PERMUTATIONS)}")
 
 
+def randomised_pvalue(extreme, axis=-1):
+    """(k + 1) / (n + 1), k the resamples (of n) at least as extreme as the observed statistic: the
+    observed statistic counts as one of the resamples, so p is never 0 (Phipson and Smyth 2010;
+    scipy.stats.permutation_test does the same for randomised tests)."""
+    extreme = np.asarray(extreme, bool)
+    return (extreme.sum(axis) + 1) / (extreme.shape[axis] + 1)
+
+
 def _pvalue(samples, observed, alternative):
     # A small tolerance so that a sample equal to the observed value up to rounding counts.
     eps = 1e-12
     if alternative == "two-sided":
-        return float(np.mean(np.abs(samples) >= abs(observed) - eps))
+        return float(randomised_pvalue(np.abs(samples) >= abs(observed) - eps))
     if alternative == "greater":
-        return float(np.mean(samples >= observed - eps))
+        return float(randomised_pvalue(samples >= observed - eps))
     if alternative == "less":
-        return float(np.mean(samples <= observed + eps))
+        return float(randomised_pvalue(samples <= observed + eps))
     raise ValueError(f"unknown alternative {alternative!r}; choose one of {', '.join(ALTERNATIVES)}")
 
 
@@ -189,7 +197,7 @@ def permutation_test(X, Y, Z, level: str, coefficient_name: str, method: str = "
                      alternative: str = "two-sided", n_resamples: int = 1000, seed=None) -> TestResult:
     """Permutation test of H0: r(X, Z) = r(Y, Z) (Deutsch et al. 2021). The three matrices are
     standardised first; X and Y must have their missing cells in the same places. The p-value is
-    the share of permuted differences at least as extreme as the observed one."""
+    (k + 1) / (n + 1), k the permuted differences (of n) at least as extreme as the observed one."""
     check_measure(level, coefficient_name)
     X, Y, Z = (standardize(a) for a in (X, Y, Z))
     same_missing_cells(X, Y)
@@ -287,8 +295,8 @@ def _paired(a, b):
 
 def paired_randomization_test(a, b, *, n_resamples: int = 10000, seed=None) -> TestResult:
     """Two-sided paired randomization test over topics: under H0 the sign of each topic's
-    difference is arbitrary; p is the share of sign flips whose mean difference is at least as
-    large in absolute value as the observed one."""
+    difference is arbitrary; p = (k + 1) / (n + 1), k the sign flips (of n) whose mean difference
+    is at least as large in absolute value as the observed one."""
     d = _paired(a, b)
     observed = d.mean()
     signs = np.where(np.random.default_rng(seed).random((n_resamples, len(d))) < 0.5, -1.0, 1.0)
@@ -298,7 +306,8 @@ def paired_randomization_test(a, b, *, n_resamples: int = 10000, seed=None) -> T
 def paired_bootstrap(a, b, *, n_resamples: int = 10000, confidence: float = 0.95, seed=None):
     """Paired bootstrap over topics: a percentile interval of the mean difference a - b, and a
     two-sided p-value from the shifted bootstrap (Sakai 2006): differences are centred on zero
-    and p is the share of resampled means at least as far from zero as the observed mean."""
+    and p = (k + 1) / (n + 1), k the resampled means (of n) at least as far from zero as the
+    observed mean."""
     d = _paired(a, b)
     observed = d.mean()
     picks = np.random.default_rng(seed).integers(0, len(d), (n_resamples, len(d)))

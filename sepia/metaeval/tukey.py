@@ -15,6 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
+from sepia.metaeval.significance import randomised_pvalue
+
 
 @dataclass(frozen=True)
 class PairResult:
@@ -68,6 +70,6 @@ def randomised_tukey_hsd(scores: dict[str, Sequence[float]], trials: int = 10000
     for i, j in combinations(range(len(runs)), 2):
         observed = means[i] - means[j]
         # a tolerance so that a difference equal to the observed one is not lost to rounding
-        k = int(np.count_nonzero(statistics >= abs(observed) - 1e-12))
-        pairs.append(PairResult(runs[i], runs[j], float(observed), (k + 1) / (trials + 1)))
+        p = randomised_pvalue(statistics >= abs(observed) - 1e-12)
+        pairs.append(PairResult(runs[i], runs[j], float(observed), float(p)))
     return TukeyHSD(runs, means.tolist(), matrix.shape[0], trials, seed, pairs)
