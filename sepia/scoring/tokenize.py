@@ -2,8 +2,9 @@
 
 Text is NFKC-normalised and lower-cased. Every CJK ideograph, hiragana, katakana and hangul
 character is a token on its own (character unigrams); a run of other letters or digits is one word
-token; punctuation and white space are not tokens. English words may be stemmed (Porter2, the Snowball English stemmer) and stop
-words dropped, as POURPRE did; both are off by default.
+token; punctuation and white space are not tokens. English words may be stemmed (Snowball English) and
+stop words dropped (SEPIA's list), as POURPRE did; both are off by default and both come from
+sepia.text.english, which the EN search analyzer uses too.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+
+from sepia.text import english
 
 # Ideographs (URO, extensions A-H, compatibility), iteration marks 々〆〇 and 〻, kana (without the
 # punctuation ゠ and ・ that live in the katakana block), hangul syllables and jamo.
@@ -56,12 +59,8 @@ class Tokenizer:
 
     @cached_property
     def _stop(self) -> frozenset[str]:
-        from whoosh.analysis import STOP_WORDS
-
-        return frozenset(STOP_WORDS)
+        return english.stop_words()
 
     @cached_property
     def _stemmer(self):
-        from whoosh.lang.porter2 import stem
-
-        return stem
+        return english.stem

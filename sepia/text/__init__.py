@@ -1,0 +1,1 @@
+"""Text analysis that search and scoring share (sepia.text.english)."""
