@@ -122,6 +122,51 @@ def aeollm(pred_path, human_path, output):
 
 
 @metaeval.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--human", required=True, help="The metric that holds the human scores.")
+@click.option("--metric", "metrics", multiple=True, help="Compare only these metrics (repeat; default: all).")
+@click.option("--by", help="Also report per value of this column of the long TSV (answer_type, subset, aspect).")
+@click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
+              help="Permutations per test of discriminative power.")
+@click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
+              help="Random half splits for ranking consistency.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+def scores(paths, human, metrics, by, permutations, repetitions, seed, output):
+    """Any metric against human scores: a long TSV (system, input, metric, value and any grouping
+    columns) or trec_eval -q files (one per system). Correlations at four levels, pairwise accuracy
+    with tie calibration, Williams' test, ties diagnostics, discriminative power, ranking consistency.
+
+    Example: sepia metaeval scores scores.tsv --human human --by answer_type
+    """
+    from sepia.metaeval.render import json_ready
+    from sepia.metaeval.score_files import read_score_files
+    from sepia.metaeval.scores import score_grids, scores_report
+    from sepia.metaeval.scores_render import scores_text, scores_tsv
+
+    table = load_or_exit(read_score_files, paths)
+    if by is not None and not table.columns:
+        raise click.UsageError("--by needs a long TSV with grouping columns; trec_eval files have none")
+    try:
+        grids = score_grids(table, human, metrics, by)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    for grid in grids:
+        for message in grid.warnings:
+            warn(message)
+    reports = [json_ready(scores_report(g, n_resamples=permutations, repetitions=repetitions, seed=seed))
+               for g in grids]
+    settings = {"permutations": permutations, "repetitions": repetitions, "seed": seed}
+    if output == "json":
+        click.echo(json.dumps({"human": human, "by": by, "settings": settings, "groups": reports},
+                              ensure_ascii=False, indent=1))
+    elif output == "tsv":
+        click.echo(scores_tsv(reports), nl=False)
+    else:
+        click.echo(scores_text(reports, settings), nl=False)
+
+
+@metaeval.command()
 @click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="Gold standard XML.")
 @click.option("--run", "run_paths", multiple=True, required=True, type=click.Path(exists=True, dir_okay=False),

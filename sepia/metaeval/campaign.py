@@ -12,8 +12,8 @@ from typing import Sequence
 import numpy as np
 
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
-from sepia.metaeval.correlation import COEFFICIENTS, LEVELS, MEASURES, correlate
-from sepia.metaeval.properties import discriminative_power, ranking_consistency
+from sepia.metaeval.correlation import COEFFICIENTS, correlation_grid
+from sepia.metaeval.properties import measure_properties
 from sepia.metaeval.ranking import kendall_tau, tau_ap
 from sepia.metaeval.render import json_ready
 from sepia.metaeval.significance import bootstrap_ci
@@ -71,8 +71,7 @@ def metaeval_report(data: ScoreMatrices, *, n_resamples: int = 1000, repetitions
     human_runs = np.array([data.run_scores["human"][r] for r in data.runs])
     for name in names:
         X = data.automatic[name]
-        report["correlations"][name] = {level: {c: correlate(X, data.human, level, c) for c in COEFFICIENTS}
-                                        for level in LEVELS}
+        report["correlations"][name] = correlation_grid(X, data.human)
         report["intervals"][name] = {}
         for c in COEFFICIENTS:
             ci = bootstrap_ci(X, data.human, "system", c, n_resamples=n_resamples, confidence=confidence, seed=seed)
@@ -81,17 +80,7 @@ def metaeval_report(data: ScoreMatrices, *, n_resamples: int = 1000, repetitions
         report["ranking"][name] = {"tau": kendall_tau(human_runs, auto_runs), "tau_ap": tau_ap(human_runs, auto_runs)}
     if len(names) >= 2:
         metrics = np.stack([data.automatic[n] for n in names])
-        power, consistency, curves, pairs = {}, {}, {}, {}
-        for level, c in MEASURES:
-            dp = discriminative_power(metrics, data.human, level, c, n_resamples=n_resamples, seed=seed)
-            power.setdefault(level, {})[c] = dp.mean_pvalue
-            curves[f"{level}/{c}"] = dp.curve().tolist()
-            for (a, b), p in dp.pvalues.items():
-                pairs.setdefault(f"{names[a]} vs {names[b]}", {})[f"{level}/{c}"] = p
-            if len(data.topics) >= 4:
-                consistency.setdefault(level, {})[c] = ranking_consistency(
-                    metrics, data.human, level, c, repetitions=repetitions, seed=seed)
-        report.update(discriminative_power=power, ranking_consistency=consistency, pvalue_curves=curves,
-                      pair_pvalues=pairs)
+        report.update(measure_properties(metrics, names, data.human, n_resamples=n_resamples,
+                                         repetitions=repetitions, seed=seed))
     return json_ready(report)
 

@@ -155,3 +155,8 @@ def _correlate(X, Z, valid, level, name):
         return np.nanmean(coefficient(X, Z, valid, name), axis=-1)
     flat = X.shape[:-2] + (-1,)
     return coefficient(X.reshape(flat), Z.reshape(flat), valid.reshape(flat), name)
+
+
+def correlation_grid(X, Z) -> dict[str, dict[str, float]]:
+    """All sixteen measures of X against Z: level -> coefficient -> value."""
+    return {level: {c: correlate(X, Z, level, c) for c in COEFFICIENTS} for level in LEVELS}

@@ -14,8 +14,10 @@ from itertools import combinations
 
 import numpy as np
 
-from sepia.metaeval.correlation import check_measure, coefficient, correlate
-from sepia.metaeval.significance import pair_deltas, randomised_pvalue, same_missing_cells, standardize, swap_masks
+from sepia.metaeval.correlation import MEASURES, check_measure, coefficient, correlate
+from sepia.metaeval.significance import (pair_deltas, randomised_pvalue, same_missing_cells, standardize,
+                                         swap_masks)
+
 
 @dataclass(frozen=True)
 class DiscriminativePower:
@@ -82,3 +84,20 @@ def _halves(M, Z, columns, level, coefficient_name):
     Mh = np.moveaxis(Mh, 2, 0)                # (reps, metrics, systems, half)
     Zh = np.moveaxis(Zh, 1, 0)[:, None]       # (reps, 1, systems, half)
     return correlate(Mh, Zh, level, coefficient_name)
+
+
+def measure_properties(metrics, names, Z, *, n_resamples: int = 1000, repetitions: int = 100, seed=None) -> dict:
+    """Discriminative power (mean p-value, curve, and every pair's p-value) and ranking consistency
+    of all sixteen measures for two or more metrics; consistency needs four inputs or more."""
+    power, consistency, curves, pairs = {}, {}, {}, {}
+    for level, c in MEASURES:
+        dp = discriminative_power(metrics, Z, level, c, n_resamples=n_resamples, seed=seed)
+        power.setdefault(level, {})[c] = dp.mean_pvalue
+        curves[f"{level}/{c}"] = dp.curve().tolist()
+        for (a, b), p in dp.pvalues.items():
+            pairs.setdefault(f"{names[a]} vs {names[b]}", {})[f"{level}/{c}"] = p
+        if np.shape(Z)[1] >= 4:
+            consistency.setdefault(level, {})[c] = ranking_consistency(metrics, Z, level, c,
+                                                                       repetitions=repetitions, seed=seed)
+    return {"discriminative_power": power, "ranking_consistency": consistency, "pvalue_curves": curves,
+            "pair_pvalues": pairs}
