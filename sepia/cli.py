@@ -19,6 +19,7 @@ COMMANDS = {
     "db": "sepia.commands.store:db",
     "demo": "sepia.commands.demo:demo",
     "evaluate-ir4qa": "sepia.commands.ir4qa:evaluate_ir4qa_command",
+    "evaluate-qa": "sepia.commands.qa:evaluate_qa_command",
     "pool": "sepia.commands.pool:pool",
     "corpus": "sepia.commands.corpus:corpus",
     "index": "sepia.commands.index:index",

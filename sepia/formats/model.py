@@ -31,6 +31,7 @@ class Topic:
     answer_type: str | None = None
     status: str | None = None  # in_progress | completed
     memo: str | None = None
+    key_terms: list[LangText] = field(default_factory=list)  # gold key terms, for Question Analysis runs
 
     def question(self, lang: str) -> str | None:
         return next((q.text for q in self.questions if q.lang == lang), None)

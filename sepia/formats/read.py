@@ -126,8 +126,9 @@ class _Reader:
             questions = self.lang_texts(el, "QUESTION", topic_id)
             narratives = self.lang_texts(el, "NARRATIVE", topic_id)
             self.question_languages(el, topic_id, questions)
+            key_terms = [model.LangText(k.get("LANG", ""), k.text or "") for k in el.iterfind("KEY_TERM")]
             topics.append(model.Topic(topic_id, questions, narratives, el.get("ANSWER_TYPE"),
-                                      el.get("STATUS"), el.findtext("MEMO")))
+                                      el.get("STATUS"), el.findtext("MEMO"), key_terms))
         return model.TopicSet(topics, lang)
 
     def lang_texts(self, topic, tag: str, topic_id: str) -> list[model.LangText]:

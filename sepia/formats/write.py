@@ -50,6 +50,8 @@ def _(obj: model.TopicSet):
             _child(el, "QUESTION", q.text, LANG=q.lang)
         for n in topic.narratives:
             _child(el, "NARRATIVE", n.text, LANG=n.lang)
+        for k in topic.key_terms:
+            _child(el, "KEY_TERM", k.text, LANG=k.lang)
         if topic.memo is not None:
             _child(el, "MEMO", topic.memo)
     return root

@@ -1,0 +1,98 @@
+"""`sepia evaluate-qa`: answer-type accuracy and key-term recall of Question Analysis runs."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from sepia import vocab
+from sepia.commands.common import check_store_use, expand_run_paths, score_or_exit, warn
+from sepia.formats.model import GoldStandard, QARun, Topic, TopicSet
+from sepia.formats.validate import validate_file
+from sepia.qa.evaluate import evaluate_qa
+from sepia.qa.report import as_json, confusion_tables, table, tsv
+
+SETTINGS = {
+    "answer_type": "the run's ANSWER_TYPE with the highest SCORE (equal scores: the first in the file; a missing "
+                   "SCORE ranks last); a topic the run leaves out counts as wrong",
+    "key_terms": "gold KEY_TERMs of the topic in the run's source and target languages; texts equal after NFKC "
+                 "and lower case (and LANG equal when the run gives one); recall and precision macro averaged "
+                 "over the topics with gold key terms",
+}
+
+
+@click.command("evaluate-qa")
+@click.option("--topics", "topics_path", type=click.Path(exists=True, dir_okay=False),
+              help="Topic set XML (answer types and optional gold KEY_TERMs), or a gold standard XML "
+                   "(answer types only).")
+@click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
+              help="Question Analysis run XML, or a folder of them; repeat for several runs.")
+@click.argument("more_runs", nargs=-1, type=click.Path(exists=True))
+@click.option("--store", "from_store", is_flag=True,
+              help="Score the QA runs held in the campaign store against its topics' answer types "
+                   "(the store keeps no gold key terms; scores are printed, not kept).")
+@click.option("--run-id", "run_ids", multiple=True, metavar="RUN_ID",
+              help="With --store: only this stored run; repeat for several (default: every QA run).")
+@click.option("--lang-pair", "lang_pairs", multiple=True, type=click.Choice(vocab.LANGUAGE_PAIRS, case_sensitive=False),
+              help="With --store: only the runs of this language pair; repeat for several.")
+@click.option("--confusion", is_flag=True, help="Table format: also print each run's confusion matrix of answer "
+                                                "types (gold by predicted); JSON always has it.")
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, lang_pairs, confusion, output):
+    """Score Question Analysis runs: answer-type accuracy (overall, by answer type, confusion matrix)
+    and, where the topics have gold KEY_TERMs, key-term recall and precision; one table per
+    language pair. Every file is validated first; problems are printed as PATH:LINE:COLUMN."""
+    check_store_use(from_store, {"--topics": topics_path, "--run": run_paths + more_runs}, run_ids, lang_pairs)
+    if from_store:
+        from sepia.qa.campaign import score_stored_qa
+        from sepia.store.db import Store
+
+        results = score_or_exit(score_stored_qa, Store(), run_ids, lang_pairs)
+    else:
+        results = _score_files(topics_path, expand_run_paths(run_paths + more_runs))
+    for message in dict.fromkeys(w for r in results for w in r.warnings):
+        warn(message)
+    if output == "json":
+        click.echo(as_json(results, SETTINGS))
+    elif output == "tsv":
+        click.echo(tsv(results), nl=False)
+    else:
+        click.echo(table(results, "Question Analysis: answer-type accuracy (by gold answer type), key-term recall "
+                                  "and precision"), nl=False)
+        if confusion:
+            click.echo(confusion_tables(results), nl=False)
+
+
+def _validated(path: str, format_name: str | None, kinds: tuple[type, ...]):
+    """The file's object after every check of `sepia validate`, or None when it is invalid or of
+    another kind; its problems (warnings too) go to stderr as PATH:LINE:COLUMN: message."""
+    obj, problems = validate_file(path, format_name)
+    for problem in problems:
+        click.echo(str(problem), err=True)
+    if obj is not None and not isinstance(obj, kinds):
+        click.echo(f"{path}:1:1: expected {' or '.join(k.__name__ for k in kinds)}, got a {type(obj).__name__}",
+                   err=True)
+        return None
+    return obj
+
+
+def _topics(obj) -> list[Topic]:
+    """A gold standard's topics as topics: their answer types, without key terms."""
+    if isinstance(obj, GoldStandard):
+        return [Topic(t.topic_id, t.questions, answer_type=t.answer_type) for t in obj.topics]
+    return obj.topics
+
+
+def _score_files(topics_path, run_paths):
+    if not topics_path:
+        raise click.UsageError("give the topics: --topics TOPICS.xml (or --store to score the campaign store)")
+    if not run_paths:
+        raise click.UsageError("give at least one run: --run QA.xml (a file or a folder of run files)")
+    topics = _validated(topics_path, None, (TopicSet, GoldStandard))
+    runs = [_validated(path, "qa", (QARun,)) for path in run_paths]
+    if topics is None or None in runs:  # every file's problems are listed before giving up
+        sys.exit(1)
+    repeated = sorted({r.metadata.run_id for r in runs if sum(o.metadata.run_id == r.metadata.run_id for o in runs) > 1})
+    if repeated:
+        raise click.UsageError(f"the same run ID is given more than once: {', '.join(repeated)}")
+    return evaluate_qa(_topics(topics), runs)
