@@ -146,3 +146,76 @@ def test_aeollm_reader_reports_every_bad_line_and_unmatched_answers():
         parse_scores("taskId questionId answerId score rank\n")
     rows, overall, warnings = compare(parse_scores("1 q a 1\n1 q b 2\n1 q c 3\n"), parse_scores("1 q a 1\n1 q b 2\n"))
     assert rows[0].answers == 2 and len(warnings) == 1 and "no human score" in warnings[0]
+
+
+# Three annotators for a1 (5, 1, 1) and two for a2 (2, 2): the medians 1 and 2 put a2 above a1,
+# the means (2.33 and 2) and the first annotator alone (5 against 2) put a1 above a2.
+# a3 has one annotator; q2's a1 one, a2 two (in a second file).
+AEOLLM_ANNOTATORS = """taskId questionId answerId score
+1 q1 a1 5
+1 q1 a1 1
+1 q1 a1 1
+1 q1 a2 2
+1 q1 a2 2
+1 q1 a3 0
+1 q2 a1 2
+"""
+AEOLLM_ANNOTATORS_MORE = "1 q2 a2 4\n1 q2 a2 4\n"
+
+
+def test_aeollm_human_score_is_the_median_of_the_annotators(tmp_path):
+    from sepia.metaeval.aeollm import read_human_scores
+
+    (tmp_path / "h1.txt").write_text(AEOLLM_ANNOTATORS)
+    (tmp_path / "h2.txt").write_text(AEOLLM_ANNOTATORS_MORE)
+    human, several = read_human_scores([tmp_path / "h1.txt", tmp_path / "h2.txt"])
+    assert human == {("1", "q1", "a1"): 1.0, ("1", "q1", "a2"): 2.0, ("1", "q1", "a3"): 0.0,
+                     ("1", "q2", "a1"): 2.0, ("1", "q2", "a2"): 4.0}
+    assert several == 3                 # q1 a1, q1 a2, q2 a2 (two lines in the second file)
+    # a prediction file must still score each answer once
+    with pytest.raises(FormatError, match="already scored on line 1"):
+        parse_scores("1 q1 a1 0.5\n1 q1 a1 0.7\n")
+
+
+def test_aeollm_leaderboard_ranks_by_acc_then_tau_and_shares_ranks():
+    from sepia.metaeval.aeollm import leaderboard
+
+    human = parse_scores(AEOLLM_HUMAN)
+    perfect = parse_scores(AEOLLM_PRED.replace("1 q2 a1 0.3 1", "1 q2 a1 0.05 2"))
+    entries, warnings = leaderboard({"as_is": parse_scores(AEOLLM_PRED), "fixed": perfect, "twin": dict(perfect)},
+                                    human)
+    # "fixed" orders q2 as the humans do: task 1 acc = mean(2/3, 1), overall mean(5/6, 1) = 11/12
+    assert [(e.rank, e.run) for e in entries] == [(1, "fixed"), (1, "twin"), (3, "as_is")]
+    assert entries[0].overall.acc == pytest.approx(11 / 12)
+    assert entries[2].overall.acc == pytest.approx(np.mean([1 / 3, 1]))    # as in test_aeollm_report_by_hand
+    assert warnings == {"as_is": [], "fixed": [], "twin": []}
+
+
+def test_aeollm_command_leaderboard(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+
+    (tmp_path / "human.txt").write_text(AEOLLM_ANNOTATORS + AEOLLM_ANNOTATORS_MORE)
+    # run_a agrees with the medians on every pair; run_b puts a1 above a2, as the means would
+    (tmp_path / "run_a.txt").write_text("1 q1 a1 0.2\n1 q1 a2 0.6\n1 q1 a3 0.1\n1 q2 a1 0.1\n1 q2 a2 0.9\n")
+    (tmp_path / "run_b.txt").write_text("1 q1 a1 0.9\n1 q1 a2 0.6\n1 q1 a3 0.1\n1 q2 a1 0.1\n1 q2 a2 0.9\n")
+    args = ["metaeval", "aeollm", "--pred", str(tmp_path / "run_b.txt"), "--pred", str(tmp_path / "run_a.txt"),
+            "--human", str(tmp_path / "human.txt")]
+    result = CliRunner().invoke(main, args + ["--format", "json"])
+    assert result.exit_code == 0, result.output
+    board = json.loads(result.stdout)["leaderboard"]
+    assert [(e["rank"], e["run"]) for e in board] == [(1, "run_a"), (2, "run_b")]
+    # run_b: q1 has 3 pairs, (a1, a2) reversed: 2/3; q2: 1 -> acc 5/6; tau-b on q1 = (2 - 1) / 3
+    assert board[1]["overall"]["acc"] == pytest.approx(5 / 6)
+    assert board[1]["overall"]["tau"] == pytest.approx(np.mean([1 / 3, 1]))
+    assert board[0]["overall"]["acc"] == pytest.approx(1.0)
+    table = CliRunner().invoke(main, args)
+    assert table.output.splitlines()[0].split() == ["rank", "run", "answers", "acc", "tau", "rho", "acc", "1"]
+    assert "median of the annotators for 3 of 5 answers" in table.output
+    missing = tmp_path / "run_c.txt"
+    missing.write_text("9 q9 a1 0.5\n")
+    result = CliRunner().invoke(main, args + ["--pred", str(missing)])
+    assert result.exit_code == 1 and "run_c" in result.output

@@ -93,32 +93,49 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
 
 
 @metaeval.command()
-@click.option("--pred", "pred_path", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Evaluator scores: taskId questionId answerId score rank.")
-@click.option("--human", "human_path", required=True, type=click.Path(exists=True, dir_okay=False),
-              help="Human scores in the same layout (rank optional).")
+@click.option("--pred", "pred_paths", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Evaluator scores: taskId questionId answerId score rank; repeat for a leaderboard.")
+@click.option("--human", "human_paths", required=True, multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Human scores in the same layout (rank optional); an answer on several lines or in several "
+                   "files has several annotators, whose median counts.")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def aeollm(pred_path, human_path, output):
-    """Agreement of an AEOLLM-style evaluator with human scores: acc, Kendall's tau and Spearman's
-    rho per task (over the answers of each question, averaged) and overall (mean of tasks).
+def aeollm(pred_paths, human_paths, output):
+    """Agreement of AEOLLM-style evaluators with human scores: acc, Kendall's tau and Spearman's
+    rho per task (over the answers of each question, averaged) and overall (mean of tasks); with
+    several --pred files, a leaderboard ranked by overall acc, then tau, then rho.
 
-    Example: sepia metaeval aeollm --pred run.txt --human human.txt
+    Example: sepia metaeval aeollm --pred run1.txt --pred run2.txt --human human.txt
     """
-    from sepia.metaeval.aeollm import compare, read_scores
-    from sepia.metaeval.render import aeollm_text, json_ready
+    from sepia.metaeval.aeollm import leaderboard, read_human_scores, read_scores
+    from sepia.metaeval.render import aeollm_leaderboard_text, aeollm_text, json_ready
 
-    predicted = load_or_exit(read_scores, pred_path)
-    human = load_or_exit(read_scores, human_path)
-    rows, overall, warnings = compare(predicted, human)
-    for message in warnings:
-        warn(message)
-    if not rows:
-        raise click.ClickException("no answer is scored in both files")
-    if output == "json":
-        click.echo(json.dumps(json_ready({"tasks": [r.as_dict() for r in rows], "overall": overall.as_dict()}),
-                              indent=1))
+    human, annotated = load_or_exit(read_human_scores, human_paths)
+    names = [Path(p).stem for p in pred_paths]
+    if len(set(names)) < len(names):
+        names = list(pred_paths)
+    if len(set(names)) < len(names):
+        raise click.UsageError("the same --pred file is given more than once")
+    entries, warnings = leaderboard({n: load_or_exit(read_scores, p) for n, p in zip(names, pred_paths)}, human)
+    for run, messages in warnings.items():
+        for message in messages:
+            warn(f"{run}: {message}" if len(entries) > 1 else message)
+    empty = [e.run for e in entries if not e.tasks]
+    if empty:
+        raise click.ClickException(f"no answer is scored in both files: {', '.join(empty)} and the human scores"
+                                   if len(entries) > 1 else "no answer is scored in both files")
+    if len(entries) == 1:
+        report = {"tasks": [t.as_dict() for t in entries[0].tasks], "overall": entries[0].overall.as_dict()}
     else:
-        click.echo(aeollm_text(json_ready([r.as_dict() for r in rows]), json_ready(overall.as_dict())), nl=False)
+        report = {"leaderboard": [e.as_dict() for e in entries]}
+    report = json_ready({**report, "annotated_answers": len(human), "several_annotators": annotated})
+    if output == "json":
+        click.echo(json.dumps(report, indent=1))
+    elif len(entries) == 1:
+        click.echo(aeollm_text(report["tasks"], report["overall"]), nl=False)
+    else:
+        click.echo(aeollm_leaderboard_text(report["leaderboard"]), nl=False)
+    if output != "json" and annotated:
+        click.echo(f"human score = median of the annotators for {annotated} of {len(human)} answers")
 
 
 @metaeval.command()

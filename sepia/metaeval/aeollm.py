@@ -8,6 +8,10 @@ may be left out of either file). Per task, and overall as the mean of the tasks:
   answers of each question, the mean over questions (questions where either is constant are left
   out, since the coefficients are undefined there).
 Scores are compared, higher is better; the rank column is read and checked but not needed.
+
+Human scores may come from several annotators: one line per annotator and answer, in one file or
+in several. An answer's human score is the median of its annotators' scores, as AEOLLM takes it.
+Several evaluators' prediction files make a leaderboard, ranked by overall acc, then tau, then rho.
 """
 from __future__ import annotations
 
@@ -26,8 +30,17 @@ Key = tuple[str, str, str]  # task, question, answer
 
 def parse_scores(text: str, name: str = "<input>") -> dict[Key, float]:
     """Parse white-space separated lines; a first line whose fourth field is `score` is a header.
-    Every bad line is reported, as PATH:LINE:COLUMN."""
-    scores: dict[Key, float] = {}
+    Every bad line is reported, as PATH:LINE:COLUMN; an answer scored twice is one of them."""
+    return {key: values[0] for key, values in _parse(text, name, repeated=False).items()}
+
+
+def parse_annotations(text: str, name: str = "<input>") -> dict[Key, list[float]]:
+    """As parse_scores, but an answer may be scored on several lines, one per annotator."""
+    return _parse(text, name, repeated=True)
+
+
+def _parse(text: str, name: str, repeated: bool) -> dict[Key, list[float]]:
+    scores: dict[Key, list[float]] = defaultdict(list)
     seen: dict[Key, int] = {}
     problems: list[Problem] = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -53,16 +66,16 @@ def parse_scores(text: str, name: str = "<input>") -> dict[Key, float]:
                                     f"rank {fields[4]!r} is not an integer"))
             continue
         key = (fields[0], fields[1], fields[2])
-        if key in seen:
+        if key in seen and not repeated:
             problems.append(Problem(name, number, 1, f"answer {' '.join(key)} already scored on line {seen[key]}"))
             continue
-        seen[key] = number
-        scores[key] = score
+        seen.setdefault(key, number)
+        scores[key].append(score)
     if problems:
         raise FormatError(problems)
     if not scores:
         raise FormatError([Problem(name, 1, 1, "no scores found")])
-    return scores
+    return dict(scores)
 
 
 def _first_line(text: str) -> int:
@@ -72,15 +85,28 @@ def _first_line(text: str) -> int:
     return 0
 
 
-def read_scores(path: str | Path) -> dict[Key, float]:
-    name = str(path)
+def _read(path: str | Path) -> str:
     try:
-        text = Path(path).read_bytes().decode("utf-8")
+        return Path(path).read_bytes().decode("utf-8")
     except OSError as exc:
-        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+        raise FormatError([Problem(str(path), 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
     except UnicodeDecodeError:
-        raise FormatError([Problem(name, 1, 1, "invalid UTF-8")]) from None
-    return parse_scores(text, name)
+        raise FormatError([Problem(str(path), 1, 1, "invalid UTF-8")]) from None
+
+
+def read_scores(path: str | Path) -> dict[Key, float]:
+    """An evaluator's predictions: one score per answer."""
+    return parse_scores(_read(path), str(path))
+
+
+def read_human_scores(paths) -> tuple[dict[Key, float], int]:
+    """Human scores from one or more files: the median of each answer's annotators, and how many
+    answers have more than one annotator."""
+    pooled: dict[Key, list[float]] = defaultdict(list)
+    for path in paths:
+        for key, values in parse_annotations(_read(path), str(path)).items():
+            pooled[key] += values
+    return {key: float(np.median(values)) for key, values in pooled.items()}, sum(len(v) > 1 for v in pooled.values())
 
 
 @dataclass(frozen=True)
@@ -138,3 +164,37 @@ def compare(predicted: dict[Key, float], human: dict[Key, float]) -> tuple[list[
 
 def _natural(task: str):
     return (0, int(task), "") if task.isdigit() else (1, 0, task)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One evaluator on the leaderboard."""
+    rank: int
+    run: str
+    tasks: list[TaskAgreement]
+    overall: TaskAgreement
+
+    def as_dict(self) -> dict:
+        return {"rank": self.rank, "run": self.run, "overall": self.overall.as_dict(),
+                "tasks": [t.as_dict() for t in self.tasks]}
+
+
+def leaderboard(predictions: dict[str, dict[Key, float]],
+                human: dict[Key, float]) -> tuple[list[Entry], dict[str, list[str]]]:
+    """Every evaluator against the same human scores, best first by overall acc, then tau, then rho
+    (undefined values last); equal figures share a rank (1, 2, 2, 4). Warnings per evaluator."""
+    scored, warnings = [], {}
+    for run, predicted in predictions.items():
+        tasks, overall, warnings[run] = compare(predicted, human)
+        scored.append((run, tasks, overall))
+
+    def figures(item):
+        o = item[2]
+        return tuple(-v if np.isfinite(v) else np.inf for v in (o.acc, o.tau, o.rho))
+
+    scored.sort(key=lambda item: (figures(item), item[0]))
+    entries = []
+    for position, item in enumerate(scored, start=1):
+        tied = entries and figures(item) == figures(scored[position - 2])
+        entries.append(Entry(entries[-1].rank if tied else position, *item))
+    return entries, warnings

@@ -137,6 +137,17 @@ def aeollm_text(rows: Sequence[dict], overall: dict) -> str:
     return "\n".join(align(table, indent="")) + "\n"
 
 
+def aeollm_leaderboard_text(entries: Sequence[dict]) -> str:
+    """One row per evaluator, best first: overall figures, then acc per task."""
+    tasks = list(dict.fromkeys(t["task"] for e in entries for t in e["tasks"]))
+    table = [["rank", "run", "answers", "acc", "tau", "rho", *(f"acc {t}" for t in tasks)]]
+    for e in entries:
+        o, by_task = e["overall"], {t["task"]: t["acc"] for t in e["tasks"]}
+        table.append([str(e["rank"]), e["run"], str(o["answers"]), fmt(o["acc"], 4), fmt(o["tau"], 4),
+                      fmt(o["rho"], 4), *(fmt(by_task.get(t), 4) for t in tasks)])
+    return "\n".join(align(table, indent="")) + "\n"
+
+
 def runpair_text(c: dict, measure: str) -> str:
     """`sepia metaeval compare`: per-topic scores, the mean difference and both paired tests."""
     a, b = c["run_a"], c["run_b"]
