@@ -211,13 +211,13 @@ def test_qrels_already_stored_are_refused_whole_unless_replaced(on_store, tmp_pa
     cs = resource_dir("corpora") / "cs"
     assert run("import", cs / "qrels.tsv").exit_code == 0
     changed = tmp_path / "changed.tsv"
-    changed.write_text("topic_id\tdocid\tlevel\nSEPIA-CS-0001\tSEPIA-CS-0001\t0\nSEPIA-CS-0001\tNEW-DOC\t1\n")
+    changed.write_text("topic_id\tdocid\tlevel\nSEPIA-CS-0001\tSEPIA_CS_DOC.0001\t0\nSEPIA-CS-0001\tNEW-DOC\t1\n")
     again = run("import", changed)
     assert again.exit_code == 1 and "already judged by qrels" in again.output
     assert "relevance judgments: 48" in run("db", "info").stdout
     assert run("import", "--replace", changed).exit_code == 0
     exported = parse_qrels(run("export", "qrels").stdout)
-    assert exported["SEPIA-CS-0001"]["SEPIA-CS-0001"] == 0 and exported["SEPIA-CS-0001"]["NEW-DOC"] == 1
+    assert exported["SEPIA-CS-0001"]["SEPIA_CS_DOC.0001"] == 0 and exported["SEPIA-CS-0001"]["NEW-DOC"] == 1
     assert run("import", "--assessor", "a2", cs / "qrels.tsv").exit_code == 0  # a second assessor
     assert "relevance judgments: 97" in run("db", "info").stdout
 

@@ -79,7 +79,8 @@ class Collection:
     double_judged: tuple[int, ...]  # topics on which a second assessor judged every answer
 
     def doc_id(self, number: int) -> str:
-        return f"SEPIA-{self.lang}-{number:04d}"
+        # Newswire-style, as NTCIR's (XIN_CMN_20080301.0001): never mistaken for a topic ID.
+        return f"SEPIA_{self.lang}_DOC.{number:04d}"
 
     def topic_id(self, number: int) -> str:
         return f"SEPIA-{self.lang}-{number:04d}"
