@@ -9,11 +9,11 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, check_sto
                                    f_score_options, load_auto_matchers, load_or_exit, partial_option, score_or_exit,
                                    store_options, warn)
 from sepia.formats.judgments import read_judgments
-from sepia.formats.model import CCLQARun, GoldStandard
+from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.scoring.allowance import parse_overrides
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.scoring.report import as_json, nuggetizer_table, table, tsv
+from sepia.scoring.output import FORMATS, RankedOutput
 from sepia.scoring.tokenize import Tokenizer
 
 
@@ -41,7 +41,7 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Scoring depth: only the first N responses (by rank) of a run per topic count.")
 @store_options
-@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+@click.option("--format", "output", type=click.Choice(FORMATS), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
              measures, stem, stopwords, as_set, depth, from_store, run_ids, lang_pairs, save, output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
@@ -57,35 +57,33 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
         raise click.BadParameter(str(exc), param_hint="--allowance") from None
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
                         as_set, partial, depth)
+    described = settings.describe()
+    out = RankedOutput(output, measures, described)
     if from_store:
         from sepia.scoring.campaign import score_stored_runs
         from sepia.store.db import Store
 
-        results = score_or_exit(score_stored_runs, Store(), settings, run_ids, lang_pairs, save=save)
+        for result in score_or_exit(score_stored_runs, Store(), settings, run_ids, lang_pairs, save=save):
+            out.add(result)
     else:
-        results = _score_files(gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
-                               auto_judgment_specs)
-    for message in dict.fromkeys(w for r in results for w in r.warnings):
+        _score_files(out, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
+                     auto_judgment_specs)
+    for message in out.warnings():
         warn(message)
-    described = settings.describe()
-    if output == "json":
-        click.echo(as_json(results, described, measures))
-    elif output == "tsv":
-        click.echo(tsv(results, measures), nl=False)
-    else:
-        for name in dict.fromkeys(r.matcher for r in results):
-            judged = name == "human" or bool(auto_judgment_specs)
-            header = (f"F{beta:g} with the {name.upper()} matcher"
-                      + (f" (theta {theta:g})" if name == "binarized" else "")
-                      + (f" (partial support counts {partial:g})" if judged else "")
-                      + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
-                      + (f"; the first {depth} responses per topic" if depth else ""))
-            click.echo(table([r for r in results if r.matcher == name], header), nl=False)
-        if "nuggetizer" in measures:
-            click.echo("\n" + nuggetizer_table(results), nl=False)
+
+    def title(name: str) -> str:
+        judged = name == "human" or bool(auto_judgment_specs)
+        return (f"F{beta:g} with the {name.upper()} matcher"
+                + (f" (theta {theta:g})" if name == "binarized" else "")
+                + (f" (partial support counts {partial:g})" if judged else "")
+                + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
+                + (f"; the first {depth} responses per topic" if depth else ""))
+
+    out.write(lambda text: click.echo(text, nl=False), title)
 
 
-def _score_files(gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):
+def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):
+    """Read, validate and score one run file at a time (each with every matcher) into `out`."""
     if not gold_path:
         raise click.UsageError("give the gold standard: --gold GOLD.xml (or --store to score the campaign store)")
     if not run_paths:
@@ -93,13 +91,20 @@ def _score_files(gold_path, run_paths, judgments_path, settings: Settings, auto_
     if settings.matcher == "human" and not judgments_path:
         raise click.UsageError("--matcher human needs --judgments FILE.tsv")
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in run_paths]
-    duplicates = {r.run_id for r in runs if sum(o.run_id == r.run_id for o in runs) > 1}
-    if duplicates:
-        raise click.UsageError(f"the same run ID is given more than once: {', '.join(sorted(duplicates))}")
     judgments = load_or_exit(read_judgments, judgments_path) if judgments_path else None
     if auto_specs:  # each automatic assessor's file is scored as a matcher of its own
-        matchers = load_auto_matchers(auto_specs, gold, settings.partial)
-        return [score for name, m in matchers.items()
-                for score in Evaluator(gold, replace(settings, matcher=name), None, m).rank(runs)]
-    return Evaluator(gold, settings, judgments).rank(runs)
+        evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
+                      for name, m in load_auto_matchers(auto_specs, gold, settings.partial).items()]
+    else:
+        evaluators = [Evaluator(gold, settings, judgments)]
+    seen, duplicates = set(), set()
+    for path in run_paths:
+        run = load_or_exit(read_file, path, "cclqa")
+        if run.run_id in seen:
+            duplicates.add(run.run_id)
+            continue
+        seen.add(run.run_id)
+        for group, evaluator in enumerate(evaluators):
+            out.add(evaluator.evaluate(run), group)
+    if duplicates:
+        raise click.UsageError(f"the same run ID is given more than once: {', '.join(sorted(duplicates))}")

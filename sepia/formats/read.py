@@ -66,13 +66,18 @@ class _Reader:
         """Topic IDs are unique and, when a language is known, belong to it."""
         seen: set[str] = set()
         for topic in root.iterfind("TOPIC"):
-            topic_id = topic.get("ID", "")
-            if topic_id in seen:
-                self.error(topic, f"topic {topic_id} appears more than once")
-            seen.add(topic_id)
-            topic_lang = vocab.topic_language(topic_id)
-            if lang and topic_lang and topic_lang != lang:
-                self.error(topic, f"topic {topic_id} is a {topic_lang} topic, but this file is for {lang}")
+            self.topic_id(topic, seen, lang)
+
+    def topic_id(self, topic, seen: set[str], lang: str | None) -> str:
+        """One topic's ID checked against those `seen` before it and the file's language; returned."""
+        topic_id = topic.get("ID", "")
+        if topic_id in seen:
+            self.error(topic, f"topic {topic_id} appears more than once")
+        seen.add(topic_id)
+        topic_lang = vocab.topic_language(topic_id)
+        if lang and topic_lang and topic_lang != lang:
+            self.error(topic, f"topic {topic_id} is a {topic_lang} topic, but this file is for {lang}")
+        return topic_id
 
     def ranks(self, elements: list, what: str, topic_id: str) -> None:
         """Ranks run 1..n in some order, without gaps or repeats."""
@@ -239,25 +244,27 @@ class _Reader:
             for a in answers])
 
     def cclqa_topics_valid(self, root, run_id: vocab.RunId | None) -> list[model.CCLQATopic]:
-        """`cclqa`'s topics from a file that passed the XSD, in one walk over the tree: the schema
-        fixes the nesting (ANSWER, then its TEXT, then its DOCIDs), so no path lookups are needed."""
-        topics = []
-        for el in self.run_topics(root, run_id):
-            answers, ranks = [], []
+        """`cclqa`'s topics from a file that passed the XSD, in one walk over the tree that also checks
+        the topic IDs: the schema fixes the nesting (TOPIC, ANSWER, then its TEXT, then its DOCIDs),
+        so no path lookups are needed."""
+        lang, seen, topics = (run_id.target_lang if run_id else None), set(), []
+        for el in root.iterchildren("TOPIC"):
+            topic_id = self.topic_id(el, seen, lang)
+            answers, ranks, docids = [], [], []
             for node in el.iter("ANSWER", "TEXT", "DOCID"):
                 tag = node.tag
-                if tag == "ANSWER":
+                if tag == "TEXT":
+                    answers[-1][1] = node.text or ""
+                elif tag == "DOCID":
+                    docids.append((node.text or "").strip())
+                else:
                     rank = int(node.get("RANK"))
                     ranks.append(rank)
                     docids = []
                     answers.append([rank, "", docids])
-                elif tag == "TEXT":
-                    answers[-1][1] = node.text or ""
-                else:
-                    docids.append((node.text or "").strip())
             if ranks != list(range(1, len(ranks) + 1)):  # not plainly 1..n: the full check says why
-                self.ranks(el.findall("CCLQA_RESULT/ANSWER"), "answer", el.get("ID", ""))
-            topics.append(model.CCLQATopic(el.get("ID", ""), [model.Answer(*a) for a in answers]))
+                self.ranks(el.findall("CCLQA_RESULT/ANSWER"), "answer", topic_id)
+            topics.append(model.CCLQATopic(topic_id, [model.Answer(*a) for a in answers]))
         return topics
 
 
@@ -266,8 +273,7 @@ def read_loaded(loaded: LoadedXml, format_name: str | None = None):
     root = loaded.root
     if root.tag != "TOPIC_SET":
         raise FormatError([loaded.problem(root, f"root element is <{root.tag}>, expected <TOPIC_SET>")])
-    detected = detect_format(root)
-    format_name = format_name or detected
+    format_name = format_name or detect_format(root)
     if format_name is None:
         raise FormatError([loaded.problem(root, "cannot tell the format (a run file without TOPICs): "
                                                 "name it with --format " + "|".join(FORMATS))])

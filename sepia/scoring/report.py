@@ -3,11 +3,33 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
 
 from sepia import vocab
 from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import RunScore
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """What the tables show of a run: kept for every run while its per-topic scores are written out."""
+    run_id: str
+    matcher: str
+    score: float
+    by_type: dict[str, float]
+    nuggetizer: dict | None
+    topic_ids: tuple[str, ...]
+
+    @classmethod
+    def of(cls, result: RunScore, topic_ids: tuple[str, ...] | None = None) -> "RunRow":
+        """`topic_ids`: the run's topic IDs when the caller already holds an equal tuple (to share it)."""
+        return cls(result.run_id, result.matcher, result.score, result.by_type, result.nuggetizer,
+                   topic_ids or tuple(t.topic_id for t in result.topics))
+
+    @property
+    def language_pair(self) -> str:
+        return vocab.language_pair_of(self.run_id)
 
 
 def _types(results: Sequence[RunScore]) -> list[str]:
@@ -40,6 +62,8 @@ def _pair_order(pair: str) -> int:
 
 
 def _topic_ids(result) -> list[str]:
+    if isinstance(result, RunRow):
+        return list(result.topic_ids)
     topics = result.topics
     return list(topics) if isinstance(topics, dict) else [t.topic_id for t in topics]
 
@@ -61,27 +85,31 @@ def table(results: Sequence[RunScore], title: str = "") -> str:
     return text
 
 
-def tsv(results: Sequence[RunScore], measures: Sequence[str] = ()) -> str:
-    """One row per run and topic, then one 'ALL' row per run: easy to load in a spreadsheet. With
-    "nuggetizer" in `measures`, four more columns (TREC RAG's scores) and an 'ANSWERED' row per run
-    with their mean over the answered topics (the 'ALL' row has their mean over all topics)."""
-    extra = "nuggetizer" in measures
+def tsv_header(measures: Sequence[str] = ()) -> str:
+    """The TSV's header line: one row per run and topic follows, then one 'ALL' row per run (easy
+    to load in a spreadsheet). With "nuggetizer" in `measures`, four more columns (TREC RAG's scores)
+    and an 'ANSWERED' row per run with their mean over the answered topics (the 'ALL' row has their
+    mean over all topics)."""
     header = "run_id\tmatcher\ttopic_id\tanswer_type\tf\trecall\tprecision\tmatched\tlength\tallowance"
-    rows = [header + ("".join(f"\t{m}" for m in nuggetizer.MEASURES) if extra else "")]
+    return header + ("".join(f"\t{m}" for m in nuggetizer.MEASURES) if "nuggetizer" in measures else "") + "\n"
+
+
+def tsv_rows(r: RunScore, measures: Sequence[str] = ()) -> str:
+    """One run's lines of the TSV (`tsv_header`)."""
+    extra = "nuggetizer" in measures
 
     def four(values: dict | None) -> str:
         return "".join(f"\t{values[m]:.6f}" for m in nuggetizer.MEASURES) if extra and values else ""
 
-    for r in results:
-        for t in r.topics:
-            rows.append(f"{r.run_id}\t{r.matcher}\t{t.topic_id}\t{t.answer_type}\t{t.f:.6f}\t{t.recall:.6f}\t"
-                        f"{t.precision:.6f}\t{t.matched:g}\t{t.length}\t{t.allowance:.6f}{four(t.nuggetizer)}")
-        means = r.nuggetizer or {}
-        rows.append(f"{r.run_id}\t{r.matcher}\tALL\t-\t{r.score:.6f}\t\t\t\t\t{four(means.get('all_topics'))}")
-        if extra and means:
-            rows.append(f"{r.run_id}\t{r.matcher}\tANSWERED\t-\t\t\t\t{means['answered']}\t\t"
-                        f"{four(means['answered_topics'])}")
-    return "\n".join(rows) + "\n"
+    rows = [f"{r.run_id}\t{r.matcher}\t{t.topic_id}\t{t.answer_type}\t{t.f:.6f}\t{t.recall:.6f}\t"
+            f"{t.precision:.6f}\t{t.matched:g}\t{t.length}\t{t.allowance:.6f}{four(t.nuggetizer)}\n"
+            for t in r.topics]
+    means = r.nuggetizer or {}
+    rows.append(f"{r.run_id}\t{r.matcher}\tALL\t-\t{r.score:.6f}\t\t\t\t\t{four(means.get('all_topics'))}\n")
+    if extra and means:
+        rows.append(f"{r.run_id}\t{r.matcher}\tANSWERED\t-\t\t\t\t{means['answered']}\t\t"
+                    f"{four(means['answered_topics'])}\n")
+    return "".join(rows)
 
 
 def nuggetizer_table(results: Sequence[RunScore]) -> str:
@@ -105,8 +133,25 @@ def nuggetizer_table(results: Sequence[RunScore]) -> str:
 _SHORT = {"strict_vital": "SV", "vital": "V", "strict_all": "SA", "all": "A"}
 
 
-def as_json(results: Sequence[RunScore], settings: dict | None = None, measures: Sequence[str] = ()) -> str:
-    document = {"runs": [r.as_dict(measures) for r in results]}
+def json_run(r: RunScore, measures: Sequence[str] = ()) -> str:
+    """One run's object as it stands in the `runs` list of the JSON document (`json_document`)."""
+    return _nested(json.dumps(r.as_dict(measures), ensure_ascii=False, indent=2), 2)
+
+
+def json_document(runs: Iterable[str], settings: dict | None = None) -> Iterator[str]:
+    """`{"runs": [...], "settings": {...}}` in pieces, from the runs' `json_run` texts taken one at a
+    time, laid out exactly as `json.dumps(document, ensure_ascii=False, indent=2)` lays out the whole."""
+    first = True
+    for text in runs:
+        yield ('{\n  "runs": [\n' if first else ",\n") + text
+        first = False
+    tail = '{\n  "runs": []' if first else "\n  ]"
     if settings:
-        document["settings"] = settings
-    return json.dumps(document, ensure_ascii=False, indent=2)
+        tail += ',\n  "settings": ' + _nested(json.dumps(settings, ensure_ascii=False, indent=2), 1).lstrip()
+    yield tail + "\n}"
+
+
+def _nested(text: str, depth: int) -> str:
+    """JSON text indented as a value `depth` levels down (JSON strings hold no raw line breaks)."""
+    pad = "  " * depth
+    return pad + text.replace("\n", "\n" + pad)
