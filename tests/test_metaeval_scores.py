@@ -11,6 +11,7 @@ from scipy import stats
 
 from sepia.cli import main
 from sepia.formats.errors import FormatError
+from sepia.metaeval.correlation import MEASURES, correlate
 from sepia.metaeval.score_files import parse_long_tsv, parse_trec_eval, read_score_files
 from sepia.metaeval.scores import accuracy_with_ties, score_grids, scores_report, tie_diagnostics
 from sepia.metaeval.significance import williams_t
@@ -290,3 +291,30 @@ def test_command_refuses_bad_input(tmp_path):
     assert result.exit_code == 1 and "no column 'lang'" in result.output
     result = runner.invoke(main, ["metaeval", "scores", *map(str, TREC_FILES), "--human", "map", "--by", "x"])
     assert result.exit_code == 2 and "trec_eval files have none" in result.output
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "corpora"
+
+
+@pytest.mark.skipif(not (SAMPLE / "cs" / "gold.xml").exists(), reason="sample corpus not present")
+def test_scores_file_of_the_sample_campaign_agrees_with_metaeval():
+    """metaeval_sample_scores.tsv holds `sepia evaluate --format tsv` per topic for the human and
+    the three automatic matchers on corpora/{cs,ct,ja} (six decimals): its CS group must give the
+    correlations `sepia metaeval` computes from the campaign's files."""
+    from sepia.formats.judgments import read_judgments
+    from sepia.formats.read import read_file
+    from sepia.metaeval.campaign import score_matrices
+
+    grids = score_grids(read_score_files([DATA / "metaeval_sample_scores.tsv"]), "human", by="lang")
+    cs = next(g for g in grids if g.group == "lang=cs")
+    gold = read_file(SAMPLE / "cs" / "gold.xml", "gold")
+    runs = [read_file(p, "cclqa") for p in sorted((SAMPLE / "cs" / "runs").glob("*.xml"))]
+    data = score_matrices(gold, runs, read_judgments(SAMPLE / "cs" / "judgments.tsv"))
+    order = [cs.systems.index(r) for r in data.runs]
+    columns = [cs.inputs.index(t) for t in data.topics]
+    assert np.allclose(cs.human[np.ix_(order, columns)], data.human, atol=5e-7, equal_nan=True)
+    report = scores_report(cs, n_resamples=20, repetitions=5, seed=0)
+    for name in ("binarized", "softmatch", "exact"):
+        for level, c in MEASURES:
+            expected = correlate(data.automatic[name], data.human, level, c)
+            assert report["correlations"][name][level][c] == pytest.approx(expected, abs=1e-4, nan_ok=True)
