@@ -36,7 +36,7 @@ def add(lang, paths, encoding, max_document_bytes, progress):
                         max_document_bytes=max_document_bytes)
     except IngestError as exc:
         click.echo(f"error: {exc}", err=True)
-        raise SystemExit(2)
+        raise SystemExit(2) from None
     for problem in report.problems:
         click.echo(str(problem), err=True)
     click.echo(f"{report.lang}: {report.stored} documents stored from {report.files} files, "

@@ -52,7 +52,7 @@ def build(langs, rebuild, engine_name, procs, progress):
             report = engine.build(store, lang, rebuild=rebuild or switching, procs=procs, progress=progress)
         except IndexBusy as exc:
             click.echo(f"error: {exc}", err=True)
-            raise SystemExit(1)
+            raise SystemExit(1) from None
         for note in report.notes:
             warn(note)
         how = "rebuilt" if report.rebuilt else "updated"

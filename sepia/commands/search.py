@@ -39,7 +39,7 @@ def search(query, lang, terms, page, page_size, as_json):
         result = engine.search(lang, query, page=page, page_size=page_size)
     except SearchError as exc:
         click.echo(f"error: {exc}", err=True)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return

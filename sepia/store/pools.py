@@ -145,7 +145,7 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
         by_topic.setdefault(entry.topic_id, []).append(entry)
     rng = random.Random(f"{seed}:{name}")
     wanted: list[tuple[db.PoolEntry, str]] = []
-    for turn, (topic_id, items) in enumerate(sorted(by_topic.items())):
+    for turn, (_topic_id, items) in enumerate(sorted(by_topic.items())):
         first = assessors[turn % len(assessors)]
         second = assessors[(turn + 1) % len(assessors)]
         doubled = set(rng.sample(range(len(items)), round(overlap * len(items))))
