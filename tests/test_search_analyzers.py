@@ -1,14 +1,21 @@
 """Analyzers: tokens, positions and character offsets per language; Sudachi's input limit;
-schemas that pickle without a tokenizer inside."""
+schemas that pickle without a tokenizer inside; an index remembers its analysis."""
 from __future__ import annotations
 
 import pickle
+from pathlib import Path
 
 import pytest
 
-from sepia.search.analyzers import analyzer_for, schema_for, tokenize
+from sepia.corpus.ingest import ingest
+from sepia.search import SearchError, open_engine
+from sepia.search.analyzers import ANALYSIS_FILE, ANALYSIS_HISTORY, analyzer_for, schema_for, tokenize
 from sepia.search.chinese import decompose, to_simplified
 from sepia.search.japanese import MAX_CHUNK_BYTES, chunks
+from sepia.search.engine import ENGINES
+from sepia.store.db import Store
+
+CORPUS = Path(__file__).parent / "data" / "corpus"
 
 
 def test_cs_positions_are_sequential_with_compounds_on_their_first_piece():
@@ -109,11 +116,43 @@ def test_ja_one_sentence_over_the_limit_is_cut_between_characters():
     assert tokenize("JA", text)                      # Sudachi accepts every piece
 
 
-def test_en_stemming():
+def test_en_stemming_and_stop_words():
     tokens = tokenize("EN", "The Election commissions were running elections")
-    assert [t[0] for t in tokens] == ["elect", "commiss", "were", "run", "elect"]
-    assert tokens[0][2:] == (4, 12) and tokens[3][2:] == (30, 37)
+    assert [t[0] for t in tokens] == ["elect", "commiss", "run", "elect"]
+    assert tokens[0][1:] == (1, 4, 12) and tokens[2][1:] == (3, 30, 37)  # Whoosh closes the gap of were
     assert [t[0] for t in tokenize("EN", "runs run hopping vaccines")] == ["run", "run", "hop", "vaccin"]
+    # Snowball English (sepia.text.english), not Whoosh's porter2: universities is not universal
+    assert [t[0] for t in tokenize("EN", "universities universal added")] == ["universiti", "universal", "add"]
+    # SEPIA's stop words: may, us and can are words here
+    assert [t[0] for t in tokenize("EN", "In May the US can vote")] == ["may", "us", "can", "vote"]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_index_built_with_another_analysis_is_refused_then_rebuilt(name, tmp_path):
+    engine = open_engine(tmp_path / "index", name)
+    doc = {"docid": "EN-1", "title": "", "date": "", "body": "Universities organize elections."}
+    assert engine.add("EN", [doc]) == 1
+    recorded = engine.index_path("EN") / ANALYSIS_FILE
+    assert recorded.read_text() == f"{len(ANALYSIS_HISTORY['EN'])}\n"
+    assert [h.docid for h in engine.search("EN", "university").hits] == ["EN-1"]
+    recorded.unlink()  # as every index written before SEPIA recorded its analysis (porter2 for EN)
+    fresh = open_engine(tmp_path / "index", name)
+    message = "the EN index in .* was built with Whoosh's porter2 .*: run `sepia index build --lang EN`"
+    with pytest.raises(SearchError, match=message):
+        fresh.search("EN", "university")
+    with pytest.raises(SearchError, match=message):
+        fresh.add("EN", [doc])
+    recorded.write_text("7\n")
+    with pytest.raises(SearchError, match="EN analysis '7', which this SEPIA does not know"):
+        open_engine(tmp_path / "index", name).search("EN", "university")
+
+    store = Store(f"sqlite:///{tmp_path / 's.db'}")
+    assert ingest(store, "EN", [CORPUS / "en_news.sgml"], progress=False).ok
+    report = fresh.build(store, "EN", procs=1, progress=False)
+    assert report.rebuilt and any("was built with EN analysis '7'" in n and n.endswith("rebuilt") for n in report.notes)
+    assert recorded.read_text() == f"{len(ANALYSIS_HISTORY['EN'])}\n"
+    assert fresh.search("EN", "university").total == 0 and fresh.search("EN", "election").total > 0
+    store.dispose()
 
 
 @pytest.mark.parametrize("lang", ["CS", "CT", "JA", "EN"])

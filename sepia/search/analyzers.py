@@ -1,24 +1,37 @@
 """One analyzer and one Whoosh schema per collection language."""
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Iterable
 
 from whoosh.analysis import CompositeAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, TEXT, Schema
-from whoosh.lang.porter2 import stem as snowball_english
 
 from sepia.search.units import UnitTokenizer, split_compounds
+from sepia.text import english
 from sepia.vocab import LANGUAGES
 
 CJK = ("CS", "CT", "JA")
 
+# Every analysis a language has had, oldest first. An index records the number (1, 2, ...) of the
+# one it was built with in ANALYSIS_FILE, written when it is created; an index without the file
+# predates it and has the first. One built with another than the last must be rebuilt: its terms
+# are not what queries now look for.
+ANALYSIS_FILE = "ANALYSIS"
+ANALYSIS_HISTORY = {
+    "CS": ("jieba",),
+    "CT": ("OpenCC to simplified, then jieba",),
+    "JA": ("SudachiPy short and long units",),
+    "EN": ("Whoosh's porter2 stemmer and stop words", "Snowball English (PyStemmer) and SEPIA's stop words"),
+}
+
 
 def analyzer_for(lang: str):
-    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, stemming for EN
-    (Snowball English: Whoosh's default Porter stems running to runn)."""
+    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, for EN words without
+    SEPIA's stop words, stemmed by Snowball English (sepia.text.english, as scoring stems them)."""
     lang = lang.upper()
     if lang == "EN":
-        return StemmingAnalyzer(stemfn=snowball_english)
+        return StemmingAnalyzer(stoplist=english.stop_words(), stemfn=english.stem)
     if lang in ("CS", "CT"):
         from sepia.search.chinese import ChineseTokenizer
 
@@ -28,6 +41,31 @@ def analyzer_for(lang: str):
 
         return CompositeAnalyzer(JapaneseTokenizer())
     raise ValueError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
+
+
+def record_analysis(index_path: Path, lang: str) -> None:
+    """Write the number of the language's analysis into a new index at `index_path`."""
+    (Path(index_path) / ANALYSIS_FILE).write_text(f"{len(ANALYSIS_HISTORY[lang.upper()])}\n", encoding="utf-8")
+
+
+def analysis_mismatch(index_path: Path, lang: str) -> str | None:
+    """Why the index at `index_path` cannot serve (it was built with an analysis of `lang` that
+    SEPIA does not use), or None when it can."""
+    lang = lang.upper()
+    history = ANALYSIS_HISTORY[lang]
+    try:
+        number = (Path(index_path) / ANALYSIS_FILE).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        number = "1"
+    except OSError as exc:
+        return f"cannot read {Path(index_path) / ANALYSIS_FILE}: {exc.strerror}"
+    if number == str(len(history)):
+        return None
+    if number.isdigit() and 1 <= int(number) < len(history):
+        return (f"the {lang} index in {index_path} was built with {history[int(number) - 1]}; SEPIA now "
+                f"analyses {lang} with {history[-1]}")
+    return (f"the {lang} index in {index_path} was built with {lang} analysis {number!r}, which this SEPIA "
+            f"does not know (its latest is {len(history)})")
 
 
 def schema_for(lang: str) -> Schema:

@@ -12,7 +12,7 @@ from whoosh import query as wq
 from whoosh.qparser import MultifieldParser
 
 from sepia import config
-from sepia.search.analyzers import plain_fold, schema_for
+from sepia.search.analyzers import analysis_mismatch, plain_fold, schema_for
 from sepia.search.engine import DocumentView, SearchError, SearchHit, SearchPage, Span
 from sepia.search.highlight import (QueryTerms, best_window, mark_html, match_spans, query_terms, snippet_html,
                                     snippet_spans)
@@ -93,6 +93,13 @@ class BaseEngine:
 
     def no_index(self, lang: str) -> SearchError:
         return SearchError(f"no {lang} index in {self.index_path(lang)}: run `sepia index build --lang {lang}`")
+
+    def check_analysis(self, lang: str) -> None:
+        """SearchError when the language's index was built with an analysis SEPIA no longer uses:
+        its terms are not what queries look for, so it is refused rather than searched."""
+        problem = analysis_mismatch(self.index_path(lang), lang)
+        if problem:
+            raise SearchError(f"{problem}: run `sepia index build --lang {lang}` to rebuild it")
 
     def languages(self) -> list[str]:
         return [lang for lang in LANGUAGES if self.has_index(lang)]

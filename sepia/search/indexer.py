@@ -24,7 +24,7 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 
 from sepia import config
 from sepia.corpus.progress import maybe_progress
-from sepia.search.analyzers import schema_for
+from sepia.search.analyzers import analysis_mismatch, record_analysis, schema_for
 from sepia.search.engine import BuildReport, IndexBusy, IndexStats, default_procs, open_engine
 from sepia.vocab import LANGUAGES
 
@@ -54,6 +54,7 @@ def open_index(lang: str, index_dir=None):
 
 def create_index(path: Path, lang: str):
     path.mkdir(parents=True, exist_ok=True)
+    record_analysis(path, lang)
     return windex.create_in(str(path), schema_for(lang))
 
 
@@ -219,6 +220,15 @@ def note_dead_builder(path: Path, lang: str, notes: list[str]) -> None:
         notes.append(f"{lang}: the build by process {dead} did not finish; what it had written is discarded")
 
 
+def outdated_analysis(path: Path, lang: str, notes: list[str]) -> bool:
+    """Whether the index at `path` was built with an analysis SEPIA no longer uses (noted: the
+    build then writes it anew)."""
+    problem = analysis_mismatch(path, lang)
+    if problem:
+        notes.append(f"{lang}: {problem}; rebuilt")
+    return problem is not None
+
+
 def build_whoosh_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int | None = None,
                        progress: bool = True) -> BuildReport:
     """Bring the language's Whoosh index up to date with the store: add the documents it lacks, or
@@ -228,9 +238,12 @@ def build_whoosh_index(store, lang: str, index_dir=None, rebuild: bool = False, 
     path = index_path(lang, index_dir)
     started = time.perf_counter()
     ix = None if rebuild else open_index(lang, index_dir)
+    notes: list[str] = []
+    if ix is not None and outdated_analysis(path, lang, notes):
+        ix.close()
+        ix = None
     fresh = ix is None
     target = path.with_name(path.name + ".new") if fresh else path
-    notes: list[str] = []
     note_dead_builder(target, lang, notes)
     if fresh:
         shutil.rmtree(target, ignore_errors=True)

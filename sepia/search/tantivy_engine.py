@@ -23,8 +23,9 @@ from tantivy import Occur, Query
 from sepia.corpus.progress import maybe_progress
 from sepia.search.base import BaseEngine, cached_schema, check_language
 from sepia.search.engine import BuildReport, IndexBusy, IndexStats, SearchError, default_procs
-from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, store_documents, stored_count,
-                                  write_documents)
+from sepia.search.analyzers import record_analysis
+from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, outdated_analysis, store_documents,
+                                  stored_count, write_documents)
 from sepia.search.parallel import analysed_documents, analysis_of, document_json
 from sepia.search.tantivy_query import Lexicon, to_tantivy
 
@@ -58,8 +59,9 @@ def open_index(path: Path) -> tantivy.Index:
     return _prepared(tantivy.Index.open(str(path)))
 
 
-def create_index(path: Path) -> tantivy.Index:
+def create_index(path: Path, lang: str) -> tantivy.Index:
     path.mkdir(parents=True, exist_ok=True)
+    record_analysis(path, lang)
     return _prepared(tantivy.Index(tantivy_schema(), path=str(path), reuse=False))
 
 
@@ -119,6 +121,7 @@ class TantivyEngine(BaseEngine):
         with self._lock:
             cached = self._open.get(lang)
             if cached is None or cached[0] != signature:
+                self.check_analysis(lang)
                 try:
                     index = open_index(path)
                 except ValueError as exc:
@@ -180,13 +183,13 @@ class TantivyEngine(BaseEngine):
         lang = check_language(lang)
         started = time.perf_counter()
         path = self.index_path(lang)
-        fresh = rebuild or not self.has_index(lang)
-        target = path.with_name(path.name + ".new") if fresh else path
         notes: list[str] = []
+        fresh = rebuild or not self.has_index(lang) or outdated_analysis(path, lang, notes)
+        target = path.with_name(path.name + ".new") if fresh else path
         note_dead_builder(target, lang, notes)
         if fresh:
             shutil.rmtree(target, ignore_errors=True)
-            index = create_index(target)
+            index = create_index(target, lang)
         else:
             index = open_index(target)
         skip = set() if fresh else self._indexed_docids(index)
@@ -227,7 +230,10 @@ class TantivyEngine(BaseEngine):
 
     def _open_or_create(self, lang: str) -> tantivy.Index:
         path = self.index_path(lang)
-        return open_index(path) if self.has_index(lang) else create_index(path)
+        if not self.has_index(lang):
+            return create_index(path, lang)
+        self.check_analysis(lang)
+        return open_index(path)
 
     def add(self, lang: str, docs: Iterable[dict]) -> int:
         lang = check_language(lang)

@@ -44,6 +44,7 @@ class WhooshEngine(BaseEngine):
         ix = open_index(lang, self.index_dir)
         if ix is None:
             raise self.no_index(lang)
+        self.check_analysis(lang)
         searchers[lang] = ix.searcher(weighting=scoring.BM25F())
         if old is not None:
             old.close()
@@ -78,6 +79,8 @@ class WhooshEngine(BaseEngine):
 
     def add(self, lang: str, docs: Iterable[dict]) -> int:
         lang = check_language(lang)
+        if self.has_index(lang):
+            self.check_analysis(lang)
         ix = open_index(lang, self.index_dir) or create_index(self.index_path(lang), lang)
         writer = ix.writer(limitmb=WRITER_MB, timeout=LOCK_WAIT)
         added = 0
