@@ -11,8 +11,8 @@ from sepia.corpus.ingest import ingest
 from sepia.search import SearchError, open_engine
 from sepia.search.analyzers import ANALYSIS_FILE, ANALYSIS_HISTORY, analyzer_for, schema_for, tokenize
 from sepia.search.chinese import decompose, to_simplified
-from sepia.search.japanese import MAX_CHUNK_BYTES, chunks
 from sepia.search.engine import ENGINES
+from sepia.search.japanese import MAX_CHUNK_BYTES, chunks
 from sepia.store.db import Store
 
 CORPUS = Path(__file__).parent / "data" / "corpus"

@@ -2,7 +2,8 @@
 
 Converts the file with `sepia convert nuggetizer` into a temporary directory, reads the outputs back
 as `sepia evaluate` would, scores the 45 runs with the human judgments and with the BINARIZED
-matcher (theta 0.5; once with the default tokens, once stemmed without stop words), and prints the
+matcher (theta 0.5; once with the default tokens, once stemmed without stop words, and once more so
+with the English analysis SEPIA used before, to show what the stemmer swap changed), and prints the
 Markdown that docs/trec-rag24.md shows, so the page can be regenerated:
 
     .venv/bin/python tools/trec_rag24_report.py [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from functools import cached_property
 from pathlib import Path
 
 from scipy.stats import kendalltau, rankdata
@@ -24,6 +26,27 @@ from sepia.scoring.tokenize import Tokenizer
 
 DEFAULT_PATH = (Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24"
                 / "rag24_nugget_assignment.20241108.jl")
+
+
+class WhooshStopWords(Tokenizer):
+    """`--stopwords` with Whoosh's 34 stop words, as SEPIA had it before sepia.text.english. This and
+    the next are kept here only to show what the swap changed, one part at a time."""
+
+    @cached_property
+    def _stop(self) -> frozenset[str]:
+        from whoosh.analysis import STOP_WORDS
+
+        return frozenset(STOP_WORDS)
+
+
+class PorterTwo(WhooshStopWords):
+    """`--stem --stopwords` as before: Whoosh's porter2 (an older Snowball English), Whoosh's stop words."""
+
+    @cached_property
+    def _stemmer(self):
+        from whoosh.lang.porter2 import stem
+
+        return lambda word: stem(word) if word.isascii() else word
 
 
 def converted(path: Path, tmp: Path, partial: float):
@@ -44,9 +67,80 @@ def ranks(score: dict[str, float], order: list[str]) -> list[int]:
     return [int(r) for r in rankdata([-score[run] for run in order], method="min")]
 
 
+def score_rows(order: list[str], original: dict[str, str], columns: list[dict[str, float]], extra=None) -> list[str]:
+    """One Markdown row per run: each column's score and rank; `extra(run)` adds a last cell."""
+    column_ranks = [ranks(c, order) for c in columns]
+    rows = []
+    for i, run in enumerate(order):
+        cells = [f"{c[run]:.4f} | {r[i]}" for c, r in zip(columns, column_ranks)] + ([extra(run)] if extra else [])
+        rows.append(f"| {original[run]} | {' | '.join(cells)} |")
+    return rows
+
+
 def tau(a: dict[str, float], b: dict[str, float], order: list[str]) -> str:
     result = kendalltau([a[r] for r in order], [b[r] for r in order], variant="b")
     return f"{result.statistic:.3f} (p = {result.pvalue:.1e})"
+
+
+def matched_changes(before, after) -> tuple[int, int, float, float]:
+    """(cells, cells that changed, nuggets gained, nuggets lost) over the (run, topic) cells of two
+    BINARIZED evaluations: the change of each cell's matched nugget count, net within the cell."""
+    changed, gained, lost, cells = 0, 0.0, 0.0, 0
+    old = {(r.run_id, t.topic_id): t.matched for r in before for t in r.topics}
+    for r in after:
+        for t in r.topics:
+            cells += 1
+            delta = t.matched - old[(r.run_id, t.topic_id)]
+            changed += delta != 0
+            gained += max(delta, 0)
+            lost += max(-delta, 0)
+    return cells, changed, gained, lost
+
+
+def softmatch_changes(before, after) -> int:
+    """(run, topic) cells whose softmatch sum differs between two softmatch evaluations."""
+    old = {(r.run_id, t.topic_id): t.matched for r in before for t in r.topics}
+    return sum(abs(t.matched - old[(r.run_id, t.topic_id)]) > 1e-9 for r in after for t in r.topics)
+
+
+def swap_section(human, official, before, stemmer_only, after, order, original, soft_cells) -> list[str]:
+    """What replacing porter2 and Whoosh's stop words by sepia.text.english did to `--stem --stopwords`,
+    the stemmer and the stop words one at a time."""
+    old, mid, new = scores(before), scores(stemmer_only), scores(after)
+    old_rank, mid_rank, new_rank = ranks(old, order), ranks(mid, order), ranks(new, order)
+
+    def changes(a, b, a_scores, b_scores, a_rank, b_rank) -> str:
+        cells, changed, gained, lost = matched_changes(a, b)
+        return (f"the matched nugget count changed in {changed} of {cells} run x topic cells ({gained:g} "
+                f"nuggets gained, {lost:g} lost), the score of {sum(a_scores[r] != b_scores[r] for r in order)} "
+                f"runs and the rank of {sum(x != y for x, y in zip(a_rank, b_rank))}")
+
+    lines = [
+        "",
+        "### What the stemmer swap changed",
+        "",
+        "The stem + stop columns above use SEPIA's English analysis (`sepia/text/english.py`: Snowball "
+        "English 3.1 from PyStemmer and SEPIA's stop word list, Snowball's). Before, `--stem --stopwords` "
+        "used Whoosh's porter2 (an older Snowball English) and Whoosh's 34 stop words. The same BINARIZED F3 "
+        "before, with only the stemmer swapped, and now:",
+        "",
+        "| run | before: porter2, Whoosh's stop words | rank | Snowball, Whoosh's stop words | rank "
+        "| now: Snowball, SEPIA's stop words | rank | change |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    lines += score_rows(order, original, [old, mid, new], extra=lambda run: f"{new[run] - old[run]:+.4f}")
+    lines += [
+        "",
+        f"- The stemmer alone (porter2 to Snowball): {changes(before, stemmer_only, old, mid, old_rank, mid_rank)}; "
+        f"its softmatch sums (before theta) changed in {soft_cells} cells",
+        f"- The stop words alone (Whoosh's to SEPIA's): {changes(stemmer_only, after, mid, new, mid_rank, new_rank)}",
+        f"- Kendall's tau-b, human vs BINARIZED stem + stop: before {tau(human, old, order)}; stemmer swapped "
+        f"{tau(human, mid, order)}; now {tau(human, new, order)}",
+        f"- Kendall's tau-b, official strict vital vs BINARIZED stem + stop: before {tau(official, old, order)}; "
+        f"stemmer swapped {tau(official, mid, order)}; now {tau(official, new, order)}",
+        f"- Kendall's tau-b, BINARIZED stem + stop before vs now: {tau(old, new, order)}",
+    ]
+    return lines
 
 
 def report(path: Path) -> str:
@@ -57,14 +151,17 @@ def report(path: Path) -> str:
     strict = scores(evaluate_runs(gold, runs, matcher="human", judgments=judgments, partial=0))
     lenient = scores(evaluate_runs(gold, runs, matcher="human", judgments=judgments, partial=1))
     binarized = scores(evaluate_runs(gold, runs, matcher="binarized"))
-    stemmed = scores(evaluate_runs(gold, runs, matcher="binarized", tokenizer=Tokenizer(stem=True, stopwords=True)))
+    stemmed_results = evaluate_runs(gold, runs, matcher="binarized", tokenizer=Tokenizer(stem=True, stopwords=True))
+    stemmed = scores(stemmed_results)
+    porter2_results, snowball_whoosh_stop = (evaluate_runs(gold, runs, matcher="binarized", tokenizer=kind(stem=True,
+                                                                                                       stopwords=True))
+                                             for kind in (PorterTwo, WhooshStopWords))
     nugget = {r.run_id: r.nuggetizer for r in human_results}
     official = {run: nugget[run]["answered_topics"]["strict_vital"] for run in human}
     over_all = {run: nugget[run]["all_topics"]["strict_vital"] for run in human}
 
     order = sorted(human, key=lambda r: (-human[r], r))
     original = {sepia_id: run_id for run_id, sepia_id in conversion.run_ids.items()}
-    columns = [ranks(s, order) for s in (human, binarized, stemmed)]
     allowance = mean_nugget_lengths(gold)[("EN", "OTHER")]
     lines = [
         f"{len(gold.topics)} topics, {len(runs)} runs; C = {allowance:.2f} characters (mean length of the "
@@ -74,9 +171,7 @@ def report(path: Path) -> str:
         "| run | human F3 | rank | BINARIZED F3 | rank | BINARIZED F3, stem + stop | rank |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for i, run in enumerate(order):
-        lines.append(f"| {original[run]} | {human[run]:.4f} | {columns[0][i]} | {binarized[run]:.4f} | "
-                     f"{columns[1][i]} | {stemmed[run]:.4f} | {columns[2][i]} |")
+    lines += score_rows(order, original, [human, binarized, stemmed])
     lines += [
         "",
         f"- Kendall's tau-b, human vs BINARIZED: {tau(human, binarized, order)}",
@@ -104,6 +199,10 @@ def report(path: Path) -> str:
         f"BINARIZED F3 {tau(official, binarized, order)}; BINARIZED F3 with stemming and without stop words "
         f"{tau(official, stemmed, order)}; strict vital over all 21 topics {tau(official, over_all, order)}",
     ]
+    soft_before, soft_after = (evaluate_runs(gold, runs, matcher="softmatch", tokenizer=kind(stem=True, stopwords=True))
+                               for kind in (PorterTwo, WhooshStopWords))
+    lines += swap_section(human, official, porter2_results, snowball_whoosh_stop, stemmed_results, order, original,
+                          softmatch_changes(soft_before, soft_after))
     return "\n".join(lines) + "\n"
 
 
