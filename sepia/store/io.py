@@ -65,8 +65,11 @@ def import_topics(session: Session, topic_set: model.TopicSet, replace: bool = F
     return len(topic_set.topics)
 
 
-def export_topics(session: Session, lang: str | None = None, topic_ids: Iterable[str] | None = None
-                  ) -> model.TopicSet:
+def export_topics(session: Session, lang: str | None = None, topic_ids: Iterable[str] | None = None,
+                  questions_only: bool = False) -> model.TopicSet:
+    """The stored topics as a topic set. `questions_only` is what participants receive: the questions,
+    nothing a run is scored against or that helps answer them (answer type, narratives, key terms,
+    status, memo)."""
     query = select(db.Topic).options(selectinload(db.Topic.texts)).order_by(db.Topic.id)
     if lang:
         query = query.where(db.Topic.lang == lang)
@@ -75,9 +78,12 @@ def export_topics(session: Session, lang: str | None = None, topic_ids: Iterable
     topics = []
     for row in session.scalars(query):
         texts = sorted(row.texts, key=lambda t: t.position)
+        questions = [model.LangText(t.lang, t.text) for t in texts if t.kind == "question"]
+        if questions_only:
+            topics.append(model.Topic(row.id, questions))
+            continue
         topics.append(model.Topic(
-            row.id, [model.LangText(t.lang, t.text) for t in texts if t.kind == "question"],
-            [model.LangText(t.lang, t.text) for t in texts if t.kind == "narrative"],
+            row.id, questions, [model.LangText(t.lang, t.text) for t in texts if t.kind == "narrative"],
             row.answer_type, row.status, row.memo))
     return model.TopicSet(topics, lang)
 

@@ -93,7 +93,7 @@ def _slug(name: str) -> str:
 def topics(set_id: int):
     topic_set = _topic_set(set_id)
     _allow(schedule.topics_available(topic_set.windows, utcnow()))
-    data = to_xml(io.export_topics(db(), topic_ids=_topic_ids(topic_set)))
+    data = to_xml(io.export_topics(db(), topic_ids=_topic_ids(topic_set), questions_only=True))
     return file_response(data, f"topics-{_slug(topic_set.name)}.xml", "application/xml")
 
 
