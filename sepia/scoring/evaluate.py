@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from sepia import vocab
@@ -143,24 +143,26 @@ class Evaluator:
         nugget_scores: list[dict[str, float] | None] = []
         answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
         batched = _batched_scores(matcher, run.run_id, topics, answer_lists)
+        judged = isinstance(matcher, HumanMatcher)
+        credit = getattr(matcher, "credit", None)
+        beta = self.settings.beta
         for i, (topic, answers) in enumerate(zip(topics, answer_lists)):
-            if answers and isinstance(matcher, HumanMatcher) and matcher.unjudged(run.run_id, topic.topic_id):
-                warnings.append(f"run {run.run_id} topic {topic.topic_id}: no {_judged_by(matcher)} judgments "
+            topic_id = topic.topic_id
+            if answers and judged and matcher.unjudged(run.run_id, topic_id):
+                warnings.append(f"run {run.run_id} topic {topic_id}: no {_judged_by(matcher)} judgments "
                                 "(scored as no match)")
             if batched is not None:
                 match_scores = batched[i]
             elif answers:
-                match_scores = matcher.scores(run.run_id, topic.topic_id, topic.nuggets, answers)
+                match_scores = matcher.scores(run.run_id, topic_id, topic.nuggets, answers)
             else:
                 match_scores = []
             values = match_scores or [0.0] * len(topic.nuggets)
-            nugget_scores.append(nuggetizer.topic_scores(values, self.vital[topic.topic_id]) if answers else None)
-            score = topic_score(
-                topic.topic_id, topic.answer_type, self.weights[topic.topic_id],
-                matcher.credit(values) if hasattr(matcher, "credit") else values,
-                char_length("".join(a.text for a in answers)),  # = the sum over the answers
-                self.allowance(lang, topic.answer_type), self.settings.beta, has_responses=bool(answers))
-            scores.append(replace(score, nuggetizer=nugget_scores[-1] or nuggetizer.zero()))
+            nugget_scores.append(nuggetizer.topic_scores(values, self.vital[topic_id]) if answers else None)
+            scores.append(topic_score(
+                topic_id, topic.answer_type, self.weights[topic_id], credit(values) if credit else values,
+                char_length("".join([a.text for a in answers])),  # = the sum over the answers
+                self.allowance(lang, topic.answer_type), beta, bool(answers), nugget_scores[-1] or nuggetizer.zero()))
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
                         scores, self.warnings + warnings, nuggetizer.run_means(nugget_scores))
 

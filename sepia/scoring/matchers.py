@@ -5,7 +5,7 @@ matchers (human, exact, binarized), the best softmatch score in [0, 1] for softm
 """
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, Sequence
 
@@ -119,8 +119,13 @@ def judged_matches(judgments: Sequence[Judgment]) -> dict[tuple[str, str, int, s
     said 0.5 or 1 but fewer than half said 1)."""
     votes: dict[tuple[str, str, int, str], list[float]] = {}
     for j in judgments:
-        votes.setdefault((j.run_id, j.topic_id, j.answer_rank, j.nugget_id), []).append(float(j.match))
-    return {key: upper_median(v) for key, v in votes.items()}
+        key = (j.run_id, j.topic_id, j.answer_rank, j.nugget_id)
+        found = votes.get(key)
+        if found is None:
+            votes[key] = [float(j.match)]
+        else:
+            found.append(float(j.match))
+    return {key: v[0] if len(v) == 1 else upper_median(v) for key, v in votes.items()}
 
 
 PARTIAL = 0.5  # the judgment value of partial support
@@ -136,12 +141,22 @@ class HumanMatcher:
     partial: float = PARTIAL
 
     def __post_init__(self):
-        self.decisions = judged_matches(self.judgments)
-        self.judged_topics = {(j.run_id, j.topic_id) for j in self.judgments}
+        # Each (run, topic)'s decisions (rank, nugget, value), grouped once: a topic then costs what
+        # its own judgments cost.
+        self.by_topic: dict[tuple[str, str], list[tuple[int, str, float]]] = defaultdict(list)
+        for (run_id, topic_id, rank, nugget_id), value in judged_matches(self.judgments).items():
+            self.by_topic[run_id, topic_id].append((rank, nugget_id, value))
 
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
-        return [max((self.decisions.get((run_id, topic_id, a.rank, n.nugget_id), 0.0) for a in answers),
-                    default=0.0) for n in nuggets]
+        decided = self.by_topic.get((run_id, topic_id))
+        if not decided:
+            return [0.0] * len(nuggets)
+        ranks = {a.rank for a in answers}  # a response beyond the scoring depth does not count
+        best: dict[str, float] = {}
+        for rank, nugget_id, value in decided:
+            if rank in ranks and value > best.get(nugget_id, 0.0):
+                best[nugget_id] = value
+        return [best.get(n.nugget_id, 0.0) for n in nuggets]
 
     def credit(self, values: Sequence[float]) -> list[float]:
         """Judged values as F counts them: a partial support counts `partial`."""
@@ -151,7 +166,7 @@ class HumanMatcher:
         return HumanMatcher(judgments, self.name, self.partial)
 
     def unjudged(self, run_id: str, topic_id: str) -> bool:
-        return (run_id, topic_id) not in self.judged_topics
+        return (run_id, topic_id) not in self.by_topic
 
 
 # ---------------------------------------------------------------- the registry

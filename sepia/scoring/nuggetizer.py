@@ -32,15 +32,19 @@ def is_vital(nugget: GoldNugget) -> bool:
 
 def topic_scores(values: Sequence[float], vital: Sequence[bool]) -> dict[str, float]:
     """The four scores of one answered topic from its nuggets' match values."""
-    vital_values = [v for v, is_v in zip(values, vital) if is_v]
-
-    def share(selected: Sequence[float], strict: bool) -> float:
-        if not selected:
-            return 0.0
-        return sum((1.0 if v >= 1 else 0.0) if strict else min(v, 1.0) for v in selected) / len(selected)
-
-    return {"strict_vital": share(vital_values, True), "vital": share(vital_values, False),
-            "strict_all": share(values, True), "all": share(values, False)}
+    strict_vital = any_vital = strict_all = any_all = 0.0  # sums in nugget order
+    vitals = 0
+    for v, is_vital in zip(values, vital):
+        strict, capped = (1.0 if v >= 1 else 0.0), (v if v < 1.0 else 1.0)
+        strict_all += strict
+        any_all += capped
+        if is_vital:
+            vitals += 1
+            strict_vital += strict
+            any_vital += capped
+    n = len(values)
+    return {"strict_vital": strict_vital / vitals if vitals else 0.0, "vital": any_vital / vitals if vitals else 0.0,
+            "strict_all": strict_all / n if n else 0.0, "all": any_all / n if n else 0.0}
 
 
 def zero() -> dict[str, float]:
