@@ -22,6 +22,7 @@ def test_wheel_carries_its_resources(tmp_path):
     assert any(n.startswith("sepia/store/migrations/versions/0001") for n in names)
     assert any(n.startswith("sepia/_data/corpora/cs/") for n in names)
     assert any(n.startswith("sepia/_data/web/templates/") for n in names)
+    assert "sepia/text/english_stopwords.txt" in names  # read by sepia.text.english
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True)

@@ -22,7 +22,7 @@ ANALYSIS_HISTORY = {
     "CS": ("jieba",),
     "CT": ("OpenCC to simplified, then jieba",),
     "JA": ("SudachiPy short and long units",),
-    "EN": ("Whoosh's porter2 stemmer and stop words", "Snowball English (PyStemmer) and SEPIA's stop words"),
+    "EN": ("Whoosh's porter2 stemmer and stop words", "Snowball English 3.1 (PyStemmer) and SEPIA's stop words"),
 }
 
 
