@@ -1,7 +1,5 @@
-"""Scoring the Question Analysis runs the campaign store holds against its topics' answer types.
-
-The store keeps no gold key terms (its topics have questions, narratives and an answer type), so
-from the store only the answer types are scored; the scores are printed, not kept.
+"""Scoring the Question Analysis runs the campaign store holds against its topics' answer types and
+gold key terms, as from files; the scores are printed, not kept.
 """
 from __future__ import annotations
 

@@ -58,8 +58,9 @@ def import_topics(session: Session, topic_set: model.TopicSet, replace: bool = F
         row.memo = topic.memo
         row.texts = [db.TopicText(kind="question", lang=q.lang, text=q.text, position=i)
                      for i, q in enumerate(topic.questions)]
-        row.texts += [db.TopicText(kind="narrative", lang=n.lang, text=n.text, position=len(topic.questions) + i)
-                      for i, n in enumerate(topic.narratives)]
+        after = [("narrative", t) for t in topic.narratives] + [("key_term", t) for t in topic.key_terms]
+        row.texts += [db.TopicText(kind=kind, lang=t.lang, text=t.text, position=len(topic.questions) + i)
+                      for i, (kind, t) in enumerate(after)]
         session.add(row)
     session.flush()
     return len(topic_set.topics)
@@ -82,9 +83,10 @@ def export_topics(session: Session, lang: str | None = None, topic_ids: Iterable
         if questions_only:
             topics.append(model.Topic(row.id, questions))
             continue
-        topics.append(model.Topic(
-            row.id, questions, [model.LangText(t.lang, t.text) for t in texts if t.kind == "narrative"],
-            row.answer_type, row.status, row.memo))
+        of_kind = {kind: [model.LangText(t.lang, t.text) for t in texts if t.kind == kind]
+                   for kind in ("narrative", "key_term")}
+        topics.append(model.Topic(row.id, questions, of_kind["narrative"], row.answer_type, row.status, row.memo,
+                                  of_kind["key_term"]))
     return model.TopicSet(topics, lang)
 
 

@@ -146,9 +146,10 @@ class Topic(Base):
 
 
 class TopicText(Base):
-    """A question or a narrative of a topic in one language (QUESTION LANG / NARRATIVE LANG)."""
+    """A question, a narrative or a gold key term of a topic in one language (QUESTION LANG /
+    NARRATIVE LANG / KEY_TERM LANG)."""
     __tablename__ = "topic_text"
-    __table_args__ = (CheckConstraint("kind IN ('question', 'narrative')", name="ck_topic_text_kind"),)
+    __table_args__ = (CheckConstraint("kind IN ('question', 'narrative', 'key_term')", name="ck_topic_text_kind"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     topic_id: Mapped[str] = mapped_column(ForeignKey("topic.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(10))
