@@ -35,8 +35,8 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--measures", "measures", multiple=True, type=click.Choice(["f", "nuggetizer"]),
               help="Add TREC RAG's four nugget scores (strict vital, vital, strict all, all; castorini/"
                    "nuggetizer) beside F, averaged over all topics and over the answered topics.")
-@click.option("--stem", is_flag=True, help="Stem English words (Porter2 / Snowball English) before matching.")
-@click.option("--stopwords", is_flag=True, help="Drop English stop words before matching.")
+@click.option("--stem", is_flag=True, help="Stem English words (Snowball English) before matching.")
+@click.option("--stopwords", is_flag=True, help="Drop English stop words (SEPIA's list, Snowball's) before matching.")
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Scoring depth: only the first N responses (by rank) of a run per topic count.")

@@ -5,10 +5,10 @@ The stemmer is Snowball English 3.1 (the algorithm once called Porter2) from PyS
 project's own C build with wheels for every common platform. On 100,000 words of English answers
 (tools/bench_english_stemmer.py, docs/benchmarks.md) it takes 1/50 to 1/35 of the time of Whoosh's
 porter2 per word, and the Snowball project's pure Python package (snowballstemmer, which itself uses
-PyStemmer when installed) 1.6 to 2 times porter2's. Whoosh's porter2, used before, is an unmaintained copy of an older Snowball English:
-it stems university, organization, emergency, international and added otherwise
-(tests/test_english_analysis.py lists them). Snowball English changes between releases (3.1 stems
-inter- words otherwise than 3.0), hence the pinned PyStemmer release.
+PyStemmer when installed) 1.6 to 2 times porter2's. Whoosh's porter2, used before, is an
+unmaintained copy of an older Snowball English: it stems university, organization, emergency,
+international and added otherwise (tests/test_english_analysis.py lists them). Snowball English
+changes between releases (3.1 stems inter- words otherwise than 3.0), hence the pinned PyStemmer.
 
 Stop words: sepia/text/english_stopwords.txt (the Snowball English list; provenance and changes at
 its top), read once.
