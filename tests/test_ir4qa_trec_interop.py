@@ -14,7 +14,7 @@ from sepia.cli import main
 from sepia.formats.errors import FormatError
 from sepia.ir4qa import registry
 from sepia.ir4qa.measures import score_ranking
-from sepia.ir4qa.trec import parse_trec_qrels, parse_trec_run, qrels_to_trec, trec_eval_order
+from sepia.ir4qa.trec import parse_trec_qrels, parse_trec_runs, qrels_to_trec, trec_eval_order
 
 K = (1, 3, 5, 10, 20)
 
@@ -140,16 +140,18 @@ def test_registry_names():
 
 def test_trec_files_read_and_refused():
     assert parse_trec_qrels("301 0 D1 2\n301 0 D2 0\n302 0 D1 1\n") == {"301": {"D1": 2, "D2": 0}, "302": {"D1": 1}}
-    [a, b] = parse_trec_run("1 Q0 D1 1 0.5 A\n1 Q0 D2 2 0.5 A\n1 Q0 D3 3 0.9 A\n1 Q0 D1 1 3 B\n")
-    assert a.metadata.run_id == "A" and [d.docid for d in a.topics[0].documents] == ["D3", "D2", "D1"]
-    assert [d.rank for d in a.topics[0].documents] == [1, 2, 3] and b.topics[0].documents[0].docid == "D1"
+    [a, b] = parse_trec_runs("1 Q0 D1 1 0.5 A\n1 Q0 D2 2 0.5 A\n1 Q0 D3 3 0.9 A\n1 Q0 D1 1 3 B\n")
+    assert a == ("A", {"1": ["D3", "D2", "D1"]}) and b == ("B", {"1": ["D1"]})
     with pytest.raises(FormatError) as error:
         parse_trec_qrels("1 0 D1 x\n1 0 D1 1\n1 0 D1 1\n1 0\n", "q")
     assert [str(p) for p in error.value.problems] == [
         "q:1:1: relevance must be 0, 1, 2, ..., got 'x'", "q:3:1: document D1 is judged twice for topic 1",
         "q:4:1: expected 4 fields (qid iter docid rel), got 2"]
-    with pytest.raises(FormatError, match="score must be a number"):
-        parse_trec_run("1 Q0 D1 1 high A\n")
+    with pytest.raises(FormatError) as error:
+        parse_trec_runs("1 Q0 D1 1 high A\n\n1 Q0 D2 2 1 A\n1 Q0 D2 3 0 A\n1 Q0 D3 4 0\n", "r")
+    assert [str(p) for p in error.value.problems] == [
+        "r:1:1: score must be a number, got 'high'", "r:4:1: document D2 is retrieved twice for topic 1",
+        "r:5:1: expected 6 fields (qid Q0 docid rank score tag), got 5"]
 
 
 def test_command_reads_trec_files_and_prints_trec_eval_q(tmp_path):

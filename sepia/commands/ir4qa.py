@@ -2,7 +2,9 @@
 IR4QA runs (SEPIA XML or TREC runs) against graded qrels (SEPIA TSV or TREC qrels)."""
 from __future__ import annotations
 
+import dataclasses
 import json
+from typing import Iterable, Iterator
 
 import click
 
@@ -10,7 +12,7 @@ from sepia.commands.common import check_store_use, expand_run_paths, load_or_exi
 from sepia.formats.model import IR4QARun
 from sepia.formats.read import expect, read_file
 from sepia.ir4qa import trec
-from sepia.ir4qa.evaluate import MEASURES, IR4QAResults, evaluate_ir4qa
+from sepia.ir4qa.evaluate import MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa, rankings_of
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
@@ -56,12 +58,21 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
 
             results = score_or_exit(score_stored_ir4qa, Store(), gains, cutoff, run_ids, lang_pairs, save=save,
                                     **options)
+            gain_list, runs = results.gains, results.runs
         else:
-            results = _score_files(qrels_path, expand_run_paths(run_paths + more_runs), gains, cutoff, options)
+            gain_list, runs = _score_files(qrels_path, expand_run_paths(run_paths + more_runs), gains, cutoff, options)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--gains") from None
-    for message in dict.fromkeys(w for r in results.runs for w in r.warnings):
-        warn(message)
+    if output == "trec":  # trec_eval -q's layout, each run printed as soon as it is scored
+        warned = set()
+        for r in runs:
+            _warn(r.warnings, warned)
+            click.echo("\n".join(trec.trec_eval_lines(r.run_id, shown, r.topics, r.means)))
+        return
+    # the other formats rank the runs: each run's scores are kept (its means alone for the table)
+    kept = [r if output != "table" else dataclasses.replace(r, topics={}) for r in runs]
+    results = IR4QAResults(ranked_ir4qa(kept), gain_list, cutoff, options)
+    _warn((w for r in results.runs for w in r.warnings), set())
     settings = results.settings
     if output == "json":
         click.echo(json.dumps({"runs": [_as_dict(r, shown) for r in results.runs], "settings": settings}, indent=2))
@@ -71,14 +82,19 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
             for topic_id, s in r.topics.items():
                 click.echo("\t".join([r.run_id, topic_id, *(f"{s.values[m]:.6f}" for m in shown), str(s.relevant)]))
             click.echo(f"{r.run_id}\tALL\t" + "\t".join(f"{r.means[m]:.6f}" for m in shown) + "\t")
-    elif output == "trec":
-        for r in results.runs:
-            click.echo("\n".join(trec.trec_eval_lines(r.run_id, shown, r.topics, r.means)))
     else:
         title = (f"IR4QA: gains {settings['gains']} for L1..L{len(results.gains)}, cut-off {cutoff}, "
                  "Q with beta 1" + (", condensed lists" if condensed else "")
                  + (", AP@k and Q@k over min(k, R)" if ntcireval_cutoff else ""))
         click.echo(ir4qa_table(results.runs, title, shown), nl=False)
+
+
+def _warn(messages: Iterable[str], warned: set[str]) -> None:
+    """Each warning once."""
+    for message in messages:
+        if message not in warned:
+            warned.add(message)
+            warn(message)
 
 
 def _as_dict(run, shown) -> dict:
@@ -94,13 +110,8 @@ def ir4qa_table(runs, title: str, measures=MEASURES) -> str:
     return grouped_table(runs, ["RUN", *measures], rows, title)
 
 
-def _read_runs(path) -> list[IR4QARun]:
-    """A TREC run file's runs, or the one SEPIA IR4QA XML run."""
-    runs = load_or_exit(trec.read_any_runs, path)
-    return runs if runs is not None else [expect(load_or_exit(read_file, path, "ir4qa"), IR4QARun, path)]
-
-
-def _score_files(qrels_path, paths, gains, cutoff, options) -> IR4QAResults:
+def _score_files(qrels_path, paths, gains, cutoff, options) -> tuple[list[float], Iterator[IRRunScore]]:
+    """The gains, and the runs' scores, one run read and scored at a time."""
     if not qrels_path:
         raise click.UsageError("give the relevance judgments: --qrels QRELS.tsv (or --store to score the "
                                "campaign store)")
@@ -108,5 +119,14 @@ def _score_files(qrels_path, paths, gains, cutoff, options) -> IR4QAResults:
         raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
     qrels = load_or_exit(trec.read_any_qrels, qrels_path)
     gain_list = parse_gains(gains) if gains else default_gains(qrels)
-    runs = [run for p in paths for run in _read_runs(p)]
-    return IR4QAResults(evaluate_ir4qa(qrels, runs, gain_list, cutoff, **options), gain_list, cutoff, options)
+    evaluator = IR4QAEvaluator(qrels, gain_list, cutoff, **options)
+    return gain_list, (evaluator.score(run_id, rankings) for path in paths for run_id, rankings in _read_runs(path))
+
+
+def _read_runs(path) -> Iterator[tuple[str, dict[str, list[str]]]]:
+    """A TREC run file's runs, or the one SEPIA IR4QA XML run: each run's ID and rankings."""
+    if trec.is_trec_run_file(path):
+        yield from load_or_exit(trec.read_trec_runs, path)
+    else:
+        run = expect(load_or_exit(read_file, path, "ir4qa"), IR4QARun, path)
+        yield run.metadata.run_id, rankings_of(run)

@@ -1,13 +1,16 @@
-"""Score IR4QA runs: AP, Q and nDCG per topic and their means over the topics with relevant documents."""
+"""Score IR4QA runs: AP, Q and nDCG per topic and their means over the topics with relevant documents.
+
+`IR4QAEvaluator` prepares the qrels once and scores one run at a time: a run's documents are needed
+only while it is scored, so that memory does not grow with the number of runs."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from sepia import vocab
 from sepia.formats.model import IR4QARun
 from sepia.ir4qa import registry
-from sepia.ir4qa.measures import IRScores, score_ranking
+from sepia.ir4qa.measures import IRScores, JudgedTopic
 from sepia.ir4qa.qrels import Qrels
 
 MEASURES = registry.DEFAULT  # what the store keeps; --measures may ask for others
@@ -50,29 +53,49 @@ class IR4QAResults:
         return {"gains": ":".join(f"{g:g}" for g in self.gains), "cutoff": self.cutoff, "beta": 1, **extra}
 
 
+class IR4QAEvaluator:
+    """The qrels prepared once (every topic with a relevant document), then one run scored at a time.
+    Raises ValueError at once when a level of those topics has no gain. `options`: measures,
+    condensed, ntcireval_cutoff (see `sepia.ir4qa.measures.score_ranking`)."""
+
+    def __init__(self, qrels: Qrels, gains: Sequence[float], cutoff: int = 1000,
+                 measures: Sequence[str] | None = None, condensed: bool = False, ntcireval_cutoff: bool = False):
+        self.judged_topics = set(qrels)
+        self.topics = {t: JudgedTopic(judged, gains, cutoff, ntcireval_cutoff=ntcireval_cutoff)
+                       for t, judged in qrels.items() if any(level > 0 for level in judged.values())}
+        self.measures = tuple(measures or MEASURES)
+        self.condensed = condensed
+
+    def score(self, run_id: str, rankings: Mapping[str, Sequence[str]]) -> IRRunScore:
+        """One run, given each topic's DOCIDs in rank order, over the topics of its target language
+        that have a relevant document; a topic the run did not answer scores 0."""
+        parsed = vocab.parse_run_id(run_id)
+        topics = sorted(t for t in self.topics if parsed is None or vocab.topic_language(t) == parsed.target_lang)
+        scores = {t: self.topics[t].score(rankings.get(t, ()), self.measures, self.condensed) for t in topics}
+        warnings = [f"run {run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in self.judged_topics]
+        if not topics:
+            warnings.append(f"run {run_id}: the qrels have no topic of its language with a relevant document")
+        means = {m: sum(s.values[m] for s in scores.values()) / len(scores) if scores else 0.0 for m in self.measures}
+        return IRRunScore(run_id, means, scores, warnings)
+
+
+def rankings_of(run: IR4QARun) -> dict[str, list[str]]:
+    """Each topic's DOCIDs in rank order."""
+    return {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
+
+
 def evaluate_ir4qa(qrels: Qrels, runs: Iterable[IR4QARun], gains: Sequence[float], cutoff: int = 1000,
                    **options) -> list[IRRunScore]:
-    """Every run over the qrels topics of its target language that have a relevant document; a topic
-    the run did not answer scores 0. Ranked by mean Q, then AP (or by the first measure asked for).
-    `options`: measures, condensed, ntcireval_cutoff (see `score_ranking`)."""
-    return ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gains, cutoff, **options) for run in runs)
+    """Every run (see `IR4QAEvaluator.score`), ranked by mean Q, then AP (or by the first measure
+    asked for). `options`: measures, condensed, ntcireval_cutoff."""
+    evaluator = IR4QAEvaluator(qrels, gains, cutoff, **options)
+    return ranked_ir4qa(evaluator.score(run.metadata.run_id, rankings_of(run)) for run in runs)
 
 
 def evaluate_ir4qa_run(qrels: Qrels, run: IR4QARun, gains: Sequence[float], cutoff: int = 1000,
-                       measures: Sequence[str] | None = None, **options) -> IRRunScore:
+                       **options) -> IRRunScore:
     """One run's scores (see `evaluate_ir4qa`)."""
-    measures = tuple(measures or MEASURES)
-    parsed = vocab.parse_run_id(run.metadata.run_id)
-    topics = sorted(t for t, judged in qrels.items() if any(level > 0 for level in judged.values())
-                    and (parsed is None or vocab.topic_language(t) == parsed.target_lang))
-    rankings = {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
-    scores = {t: score_ranking(rankings.get(t, []), qrels[t], gains, cutoff, measures=measures, **options)
-              for t in topics}
-    warnings = [f"run {run.metadata.run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in qrels]
-    if not topics:
-        warnings.append(f"run {run.metadata.run_id}: the qrels have no topic of its language with a relevant document")
-    means = {m: sum(s.values[m] for s in scores.values()) / len(scores) if scores else 0.0 for m in measures}
-    return IRRunScore(run.metadata.run_id, means, scores, warnings)
+    return IR4QAEvaluator(qrels, gains, cutoff, **options).score(run.metadata.run_id, rankings_of(run))
 
 
 def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:

@@ -119,12 +119,17 @@ def parse_qrels(text: str, name: str = "<input>") -> Qrels:
 
 
 def _read_text(path: str | Path) -> str:
+    """A qrels or TREC run file's text; a byte that is not UTF-8 is reported where it is."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise FormatError([Problem(str(path), 1, 1, "invalid UTF-8: qrels files are UTF-8")]) from None
+        data = Path(path).read_bytes()
     except OSError as exc:
         raise FormatError([Problem(str(path), 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        raise FormatError([Problem(str(path), data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1,
+                                   f"invalid UTF-8 byte 0x{data[exc.start]:02x}: the file must be UTF-8")]) from None
 
 
 def read_qrels_rows(path: str | Path) -> list[RelevanceRow]:
