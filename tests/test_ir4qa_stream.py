@@ -126,6 +126,8 @@ def test_streaming_equals_the_whole_file_path(tmp_path):
             assert {m: scored[run_id][m] for m in measures} == {
                 m: sum(v[m] for v in topics.values()) / len(topics) for m in measures}
         assert "run runA: no qrels for topic T-CS-399 (ignored)" in result.stderr
+        table = CliRunner().invoke(main, args).stdout
+        assert "? (15 topics)" in table and "CS-CS (15 topics)" in table
         # trec_eval -q's layout: the same numbers, each run printed in the order read
         lines = CliRunner().invoke(main, [*args, "--format", "trec"]).stdout.splitlines()
         assert [line.split("\t")[2] for line in lines if line.startswith("runid")] == [

@@ -2,7 +2,6 @@
 IR4QA runs (SEPIA XML or TREC runs) against graded qrels (SEPIA TSV or TREC qrels)."""
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Iterable, Iterator
 
@@ -69,9 +68,8 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
             _warn(r.warnings, warned)
             click.echo("\n".join(trec.trec_eval_lines(r.run_id, shown, r.topics, r.means)))
         return
-    # the other formats rank the runs: each run's scores are kept (its means alone for the table)
-    kept = [r if output != "table" else dataclasses.replace(r, topics={}) for r in runs]
-    results = IR4QAResults(ranked_ir4qa(kept), gain_list, cutoff, options)
+    # the other formats rank the runs: each run's scores are kept (not its documents)
+    results = IR4QAResults(ranked_ir4qa(runs), gain_list, cutoff, options)
     _warn((w for r in results.runs for w in r.warnings), set())
     settings = results.settings
     if output == "json":
