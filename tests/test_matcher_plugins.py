@@ -6,7 +6,6 @@ import json
 import random
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest

@@ -4,7 +4,6 @@ adding and deleting go through the interface; the tantivy build's analysis worke
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from pathlib import Path
 from typing import Iterable
 
@@ -39,25 +40,24 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
         values = [f.strip() for f in fields]
         topic_id, run_id, rank, nugget_id, match, assessor = values
 
-        def column(i: int) -> int:
-            return sum(len(f) + 1 for f in fields[:i]) + 1
+        column = list(accumulate((len(f) + 1 for f in fields), initial=1))  # 1-based column of each field
 
         if vocab.topic_language(topic_id) is None:
-            problems.append(Problem(name, number, column(0), f"topic ID {topic_id!r} is not well formed"))
+            problems.append(Problem(name, number, column[0], f"topic ID {topic_id!r} is not well formed"))
         if not run_id:
-            problems.append(Problem(name, number, column(1), "run ID is empty"))
+            problems.append(Problem(name, number, column[1], "run ID is empty"))
         if not RANK.fullmatch(rank) or int(rank) > limits.INTEGER:
-            problems.append(Problem(name, number, column(2), f"answer_rank must be a positive integer up to "
+            problems.append(Problem(name, number, column[2], f"answer_rank must be a positive integer up to "
                                                              f"{limits.INTEGER}, got {rank!r}"))
         if not nugget_id:
-            problems.append(Problem(name, number, column(3), "nugget ID is empty"))
+            problems.append(Problem(name, number, column[3], "nugget ID is empty"))
         if match not in MATCH_VALUES:
-            problems.append(Problem(name, number, column(4), f"match must be 1, 0 or 0.5, got {match!r}"))
+            problems.append(Problem(name, number, column[4], f"match must be 1, 0 or 0.5, got {match!r}"))
         if not assessor:
-            problems.append(Problem(name, number, column(5), "assessor is empty"))
+            problems.append(Problem(name, number, column[5], "assessor is empty"))
         for i, limit in LENGTHS.items():
             if too_long := limits.too_long(HEADER[i], values[i], limit):
-                problems.append(Problem(name, number, column(i), too_long))
+                problems.append(Problem(name, number, column[i], too_long))
         if problems and problems[-1].line == number:
             continue
         key = (topic_id, run_id, int(rank), nugget_id, assessor)
