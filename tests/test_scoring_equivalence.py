@@ -5,7 +5,7 @@ import unicodedata
 from collections import Counter
 from unittest import mock
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, Metadata
@@ -77,10 +77,14 @@ def test_batched_softmatch_equals_counters(topics, as_set):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(topic(), min_size=1, max_size=3), st.lists(topic(), min_size=1, max_size=3), st.booleans())
-def test_one_matcher_across_batches_with_a_growing_vocabulary(first, second, dense):
-    # dense=False: the sorted-keys lookup that large gold standards use instead of a table
-    with mock.patch.object(bagmatch, "_DENSE_CELLS", bagmatch._DENSE_CELLS if dense else 0):
+@given(st.lists(topic(), min_size=1, max_size=3), st.lists(topic(), min_size=1, max_size=3), st.booleans(),
+       st.booleans())
+def test_one_matcher_across_batches_with_a_growing_vocabulary(first, second, dense, small):
+    # dense=False: the sorted-keys lookup that large gold standards use instead of a table;
+    # small: every topic a group of its own, answers taken two at a time (as for large workloads)
+    with mock.patch.object(bagmatch, "_DENSE_CELLS", bagmatch._DENSE_CELLS if dense else 0), \
+            mock.patch.object(bagmatch, "_GROUP_CELLS", 1 if small else bagmatch._GROUP_CELLS), \
+            mock.patch.object(bagmatch, "_SLAB", 2 if small else bagmatch._SLAB):
         matcher = SoftMatcher()
         for batch in (first, second, first, second + first):
             got = matcher.best_scores_many([as_models(t) for t in batch])
@@ -108,6 +112,25 @@ def test_stemming_and_stop_words(t, stem, stopwords):
 def test_joined_normalisation_equals_one_text_at_a_time(strings):
     expected = "\x00".join(unicodedata.normalize("NFKC", s).lower() for s in strings)
     assert normalize_joined(strings) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(texts | st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",))),
+                max_size=5))
+@example(["ΟΔΟΣ", "ΣΑ Σ"])  # final sigma (each example alone: one unsettled character sends all the
+@example(["İstanbul"])  # texts the string way); a lower case of two characters
+def test_code_points_from_tables_equal_the_string_steps(strings):
+    expected = "\x00".join(unicodedata.normalize("NFKC", s).lower() for s in strings)
+    assert bagmatch._from_code_points(bagmatch.normalized_code_points(strings)) == expected
+
+
+def test_no_character_of_the_settled_blocks_is_the_second_of_a_composition():
+    seconds = set(range(0x1161, 0x1176)) | set(range(0x11A8, 0x11C3))  # hangul vowel and trailing jamo
+    for cp in range(0x110000):
+        decomposition = unicodedata.decomposition(chr(cp)).split()
+        if len(decomposition) == 2 and not decomposition[0].startswith("<"):
+            seconds.add(int(decomposition[1], 16))
+    assert not [hex(cp) for cp in seconds if any(lo <= cp < hi for lo, hi in bagmatch._SETTLED_BLOCKS)]
 
 
 @given(st.lists(texts, max_size=5))

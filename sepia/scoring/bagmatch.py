@@ -10,10 +10,17 @@ shortcuts hold:
   the per-character forms are learnt lazily, only for code points that occur.
 - U+0000 joins the responses: it cannot occur in XML, composes with nothing, is no token, and
   `str.lower` treats it as a word boundary (final sigma), so it keeps every response separate.
+- When every per-character form is a character that is NFKC-normalised, combines with nothing before
+  it (canonical class 0, and not the second character of any composition: `_SETTLED_BLOCKS`) and
+  has a one-character lower case that does not depend on context (not capital sigma), the string
+  steps are skipped: NFKC and lower case are then each character's own, looked up in tables.
 - Tokens are character classes: a unigram character is a token; a maximal run of other letters or
   digits is a word (TOKEN_RE's two alternatives). Texts that contain U+0000 go the Counter way.
-- min(n, r) is summed over the nonzero cells of each nugget's counts, gathered from one
-  responses x columns count matrix per batch, where each topic numbers its own tokens.
+- For a nugget n and a response x, |tok(n) ∩ tok(x)| = sum over tokens t of min(n_t, x_t)
+  = (tokens of n present in x) + sum over the tokens n has k >= 2 times of min(k - 1, x_t - 1)+.
+  The first term, for all nuggets x responses of many topics at once, is one batched float32
+  matrix product (exact: small integer sums) of 0/1 matrices in each topic's own token columns;
+  the second is gathered for the few repeated tokens only.
 """
 from __future__ import annotations
 
@@ -35,6 +42,15 @@ OTHER, UNIGRAM, WORD, _UNLEARNT = 0, 1, 2, 255
 _NFKC_UNLEARNT, _NFKC_SEVERAL = 0xFFFFFFFF, 0xFFFFFFFE  # beyond every code point
 _DENSE_CELLS = 1 << 23  # (topic, token) lookup tables up to this size; sorted keys beyond
 _KEY_SPAN = 1 << 32
+_GROUP_CELLS = 1 << 21  # topics x nuggets (or answers) x token columns per matrix product, at most
+_SLAB = 64  # answers per topic in one matrix product; more are taken in several
+# Blocks none of whose characters is the second of a canonical composition (tests/
+# test_scoring_equivalence.py checks it against unicodedata): Latin to Armenian, punctuation to CJK
+# symbols and kana without the voicing marks U+3099-309A, ideographs, Yi, hangul syllables,
+# compatibility ideographs, CJK compatibility and half/full-width forms, the ideograph planes.
+_SETTLED_BLOCKS = ((0x0000, 0x0300), (0x0370, 0x0590), (0x2000, 0x20D0), (0x2100, 0x3099), (0x309B, 0xA4D0),
+                   (0xAC00, 0xD7A4), (0xF900, 0xFB00), (0xFE30, 0xFE50), (0xFF00, 0xFFF0), (0x20000, 0x40000))
+_CONTEXT_LOWER = "\u03a3"  # capital sigma: its lower case depends on the letters around it
 
 
 class _CodePoints:
@@ -44,6 +60,9 @@ class _CodePoints:
         self.nfkc = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)  # NFKC(c) when one character
         self.nfkc_forms: dict[str, str] = {}  # NFKC(c) when several characters
         self.token_class = np.full(_CODE_POINTS, _UNLEARNT, np.uint8)
+        # lower(c) when c is settled (see the module's notes) and its lower case is one settled
+        # character too; _NFKC_UNLEARNT before c is learnt, _NFKC_SEVERAL when it is not so
+        self.settled_lower = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)
 
     def nfkc_of(self, cps: np.ndarray) -> np.ndarray:
         mapped = self.nfkc[cps]
@@ -59,6 +78,19 @@ class _CodePoints:
             mapped = self.nfkc[cps]
         return mapped
 
+    def lower_of(self, cps: np.ndarray) -> np.ndarray | None:
+        """Each settled character's lower case; None when some character is not settled."""
+        lowered = self.settled_lower[cps]
+        if len(lowered) and lowered.max() == _NFKC_UNLEARNT:
+            for cp in np.unique(cps[lowered == _NFKC_UNLEARNT]).tolist():
+                lower = chr(cp).lower()
+                self.settled_lower[cp] = (ord(lower) if _settled(chr(cp)) and len(lower) == 1 and _settled(lower)
+                                          else _NFKC_SEVERAL)
+            lowered = self.settled_lower[cps]
+        if len(lowered) and lowered.max() == _NFKC_SEVERAL:
+            return None
+        return lowered
+
     def classes_of(self, cps: np.ndarray) -> np.ndarray:
         classes = self.token_class[cps]
         if len(classes) and classes.max() == _UNLEARNT:
@@ -68,6 +100,13 @@ class _CodePoints:
                 self.token_class[cp] = UNIGRAM if _UNIGRAM_RE.match(ch) else WORD if _WORD_RE.match(ch) else OTHER
             classes = self.token_class[cps]
         return classes
+
+
+def _settled(ch: str) -> bool:
+    """NFKC-normalised, and combines with nothing before it, whatever that is."""
+    cp = ord(ch)
+    return (any(low <= cp < high for low, high in _SETTLED_BLOCKS) and ch != _CONTEXT_LOWER
+            and unicodedata.combining(ch) == 0 and unicodedata.is_normalized("NFKC", ch))
 
 
 _TABLES: _CodePoints | None = None
@@ -90,11 +129,28 @@ def _from_code_points(cps: np.ndarray) -> str:
 
 def normalize_joined(texts: Sequence[str]) -> str | None:
     """`normalize` (NFKC, then lower case) of each text, joined by U+0000; None when a text has one."""
-    tables = _tables()
-    joined = _SEPARATOR.join(texts)
-    if joined.count(_SEPARATOR) != max(len(texts) - 1, 0):
+    joined = _joined(texts)
+    return None if joined is None else _normalize_string(joined, _code_points(joined))
+
+
+def normalized_code_points(texts: Sequence[str]) -> np.ndarray | None:
+    """The code points of `normalize_joined(texts)`, from tables alone when the texts allow it."""
+    joined = _joined(texts)
+    if joined is None:
         return None
     cps = _code_points(joined)
+    mapped = _tables().nfkc_of(cps)
+    lowered = _tables().lower_of(mapped) if not len(mapped) or mapped.max() != _NFKC_SEVERAL else None
+    return lowered if lowered is not None else _code_points(_normalize_string(joined, cps))
+
+
+def _joined(texts: Sequence[str]) -> str | None:
+    joined = _SEPARATOR.join(texts)
+    return joined if joined.count(_SEPARATOR) == max(len(texts) - 1, 0) else None
+
+
+def _normalize_string(joined: str, cps: np.ndarray) -> str:
+    tables = _tables()
     mapped = tables.nfkc_of(cps)
     if len(mapped) and mapped.max() == _NFKC_SEVERAL:
         several = mapped == _NFKC_SEVERAL
@@ -116,54 +172,98 @@ class _TopicNuggets:
     totals: np.ndarray  # (nuggets,) |tok(n)|
 
 
+class _Group:
+    """Consecutive topics of a layout whose nuggets' 0/1 token matrices are stacked, padded to the
+    most nuggets and columns among them, for one batched matrix product."""
+
+    def __init__(self, topics: list[_TopicNuggets], start: int):
+        self.start, self.stop = start, start + len(topics)
+        self.width = max((len(t.gids) for t in topics), default=0) or 1
+        self.sizes = [len(t.totals) for t in topics]
+        shape = (len(topics), max(self.sizes, default=0))
+        self.present = np.zeros(shape + (self.width,), np.float32)
+        self.totals = np.zeros(shape)
+        repeated = [np.zeros((4, 0), np.int64)]  # (topic, nugget, column, count - 1) of each token a
+        for i, t in enumerate(topics):  # nugget has twice or more, by topic and nugget
+            self.present[i, :t.counts.shape[0], :t.counts.shape[1]] = t.counts > 0
+            self.totals[i, :len(t.totals)] = t.totals
+            rows, columns = np.nonzero(t.counts > 1)
+            repeated.append(np.stack([np.full(len(rows), i), rows, columns, t.counts[rows, columns] - 1]))
+        self.topic, self.nugget, self.column, self.more = np.concatenate(repeated, axis=1)
+        keys = self.topic * shape[1] + self.nugget
+        self.starts = np.flatnonzero(np.diff(keys, prepend=-1))  # where each nugget's cells begin
+        self.repeating = self.topic[self.starts], self.nugget[self.starts]
+
+    def scores(self, topic: np.ndarray, slot: np.ndarray, column: np.ndarray, answers: int) -> list[list[float]]:
+        """Each topic's nuggets' best s(n, x) from the group's token occurrences, given as (topic in
+        the group, answer slot, column); `answers`: the most answers a topic has."""
+        best = np.zeros(self.present.shape[:2])
+        for first in range(0, answers, _SLAB):  # a slab of answers at a time keeps the matrices small
+            span = min(_SLAB, answers - first)
+            keep = (slot >= first) & (slot < first + span) if answers > _SLAB else slice(None)
+            cell = ((topic[keep] * span + slot[keep] - first) * self.width + column[keep])
+            counts = np.bincount(cell, minlength=len(self.sizes) * span * self.width)
+            counts = counts.reshape(len(self.sizes), span, self.width)
+            overlap = self.present @ (counts > 0).astype(np.float32).transpose(0, 2, 1)
+            if len(self.topic):
+                more = np.minimum(self.more[:, None], np.maximum(counts[self.topic, :, self.column] - 1, 0))
+                overlap[self.repeating] += np.add.reduceat(more, self.starts, axis=0)
+            np.maximum(best, overlap.max(axis=2, initial=0), out=best)
+        ratios = np.divide(best, self.totals, out=np.zeros_like(best), where=self.totals > 0).tolist()
+        return [row[:size] for row, size in zip(ratios, self.sizes)]
+
+
 class _Layout:
-    """Many topics' nuggets side by side: the nonzero cells of their count matrices, in nugget order."""
+    """Many topics' nuggets, in groups for the matrix products, and where each topic's tokens are."""
 
     def __init__(self, topics: list[_TopicNuggets], vocabulary_size: int):
-        self.sizes = [len(t.totals) for t in topics]
-        self.width = max((len(t.gids) for t in topics), default=0) or 1
-        self.totals = np.concatenate([t.totals for t in topics] + [np.zeros(0, np.int64)])
-        cells = [np.nonzero(t.counts) for t in topics]  # row-major: grouped by nugget
-        offsets = np.cumsum([0] + self.sizes[:-1])
-        nugget = np.concatenate([o + rows for o, (rows, _) in zip(offsets, cells)] + [np.zeros(0, np.int64)])
-        self.topic = np.repeat(np.arange(len(topics)), [len(rows) for rows, _ in cells])
-        self.column = np.concatenate([cols for _, cols in cells] + [np.zeros(0, np.int64)])
-        self.count = np.concatenate([t.counts[c] for t, c in zip(topics, cells)] + [np.zeros(0, np.int64)])
-        self.with_tokens, self.starts = np.unique(nugget, return_index=True)
+        self.groups, members, most = [], [], (0, 0)
+        for t in topics:  # as many topics per group as _GROUP_CELLS allows
+            most = (max(most[0], len(t.totals), _SLAB), max(most[1], len(t.gids)))
+            if members and (len(members) + 1) * most[0] * most[1] > _GROUP_CELLS:
+                self.groups.append(_Group(members, sum(len(g.sizes) for g in self.groups)))
+                members, most = [], (max(len(t.totals), _SLAB), len(t.gids))
+            members.append(t)
+        if members:
+            self.groups.append(_Group(members, sum(len(g.sizes) for g in self.groups)))
         width = vocabulary_size + 1  # the last column: tokens of no nugget here
         if len(topics) * width <= _DENSE_CELLS:
             self.local = np.full((len(topics), width), -1, np.int32)
             for i, t in enumerate(topics):
                 self.local[i, t.gids] = np.arange(len(t.gids))
         else:  # too large to tabulate: sorted (topic, global id) keys instead
-            keys = np.concatenate([i * _KEY_SPAN + t.gids for i, t in enumerate(topics)])
+            keys = np.concatenate([i * _KEY_SPAN + t.gids for i, t in enumerate(topics)] + [np.zeros(0, np.int64)])
             order = np.argsort(keys)
             self.keys = keys[order]
-            self.key_columns = np.concatenate([np.arange(len(t.gids)) for t in topics])[order]
+            self.key_columns = np.concatenate([np.arange(len(t.gids)) for t in topics] + [np.zeros(0, np.int64)])[order]
             self.local = None
 
     def columns(self, topic: np.ndarray, gids: np.ndarray) -> np.ndarray:
         """Each (topic, global id)'s column in that topic's counts, or -1."""
         if self.local is not None:
-            return self.local[topic, np.minimum(gids, self.local.shape[1] - 1)]
+            width = self.local.shape[1]
+            return self.local.ravel().take(topic * width + np.minimum(gids, width - 1))
         if not len(self.keys):
             return np.full(len(gids), -1, np.int64)
         wanted = topic * _KEY_SPAN + gids
         at = np.minimum(np.searchsorted(self.keys, wanted), len(self.keys) - 1)
         return np.where(self.keys[at] == wanted, self.key_columns[at], -1)
 
-    def best(self, counts: np.ndarray, rows: np.ndarray) -> list[list[float]]:
-        """counts: (responses + 1, width) token counts, the last row zero; rows: (topics, most
-        answers) each topic's rows of counts, padded with the zero row."""
-        best = np.zeros(len(self.totals), np.int64)
-        if len(self.count):
-            # min(n, r) for every nonzero nugget cell against the same column of each answer.
-            cells = rows[self.topic] * counts.shape[1] + self.column[:, None]
-            met = np.minimum(counts.ravel().take(cells), self.count[:, None])
-            best[self.with_tokens] = np.add.reduceat(met, self.starts, axis=0).max(axis=1, initial=0)
-        scores = np.divide(best, self.totals, out=np.zeros(len(best)), where=self.totals > 0).tolist()
-        ends = np.cumsum(self.sizes).tolist()
-        return [scores[end - size:end] for size, end in zip(self.sizes, ends)]
+    def scores(self, response: np.ndarray, gid: np.ndarray, answers: np.ndarray) -> list[list[float]]:
+        """Every nugget's best s(n, x), topic by topic, from the responses' token occurrences (response
+        index in the batch, global token id; in response order) and each topic's number of answers."""
+        first = np.concatenate([[0], np.cumsum(answers)])
+        topic_of_response = np.repeat(np.arange(len(answers)), answers)
+        scores = []
+        for group in self.groups:
+            lo, hi = np.searchsorted(response, first[[group.start, group.stop]])
+            topic = topic_of_response[response[lo:hi]]
+            column = self.columns(topic, gid[lo:hi])
+            hit = column >= 0
+            topic, column = topic[hit], column[hit]
+            slot = response[lo:hi][hit] - first[topic]
+            scores += group.scores(topic - group.start, slot, column, int(answers[group.start:group.stop].max(initial=0)))
+        return scores
 
 
 class BagMatcher:
@@ -245,22 +345,20 @@ class BagMatcher:
         return token
 
     def _occurrences(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
-        """(response index, global token id) of every response token that some nugget has;
-        None when the texts cannot be joined safely (they contain U+0000)."""
-        text = normalize_joined(texts)
-        if text is None:
+        """(response index, global token id) of every response token that some nugget has, in text
+        order; None when the texts cannot be joined safely (they contain U+0000)."""
+        cps = normalized_code_points(texts)
+        if cps is None:
             return None
-        cps = _code_points(text)
-        unigram_gids = self._unigram_gids(cps)
-        unigram_at = np.flatnonzero(unigram_gids >= 0)
+        gids = self._unigram_gids(cps)  # a new array: word tokens are written into it at their starts
         is_word = _tables().classes_of(cps) == WORD
-        edges = np.diff(is_word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-        word_start = np.flatnonzero(edges == 1)
-        word_gids = self._word_gids(cps, is_word)
-        known_words = word_gids >= 0
-        where = np.concatenate([unigram_at, word_start[known_words]])
-        gids = np.concatenate([unigram_gids[unigram_at].astype(np.int64), word_gids[known_words]])
-        return np.cumsum(cps == 0, dtype=np.int32)[where], gids  # separators before each token
+        if is_word.any():
+            edges = np.diff(is_word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+            word_gids = self._word_gids(cps, is_word)
+            known = word_gids >= 0
+            gids[np.flatnonzero(edges == 1)[known]] = word_gids[known]
+        at = np.flatnonzero(gids >= 0)
+        return np.cumsum(cps == 0, dtype=np.int32)[at], gids[at]  # separators before each token
 
     # ------------------------------------------------------------ scores
 
@@ -271,17 +369,4 @@ class BagMatcher:
         occurrences = self._occurrences([t for _, r in topics for t in r])
         if occurrences is None:
             return None
-        response_of, gid_of = occurrences
-        answers = np.array([len(r) for _, r in topics], np.int64)
-        first = np.concatenate([[0], np.cumsum(answers)])
-        responses = int(first[-1])
-        topic_of_response = np.repeat(np.arange(len(topics)), answers)
-        column = layout.columns(topic_of_response[response_of], gid_of)
-        hit = column >= 0
-        # Token counts, one row per response (and a zero row last), in the topic's own columns. As a
-        # set too: the nugget's counts are then 1, and min(1, r) needs no clipping of r.
-        counts = np.bincount(response_of[hit] * layout.width + column[hit],
-                             minlength=(responses + 1) * layout.width).reshape(responses + 1, layout.width)
-        rank = np.arange(int(answers.max(initial=0)))
-        rows = np.where(rank < answers[:, None], first[:-1, None] + rank, responses)
-        return layout.best(counts, rows)
+        return layout.scores(*occurrences, np.array([len(r) for _, r in topics], np.int64))
