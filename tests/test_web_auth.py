@@ -6,13 +6,13 @@ import re
 import stat
 
 from click.testing import CliRunner
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from web_helpers import PASSWORD, app, browser_for, csrf_token, store  # noqa: F401  (fixtures)
 
 from sepia.cli import main
 from sepia.store.db import Store
-from sepia.store.models import User
+from sepia.store.models import LoginSession, User, utcnow
 from sepia.web import create_app
 from sepia.web.security import load_secret_key
 
@@ -45,6 +45,17 @@ def test_logout_ends_the_session(app):
     assert browser.get("/topics/").status_code == 200
     assert browser.post("/logout").status_code == 302
     assert browser.get("/topics/").status_code == 302
+
+
+def test_a_session_ends_when_its_account_is_deactivated_or_its_time_is_up(app, store):
+    developer, assessor = browser_for(app, "dev"), browser_for(app, "as1")
+    assert developer.get("/topics/").status_code == 200 and assessor.get("/votes/").status_code == 200
+    with store.transaction() as session:
+        session.execute(update(User).where(User.username == "dev").values(active=False))
+        session.execute(update(LoginSession).where(LoginSession.user_id == user(store, "as1").id)
+                        .values(expires_at=utcnow()))
+    assert developer.get("/topics/").status_code == 302
+    assert assessor.get("/votes/").status_code == 302
 
 
 def test_passwords_are_hashed_with_a_slow_hash(store):

@@ -5,11 +5,19 @@
     .venv/bin/python tools/bench_web.py --clients 32 --seconds 60
 
 Builds the sample campaign in a fresh data directory (`sepia demo --no-serve`: store and search
-indexes), starts `gunicorn --workers 3 --threads 8 'sepia.web:create_app()'` and drives it over
-loopback with half the clients as assessors (the voting page) and half as topic developers (nugget
-page, topic page, the search pane with a query in the topic's language). A trivial request (the style sheet,
-served by the same application) is timed in the same run as the baseline. Prints p50 and p95 per page beside the aim (p95
-under 50 ms) and the ratio to the baseline, with the machine's load.
+indexes), starts gunicorn as docs/web.md does and measures over loopback:
+
+1. what one request of each page costs the server, load-independently: its CPU time (master and
+   workers, from /proc) over a few hundred requests of the page sent one at a time;
+2. the pages under concurrent clients: half the clients are assessors (the voting page), half topic
+   developers (nugget page, topic page, the search pane with a query that finds documents of the
+   topic's language); every client also fetches the style sheet, a trivial request of the same
+   application, as the baseline. The clients are driven by one thread over raw keep-alive sockets
+   (`webload.LeanClients`), so that the load generator takes little of the machine it shares with
+   the server; its CPU time is printed beside the server's.
+
+Prints p50 and p95 per page beside the aim (p95 under 50 ms), the ratio to the baseline, the CPU per
+request of server and client, and the machine's load before and after.
 """
 from __future__ import annotations
 
@@ -20,7 +28,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -29,86 +36,141 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from webload import BIN, PASSWORD, Client, production_server, run_all, server_env  # noqa: E402
+from webload import BIN, PASSWORD, Client, LeanClients, Server, production_server, server_env  # noqa: E402
 
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import Topic  # noqa: E402
 from sepia.web.accounts import create_user  # noqa: E402
 
 AIM_MS = 50.0
+TRIVIAL = "trivial page (baseline)"
+ASSESSOR_PAGES = ("voting page",)
+DEVELOPER_PAGES = ("nugget page", "topic page", "search pane")
 
 
-def prepare(home: Path, clients: int) -> list[tuple[str, str, str]]:
-    """The sample campaign with accounts; returns (topic ID, language, query) of each topic with nuggets."""
+def prepare(home: Path, clients: int) -> list[dict]:
+    """The sample campaign with accounts; returns each topic with nuggets: its ID and the queries
+    that may find its documents (prefixes of its answer texts and nuggets)."""
     subprocess.run([str(BIN / "sepia"), "demo", "--no-serve", "--home", str(home)], env=server_env(home, None),
                    check=True, capture_output=True)
     store = Store(f"sqlite:///{home / 'sepia.db'}")
     with store.transaction() as session:
         for i in range(clients):
-            role = "assessor" if i % 2 == 0 else "topic_developer"
-            create_user(session, f"bench{i:02d}", PASSWORD, role)
+            create_user(session, f"bench{i:02d}", PASSWORD, "assessor" if i % 2 == 0 else "topic_developer")
         topics = []
         for topic in session.query(Topic).filter(Topic.nuggets.any()).order_by(Topic.id):
             topic.status = "completed"  # the sample topics have nuggets; voting needs them completed
-            question = topic.text_of("question", topic.lang) or ""
-            letters = [c for c in question if c.isalnum()]
-            topics.append((topic.id, topic.lang, "".join(letters[:2])))
+            texts = [a.text for a in topic.answer_texts] + [n.text for n in topic.nuggets]
+            words = ["".join(c for c in text if c.isalnum()) for text in texts]
+            topics.append({"id": topic.id, "queries": [w[:n] for w in words for n in (4, 3, 2) if len(w) >= n]})
     store.dispose()
     return topics
 
 
-def client(port: int, index: int, topics, deadline_box: list, barrier: threading.Barrier,
-           timings: dict, lock: threading.Lock, seed: int) -> None:
-    rng = random.Random(seed)
-    browser = Client(port)
-    browser.log_in(f"bench{index:02d}")
-    barrier.wait()
-    assessor = index % 2 == 0
-    while time.time() < deadline_box[0]:
-        topic_id, _lang, query = rng.choice(topics)
-        if assessor:
-            pages = [("voting page", f"/votes/{topic_id}")]
-        else:
-            pages = [("nugget page", f"/nuggets/{topic_id}"), ("topic page", f"/topics/{topic_id}"),
-                     ("search pane", f"/topics/{topic_id}/search?q={quote(query)}")]
-        pages.append(("trivial page (baseline)", "/static/sepia.css"))
-        for name, path in pages:
+def page_path(page: str, topic: dict) -> str:
+    return {"voting page": f"/votes/{topic['id']}", "nugget page": f"/nuggets/{topic['id']}",
+            "topic page": f"/topics/{topic['id']}",
+            "search pane": f"/topics/{topic['id']}/search?q={quote(topic.get('query', ''))}",
+            TRIVIAL: "/static/sepia.css"}[page]
+
+
+def choose_queries(developer: Client, topics: list[dict]) -> None:
+    """Each topic's search: the first of its queries whose results pane lists documents."""
+    for topic in topics:
+        topic["query"], topic["finds"] = topic["queries"][0], False
+        for query in topic["queries"]:
+            _status, pane = developer.request("GET", f"/topics/{topic['id']}/search?q={quote(query)}")
+            if 'class="hits"' in pane:
+                topic["query"], topic["finds"] = query, True
+                break
+
+
+def cost_per_request(server: Server, clients: dict[str, Client], topics: list[dict], repeats: int) -> dict:
+    """Page -> (server CPU ms, client CPU ms, p50 ms) of requests sent one at a time."""
+    costs = {}
+    for page in (*ASSESSOR_PAGES, *DEVELOPER_PAGES, TRIVIAL):
+        client = clients["assessor" if page in ASSESSOR_PAGES else "developer"]
+        paths = [page_path(page, topics[i % len(topics)]) for i in range(repeats)]
+        for path in paths[:20]:  # warm every worker's caches
+            client.request("GET", path)
+        times = []
+        server_before, client_before = server.cpu_seconds(), time.process_time()
+        for path in paths:
             started = time.perf_counter()
-            status, _ = browser.request("GET", path)
-            elapsed = time.perf_counter() - started
-            with lock:
-                timings.setdefault(name, []).append(elapsed)
-                if status != 200:
-                    timings.setdefault(f"errors {status}", []).append(elapsed)
+            status, _ = client.request("GET", path)
+            times.append(time.perf_counter() - started)
+            if status != 200:
+                raise RuntimeError(f"{path} answered {status}")
+        costs[page] = ((server.cpu_seconds() - server_before) / repeats * 1000,
+                       (time.process_time() - client_before) / repeats * 1000, statistics.median(times) * 1000)
+    return costs
+
+
+def under_load(server: Server, cookies: list[str], topics: list[dict], seconds: float) -> tuple[dict, float, float]:
+    """Timings per page of every client requesting without pause; server and client CPU ms a request."""
+    rngs = [random.Random(index) for index in range(len(cookies))]
+    queues: list[list[tuple[str, str]]] = [[] for _ in cookies]
+    timings: dict[str, list[float]] = {}
+
+    def next_request(index: int) -> tuple[str, str]:
+        if not queues[index]:
+            topic = rngs[index].choice(topics)
+            pages = ASSESSOR_PAGES if index % 2 == 0 else DEVELOPER_PAGES
+            queues[index] = [(page, page_path(page, topic)) for page in (*pages, TRIVIAL)]
+        return queues[index].pop(0)
+
+    def on_answer(_index: int, page: str, status: int, elapsed: float) -> None:
+        timings.setdefault(page if status == 200 else f"errors {status}", []).append(elapsed)
+
+    server_before, client_before = server.cpu_seconds(), time.process_time()
+    LeanClients(server.port, cookies, next_request, on_answer).run(seconds)
+    requests = sum(len(values) for values in timings.values())
+    return (timings, (server.cpu_seconds() - server_before) / requests * 1000,
+            (time.process_time() - client_before) / requests * 1000)
+
+
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--repeats", type=int, default=200, help="requests of each page sent one at a time")
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sepia-bench-web-"))
-    topics = prepare(home, args.clients)
-    timings: dict[str, list[float]] = {}
-    lock = threading.Lock()
-    deadline_box = [0.0]
-    barrier = threading.Barrier(args.clients, action=lambda: deadline_box.__setitem__(0, time.time() + args.seconds))
-    with production_server(server_env(home, None), args.workers, args.threads) as (port, _errors):
-        run_all([threading.Thread(target=client, args=(port, i, topics, deadline_box, barrier, timings, lock, i))
-                 for i in range(args.clients)])
-    load = os.getloadavg()
-    print(f"# {args.clients} clients, {args.seconds:g} s, gunicorn {args.workers} workers x {args.threads} threads, "
-          f"sample campaign ({len(topics)} topics); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} "
-          f"on {os.cpu_count()} cores")
-    baseline = statistics.quantiles(timings["trivial page (baseline)"], n=20)[-1] * 1000
+    topics = prepare(home, max(args.clients, 2))
+    load_before = load_average()
+    with production_server(server_env(home, None), args.workers, args.threads) as server:
+        browsers = []
+        for index in range(args.clients):
+            browsers.append(Client(server.port))
+            browsers[-1].log_in(f"bench{index:02d}")
+        choose_queries(browsers[1], topics)
+        costs = cost_per_request(server, {"assessor": browsers[0], "developer": browsers[1]}, topics, args.repeats)
+        timings, server_ms, client_ms = under_load(server, [b.cookie for b in browsers], topics, args.seconds)
+    print(f"# gunicorn {args.workers} workers x {args.threads} threads, sample campaign ({len(topics)} topics, "
+          f"{sum(t['finds'] for t in topics)} of whose searches find documents); {os.cpu_count()} cores; "
+          f"load average before {load_before}, after {load_average()}")
+    print(f"# one request at a time ({args.repeats} of each page)")
+    print(f"{'page':26} {'server CPU ms':>14} {'client CPU ms':>14} {'p50 ms':>8}")
+    for page, (server_cpu, client_cpu, p50) in costs.items():
+        print(f"{page:26} {server_cpu:14.2f} {client_cpu:14.2f} {p50:8.2f}")
+    print(f"# {args.clients} clients without pause, {args.seconds:g} s")
+    baseline = statistics.quantiles(timings[TRIVIAL], n=20)[-1] * 1000
     print(f"{'page':26} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'aim p95':>8} {'p95/trivial':>12}")
     for name, values in sorted(timings.items()):
         p50 = statistics.median(values) * 1000
         p95 = statistics.quantiles(values, n=20)[-1] * 1000 if len(values) > 1 else p50
         aim = "" if name.startswith(("trivial", "errors")) else f"< {AIM_MS:g}"
         print(f"{name:26} {len(values):9d} {p50:8.1f} {p95:8.1f} {aim:>8} {p95 / baseline:12.2f}")
+    requests = sum(len(values) for values in timings.values())
+    print(f"# CPU a request under load: server {server_ms:.2f} ms, load generator {client_ms:.2f} ms; "
+          f"{requests / args.seconds:.0f} requests/s; by CPU alone the mean wait of {args.clients} clients on "
+          f"{os.cpu_count()} cores is {args.clients * (server_ms + client_ms) / os.cpu_count():.1f} ms")
     return 1 if any(name.startswith("errors") for name in timings) else 0
 
 

@@ -144,7 +144,8 @@ def main() -> int:
     timings: list[float] = []
     statuses: Counter = Counter()
     lock = threading.Lock()
-    with production_server(env, args.workers, args.threads) as (port, _errors):
+    with production_server(env, args.workers, args.threads) as server:
+        port = server.port
         clock = Clock(len(names), args.seconds)
         run_all([threading.Thread(target=assessor, args=(port, name, pool_id, clock, sent, timings, statuses, lock,
                                                         args.seed * 100 + i, args.think))

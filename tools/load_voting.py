@@ -157,7 +157,8 @@ def one_round(args, number: int) -> dict:
     answers = seed_store(url, args.assessors, args.topics, args.nuggets)
     tally = Tally()
     topics = sorted(answers)
-    with production_server(env, args.workers, args.threads) as (port, errors):
+    with production_server(env, args.workers, args.threads) as server:
+        port, errors = server.port, server.errors
         clock = Clock(args.assessors + 1, args.seconds)
         threads = [threading.Thread(target=assessor, args=(port, f"assessor{i:02d}", topics, clock, tally,
                                                           args.seed * 1000 + number * 100 + i))

@@ -6,6 +6,7 @@ import contextlib
 import http.client
 import os
 import re
+import selectors
 import socket
 import subprocess
 import sys
@@ -13,7 +14,8 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Iterator
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
 from urllib.parse import urlencode
 
 from sqlalchemy import create_engine, text
@@ -125,22 +127,118 @@ def server_env(home: Path, url: str | None) -> dict:
     return env
 
 
+@dataclass
+class Server:
+    """A running production start: its port, its master's process ID and, once it has stopped, the
+    last of what it wrote to standard error."""
+    port: int
+    pid: int
+    errors: list[str] = field(default_factory=list)
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the master and its workers have used so far."""
+        return sum(_cpu_seconds(pid) for pid in [self.pid, *_children(self.pid)])
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0  # a worker that ended meanwhile
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
 @contextlib.contextmanager
-def production_server(env: dict, workers: int, threads: int) -> Iterator[tuple[int, list[str]]]:
-    """`gunicorn --workers W --threads T 'sepia.web:create_app()'`, as docs/web.md starts SEPIA; yields
-    its port and, once it has stopped, the last of what it wrote to standard error in the list."""
+def production_server(env: dict, workers: int, threads: int) -> Iterator[Server]:
+    """`gunicorn -c python:sepia.web.gunicorn_conf --workers W --threads T 'sepia.web:create_app()'`, as
+    docs/web.md starts SEPIA."""
     port = free_port()
     server = subprocess.Popen(
-        [str(BIN / "gunicorn"), "--workers", str(workers), "--threads", str(threads), "--bind", f"127.0.0.1:{port}",
-         "--log-level", "warning", "sepia.web:create_app()"],
+        [str(BIN / "gunicorn"), "-c", "python:sepia.web.gunicorn_conf", "--workers", str(workers),
+         "--threads", str(threads), "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "sepia.web:create_app()"],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    errors: list[str] = []
+    running = Server(port, server.pid)
     try:
         wait_until_serving(port, server)
-        yield port, errors
+        yield running
     finally:
         server.terminate()
-        errors.append(server.communicate(timeout=30)[1][-3000:])
+        running.errors.append(server.communicate(timeout=30)[1][-3000:])
+
+
+class LeanClients:
+    """Many keep-alive clients driven by one thread over raw sockets, so that the load generator
+    costs the machine little and no client waits for another's turn at Python's interpreter lock
+    before it reads the clock. Each client has its session cookie and a function that names its
+    next request; `on_answer(client, name, status, seconds)` hears every answer."""
+
+    def __init__(self, port: int, cookies: list[str], next_request: Callable[[int], tuple[str, str]],
+                 on_answer: Callable[[int, str, int, float], None]):
+        self.port, self.cookies, self.next_request, self.on_answer = port, cookies, next_request, on_answer
+        self.selector = selectors.DefaultSelector()
+
+    def run(self, seconds: float) -> None:
+        deadline = time.perf_counter() + seconds
+        for index in range(len(self.cookies)):
+            self._send(index, self._connect())
+        while self.selector.get_map():
+            for key, _events in self.selector.select(timeout=5):
+                index, state = key.data
+                chunk = key.fileobj.recv(1 << 16)
+                if not chunk:  # the server closed a kept-alive connection: the request goes again
+                    self.selector.unregister(key.fileobj)
+                    key.fileobj.close()
+                    self._resend(index, self._connect(), state)
+                    continue
+                state["buffer"] += chunk
+                answer = _complete_answer(state["buffer"])
+                if answer is None:
+                    continue
+                self.on_answer(index, state["name"], answer, time.perf_counter() - state["started"])
+                if time.perf_counter() < deadline:
+                    self._send(index, key.fileobj)
+                else:
+                    self.selector.unregister(key.fileobj)
+                    key.fileobj.close()
+
+    def _connect(self) -> socket.socket:
+        connection = socket.create_connection(("127.0.0.1", self.port))
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return connection
+
+    def _send(self, index: int, connection: socket.socket) -> None:
+        name, path = self.next_request(index)
+        request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.cookies[index]}\r\n"
+                   "Accept-Encoding: identity\r\n\r\n").encode()
+        self._resend(index, connection, {"name": name, "request": request})
+
+    def _resend(self, index: int, connection: socket.socket, state: dict) -> None:
+        state.update(buffer=b"", started=time.perf_counter())
+        connection.sendall(state["request"])
+        if connection in self.selector.get_map():
+            self.selector.modify(connection, selectors.EVENT_READ, (index, state))
+        else:
+            self.selector.register(connection, selectors.EVENT_READ, (index, state))
+
+
+def _complete_answer(buffer: bytes) -> int | None:
+    """The status of a whole HTTP/1.1 answer (it has a Content-Length), or None while more is to come."""
+    head_end = buffer.find(b"\r\n\r\n")
+    if head_end < 0:
+        return None
+    head = buffer[:head_end].decode("latin-1").split("\r\n")
+    length = next((int(line.split(":", 1)[1]) for line in head[1:] if line.lower().startswith("content-length:")), 0)
+    return int(head[0].split()[1]) if len(buffer) - head_end - 4 >= length else None
 
 
 def run_all(threads: list[threading.Thread]) -> None:

@@ -1,11 +1,14 @@
 """The Flask application factory: configuration, the store, security and one blueprint per activity."""
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from flask import Flask, g, render_template, request
+from flask import Flask, current_app, g, render_template, request
 from markupsafe import Markup
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -37,6 +40,18 @@ def _env_int(name: str, default: int) -> int:
     return int(value)
 
 
+# A static file's URL carries a digest of its content (?v=...), so browsers may keep it this long
+# and still fetch a new version at once.
+STATIC_MAX_AGE = int(timedelta(days=365).total_seconds())
+
+
+class SepiaFlask(Flask):
+    def get_send_file_max_age(self, filename: str | None) -> int | None:
+        if request.args.get("v"):
+            return STATIC_MAX_AGE
+        return super().get_send_file_max_age(filename)  # unversioned: the browser asks again each time
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application. `config` overrides settings (tests pass DATABASE_URL, SEARCH_ENGINE...).
 
@@ -51,7 +66,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     RELEVANCE_LEVELS (SEPIA_RELEVANCE_LEVELS, 3: L0 to L2).
     """
     web_dir = resource_dir("web")
-    app = Flask(
+    app = SepiaFlask(
         "sepia.web",
         template_folder=str(web_dir / "templates"),
         static_folder=str(web_dir / "static"),
@@ -104,9 +119,26 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(security.load_current_user)
     app.teardown_appcontext(_close_session)
     app.context_processor(security.template_globals)
+    app.url_defaults(_static_version)
     app.after_request(_utf8_and_headers)
     _register_error_pages(app)
     return app
+
+
+def _static_version(endpoint: str, values: dict) -> None:
+    """url_for("static", filename=...) gets ?v=<digest of the file's content>."""
+    if endpoint == "static" and "filename" in values:
+        path = Path(current_app.static_folder) / values["filename"]
+        try:
+            stat = path.stat()
+        except OSError:
+            return
+        values["v"] = _content_digest(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _content_digest(path: Path, _mtime_ns: int, _size: int) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
 HTML_LANGS = {"CS": "zh-Hans", "CT": "zh-Hant", "JA": "ja", "EN": "en"}

@@ -11,7 +11,7 @@ from sepia.store.models import AnswerText, Nugget, Topic
 from sepia.web.db import db
 from sepia.web.forms import NUGGET_MAX_CHARS, FormError, bounded_text, parse_id, parse_ids
 from sepia.web.security import roles_required
-from sepia.web.topics import get_topic, topic_rows
+from sepia.web.topics import NUGGETS, get_topic, topic_rows, topic_view
 
 bp = Blueprint("nuggets", __name__, url_prefix="/nuggets")
 EDITORS = ("organiser", "topic_developer")
@@ -50,11 +50,19 @@ def _text(form) -> str:
         raise NuggetError(str(error)) from error
 
 
-def _completed_topic(topic_id: str) -> Topic:
-    topic = get_topic(topic_id)
+def _completed(topic):
+    """The topic (mapped, or as the page shows it), if nuggets may come from it; else 409."""
     if topic.status != "completed":
-        abort(409, f"Topic {topic_id} is still in development; nuggets come from completed topics.")
+        abort(409, f"Topic {topic.id} is still in development; nuggets come from completed topics.")
     return topic
+
+
+def _completed_topic(topic_id: str) -> Topic:
+    return _completed(get_topic(topic_id, NUGGETS))
+
+
+def _page_of(topic_id: str):
+    return _completed(topic_view(topic_id, answers=True, nuggets=True, votes=True, links=True))
 
 
 @bp.route("/")
@@ -66,7 +74,7 @@ def index():
 @bp.route("/<topic_id>")
 @roles_required(*EDITORS)
 def topic(topic_id: str):
-    return render_template("nuggets/topic.html", topic=_completed_topic(topic_id), form={}, editing={})
+    return render_template("nuggets/topic.html", topic=_page_of(topic_id), form={}, editing={})
 
 
 # Two people adding a nugget to one topic at once may pick the same label: the unique constraint
@@ -102,7 +110,7 @@ def _refuse(topic_id: str, message: str, status: int, editing: dict | None = Non
     db().rollback()
     flash(message, "error")
     form = request.form if editing is None else {}
-    return render_template("nuggets/topic.html", topic=_completed_topic(topic_id), form=form,
+    return render_template("nuggets/topic.html", topic=_page_of(topic_id), form=form,
                            editing=editing or {}), status
 
 

@@ -22,7 +22,7 @@ TOKEN_PREFIX = "sepia_"
 
 
 def team_name() -> str | None:
-    return g.user.team.name if g.user.team else None
+    return g.user.team
 
 
 def _home(status: int = 200, refused: dict | None = None, new_token: str | None = None):

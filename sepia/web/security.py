@@ -6,17 +6,18 @@ import hashlib
 import os
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Callable
 
 from flask import abort, current_app, g, redirect, request, session, url_for
 from flask_wtf.csrf import CSRFProtect
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from sepia import config
-from sepia.store.models import ROLES, ApiToken, LoginSession, User, utcnow
+from sepia.store.models import ROLES, ApiToken, LoginSession, Team, User, utcnow
 from sepia.web import forms
 from sepia.web.db import db
 
@@ -105,22 +106,50 @@ def check_role(role: str) -> str | None:
 
 # ---------------------------------------------------------------- the logged-in user
 
+@dataclass(frozen=True)
+class CurrentUser:
+    """The logged-in user as every request needs it (`g.user`, `current_user` in templates): read
+    with the session in one query of plain columns, without loading the account's mapped object."""
+    id: int
+    username: str
+    role: str
+    display_name: str
+    languages: str | None  # the target languages an assessor works in ("CS JA"); None: all
+    team: str | None  # the team's name
+
+
+_USER_COLUMNS = (User.__table__.c.id, User.__table__.c.username, User.__table__.c.role,
+                 User.__table__.c.display_name, User.__table__.c.languages, Team.__table__.c.name)
+# A Core statement on the tables (compiled once, cached): the ORM's per-query work is most of the
+# cost of so small a query, and this one runs on every request.
+_SESSION_USER = (
+    select(*_USER_COLUMNS)
+    .select_from(LoginSession.__table__
+                 .join(User.__table__, User.__table__.c.id == LoginSession.__table__.c.user_id)
+                 .outerjoin(Team.__table__, Team.__table__.c.id == User.__table__.c.team_id))
+    .where(LoginSession.__table__.c.token_hash == bindparam("token_hash"),
+           LoginSession.__table__.c.expires_at > bindparam("now"), User.__table__.c.active.is_(True)))
+
+
 def load_current_user() -> None:
-    """Before each request: the user of the session, if the session is still open on the server
-    and the account still exists and is active."""
+    """Before each request but for static files: the user of the session, if the session is still
+    open on the server and the account still exists and is active."""
     g.user = None
+    if request.endpoint == "static":
+        return
     token = session.get("sid")
     if not isinstance(token, str):
         return
-    row = db().execute(
-        select(User, LoginSession)
-        .join(LoginSession, LoginSession.user_id == User.id)
-        .where(LoginSession.token_hash == digest(token), LoginSession.expires_at > utcnow())
-    ).first()
-    if row is None or not row.User.active:
+    row = db().connection().execute(_SESSION_USER, {"token_hash": digest(token), "now": utcnow()}).first()
+    if row is None:
         session.clear()
         return
-    g.user = row.User
+    g.user = CurrentUser(*row)
+
+
+def current_user_of(user: User) -> CurrentUser:
+    return CurrentUser(user.id, user.username, user.role, user.display_name, user.languages,
+                       user.team.name if user.team else None)
 
 
 def digest(token: str) -> str:
@@ -166,7 +195,7 @@ def token_required(*roles: str) -> Callable:
             if user.role not in roles:
                 return {"accepted": False, "problems": ["Your role may not use this."]}, 403
             found.last_used_at = utcnow()
-            g.user = user
+            g.user = current_user_of(user)
             return view(*args, **kwargs)
 
         wrapped.allowed_roles = frozenset(roles)

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
 from sqlalchemy import func, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from sepia.store.models import AnswerText, Document, Nugget, Topic
 from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES
 from sepia.web import search_pane, topic_edit
+from sepia.web.topic_view import TopicView, read_topic
 from sepia.web.db import db
 from sepia.web.forms import FormError, parse_id
 from sepia.web.security import roles_required
@@ -17,17 +18,27 @@ bp = Blueprint("topics", __name__, url_prefix="/topics")
 EDITORS = ("organiser", "topic_developer")
 
 
-# What the topic pages show, loaded with the topic in a few queries (not one per nugget or vote).
-TOPIC_PAGE = (selectinload(Topic.texts),
-              selectinload(Topic.answer_texts).selectinload(AnswerText.nuggets),
-              selectinload(Topic.nuggets).selectinload(Nugget.votes),
-              selectinload(Topic.nuggets).selectinload(Nugget.sources),
-              selectinload(Topic.nuggets).selectinload(Nugget.answer_texts))
+# What the views that change a topic load with it, in a few queries (never one per nugget or vote).
+# The texts come in the topic's own query (a join); each collection below them in one query more.
+VOTING = (joinedload(Topic.texts), selectinload(Topic.nuggets).selectinload(Nugget.votes))
+NUGGETS = (joinedload(Topic.texts), selectinload(Topic.answer_texts),
+           selectinload(Topic.nuggets).options(selectinload(Nugget.votes), selectinload(Nugget.sources),
+                                               selectinload(Nugget.answer_texts)))
+EVERYTHING = (*NUGGETS, selectinload(Topic.answer_texts).selectinload(AnswerText.nuggets))
 
 
-def get_topic(topic_id: str) -> Topic:
-    """The topic with everything its pages show; 404 when there is none."""
-    topic = db().scalar(select(Topic).where(Topic.id == topic_id).options(*TOPIC_PAGE))
+def get_topic(topic_id: str, loaded=EVERYTHING) -> Topic:
+    """The topic, to change, with what `loaded` names already loaded; 404 when there is none."""
+    topic = db().scalar(select(Topic).where(Topic.id == topic_id).options(*loaded))
+    if topic is None:
+        abort(404, f"No topic {topic_id}.")
+    return topic
+
+
+def topic_view(topic_id: str, **parts: bool) -> TopicView:
+    """The topic as a page shows it, with the parts sepia.web.topic_view.read_topic names; 404
+    when there is none."""
+    topic = read_topic(db().connection(), topic_id, **parts)
     if topic is None:
         abort(404, f"No topic {topic_id}.")
     return topic
@@ -80,7 +91,7 @@ def create():
     return redirect(url_for("topics.edit", topic_id=topic.id))
 
 
-def _render_edit(topic: Topic, values: dict, version: int, status: int = 200):
+def _render_edit(topic: Topic | TopicView, values: dict, version: int, status: int = 200):
     return render_template("topics/edit.html", topic=topic, values=values, version=version,
                            answer_types=ANSWER_TYPES, language_names=LANGUAGE_NAMES), status
 
@@ -88,7 +99,7 @@ def _render_edit(topic: Topic, values: dict, version: int, status: int = 200):
 @bp.route("/<topic_id>")
 @roles_required(*EDITORS)
 def edit(topic_id: str):
-    topic = get_topic(topic_id)
+    topic = topic_view(topic_id, answers=True, nuggets=True)
     return _render_edit(topic, topic_edit.values_of(topic), topic.version)
 
 
@@ -145,10 +156,18 @@ def remove(topic_id: str):
 
 # ---------------------------------------------------------------- search pane
 
+def _topic_lang(topic_id: str):
+    """The topic's ID and language, all the search pane needs of it; 404 when there is none."""
+    row = db().execute(select(Topic.id, Topic.lang).where(Topic.id == topic_id)).first()
+    if row is None:
+        abort(404, f"No topic {topic_id}.")
+    return row
+
+
 @bp.route("/<topic_id>/search")
 @roles_required(*EDITORS)
 def search(topic_id: str):
-    topic = get_topic(topic_id)
+    topic = _topic_lang(topic_id)
     query = request.args.get("q", "").strip()
     page = max(request.args.get("page", 1, type=int) or 1, 1)
     if not query:
@@ -164,7 +183,7 @@ def search(topic_id: str):
 @bp.route("/<topic_id>/generate-query", methods=["POST"])
 @roles_required(*EDITORS)
 def generate_query(topic_id: str):
-    topic = get_topic(topic_id)
+    topic = _topic_lang(topic_id)
     payload = request.get_json(silent=True) or request.form
     raw = payload.get("key_terms", "")
     terms = raw if isinstance(raw, list) else str(raw).replace("，", ",").replace("、", ",").split(",")
@@ -182,7 +201,7 @@ def generate_query(topic_id: str):
 def document(topic_id: str, docid: str):
     """The full document as JSON: its stored text and the query's hits as code-point offsets.
     The browser builds the view from text nodes, so what it selects maps back to these offsets."""
-    topic = get_topic(topic_id)
+    topic = _topic_lang(topic_id)
     doc = db().scalars(select(Document).where(Document.docid == docid)).first()
     if doc is None or doc.lang != topic.lang:
         return jsonify(error=f"No document {docid} in the {topic.lang} collection."), 404

@@ -10,7 +10,7 @@ from sepia.web.db import db
 from sepia.web.forms import FormError, parse_ids
 from sepia.web.gold import gold_xml
 from sepia.web.security import roles_required
-from sepia.web.topics import get_topic
+from sepia.web.topics import VOTING, get_topic, topic_view
 
 bp = Blueprint("votes", __name__, url_prefix="/votes")
 
@@ -23,10 +23,10 @@ def index():
     return render_template("votes/index.html", views=views, done=done)
 
 
-def _votable(topic_id: str):
-    topic = get_topic(topic_id)
+def _votable(topic):
+    """The topic (mapped or a view with its nuggets and votes), if it can be voted on; else 404."""
     if topic.status != "completed" or not topic.nuggets:
-        abort(404, f"Topic {topic_id} has no nuggets to vote on yet.")
+        abort(404, f"Topic {topic.id} has no nuggets to vote on yet.")
     return topic
 
 
@@ -42,13 +42,13 @@ def _render_topic(topic, ticked: set[int] = frozenset(), highlight: set[int] = f
 @bp.route("/<topic_id>")
 @roles_required("assessor")
 def topic(topic_id: str):
-    return _render_topic(_votable(topic_id))
+    return _render_topic(_votable(topic_view(topic_id, nuggets=True, votes=True)))
 
 
 @bp.route("/<topic_id>", methods=["POST"])
 @roles_required("assessor")
 def submit(topic_id: str):
-    topic = _votable(topic_id)
+    topic = _votable(get_topic(topic_id, VOTING))
     try:
         vital_ids = parse_ids(request.form.getlist("vital"), "nugget")
     except FormError as error:

@@ -1,0 +1,84 @@
+"""What keeps a request cheap (tools/bench_web.py measures it): pages read a topic as plain rows,
+the same as the mapped objects hold; static files need no store and are cached by version; a
+server process searches every collection once before it takes requests."""
+from __future__ import annotations
+
+import logging
+import re
+from types import SimpleNamespace
+
+from sqlalchemy import event
+
+from web_helpers import FakeEngine, add_documents, app, browser_for, make_topic  # noqa: F401  (fixtures)
+
+from sepia.store.models import NuggetSource, Topic, Vote
+from sepia.web import gunicorn_conf, search_pane
+from sepia.web.topic_view import read_topic
+
+DOC = "XIN_CMN_20080101.0001"
+
+
+def test_the_topic_as_pages_read_it_is_the_mapped_topic(store):  # conftest's store: every backend
+    add_documents(store)
+    make_topic(store, "ACLIA2-CS-0007", answers=[(DOC, 8, 29), (DOC, 0, 7)], nuggets=["禽流感", "病毒", "传染"])
+    with store.transaction() as session:
+        topic = session.get(Topic, "ACLIA2-CS-0007")
+        topic.nuggets[0].votes = [Vote(assessor="as2", vital=True), Vote(assessor="as1", vital=False)]
+        topic.nuggets[2].votes = [Vote(assessor="as1", vital=True)]
+        topic.nuggets[1].answer_texts = []
+        topic.nuggets[1].sources = [NuggetSource(docid="B", position=1), NuggetSource(docid="A", position=0)]
+    with store.transaction() as session:
+        mapped = session.get(Topic, "ACLIA2-CS-0007")
+        view = read_topic(session.connection(), "ACLIA2-CS-0007", answers=True, nuggets=True, votes=True, links=True)
+        assert (view.id, view.lang, view.status, view.answer_type, view.memo, view.version, view.updated_by) == (
+            mapped.id, mapped.lang, mapped.status, mapped.answer_type, mapped.memo, mapped.version, mapped.updated_by)
+        assert [tuple(t) for t in view.texts] == [(t.kind, t.lang, t.text) for t in mapped.texts]
+        assert view.text_of("question", "EN") == "What is bird flu?"
+        assert [tuple(a) for a in view.answer_texts] == [(a.id, a.docid, a.start, a.end, a.text, a.created_by)
+                                                        for a in mapped.answer_texts]
+        assert [(n.id, n.label, n.text, n.version) for n in view.nuggets] == [
+            (n.id, n.label, n.text, n.version) for n in mapped.nuggets]
+        for seen, held in zip(view.nuggets, mapped.nuggets):
+            assert [tuple(v) for v in seen.votes] == [(held.id, v.assessor, v.vital) for v in held.votes]
+            assert [s.docid for s in seen.sources] == [s.docid for s in held.sources]
+            assert sorted(a.id for a in seen.answer_texts) == sorted(a.id for a in held.answer_texts)
+        assert [s.docid for s in view.nuggets[1].sources] == ["A", "B"]
+        assert read_topic(session.connection(), "ACLIA2-CS-9999") is None
+        bare = read_topic(session.connection(), "ACLIA2-CS-0007")
+        assert bare.texts and not bare.answer_texts and not bare.nuggets
+
+
+def test_static_files_need_no_store_and_are_kept_by_version(app):
+    browser = browser_for(app, "dev")
+    page = browser.get("/topics/").get_data(as_text=True)
+    versioned = re.search(r'href="(/static/sepia\.css\?v=[0-9a-f]{12})"', page).group(1)
+    statements = []
+    engine = app.extensions["sepia_store"].engine
+    listener = lambda *args, **kwargs: statements.append(1)  # noqa: E731
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        kept = browser.get(versioned)
+        asked = browser.get("/static/sepia.css")
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    assert statements == []
+    assert kept.status_code == 200 and kept.headers["Cache-Control"] == "public, max-age=31536000"
+    assert asked.status_code == 200 and asked.headers["Cache-Control"] == "no-cache"
+    assert browser.get("/static/sepia.css", headers={"If-None-Match": asked.headers["ETag"]}).status_code == 304
+
+
+def test_a_server_process_searches_every_collection_before_it_takes_requests(app):
+    engine = app.config["SEARCH_ENGINE"]
+    gunicorn_conf.post_worker_init(SimpleNamespace(wsgi=app))
+    assert sorted(lang for kind, lang, *_ in engine.calls if kind == "search") == ["CS", "CT", "JA"]
+
+
+def test_a_broken_index_does_not_stop_the_warm_up(app, caplog):
+    class Broken(FakeEngine):
+        def search(self, lang, query, page=1, page_size=10):
+            raise OSError("index damaged")
+
+    app.config["SEARCH_ENGINE"] = Broken()
+    with app.app_context(), caplog.at_level(logging.WARNING):
+        search_pane.warm_up()
+    assert "search warm-up: index damaged" in caplog.text
