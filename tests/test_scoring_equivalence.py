@@ -155,6 +155,8 @@ def test_length_ignores_exactly_the_white_space_of_the_spec_regex():
     kept = re.sub(r"\s", "", every_character)
     assert char_length(every_character) == len(kept) == len("".join(every_character.split()))
     assert "".join(every_character.split()) == kept
+    # char_length's shortcut for printable text: no white space but " " is printable
+    assert [c for c in every_character if c.isspace() and c.isprintable()] == [" "]
 
 
 def test_no_word_character_is_white_space():

@@ -194,14 +194,19 @@ class _Group:
         self.starts = np.flatnonzero(np.diff(keys, prepend=-1))  # where each nugget's cells begin
         self.repeating = self.topic[self.starts], self.nugget[self.starts]
 
-    def scores(self, topic: np.ndarray, slot: np.ndarray, column: np.ndarray, answers: int) -> list[list[float]]:
-        """Each topic's nuggets' best s(n, x) from the group's token occurrences, given as (topic in
-        the group, answer slot, column); `answers`: the most answers a topic has."""
+    def scores(self, response: np.ndarray, column: np.ndarray, answers: np.ndarray) -> list[list[float]]:
+        """Each topic's nuggets' best s(n, x) from the group's token occurrences, given as (response
+        index within the group, column), and the number of answers of each of its topics."""
         best = np.zeros(self.present.shape[:2])
-        for first in range(0, answers, _SLAB):  # a slab of answers at a time keeps the matrices small
-            span = min(_SLAB, answers - first)
-            keep = (slot >= first) & (slot < first + span) if answers > _SLAB else slice(None)
-            cell = ((topic[keep] * span + slot[keep] - first) * self.width + column[keep])
+        topic = np.repeat(np.arange(len(answers), dtype=np.int32), answers)  # of each response
+        slot = np.arange(len(topic), dtype=np.int32) - np.repeat(np.cumsum(answers, dtype=np.int32) - answers, answers)
+        most = int(answers.max(initial=0))
+        for first in range(0, most, _SLAB):  # a slab of answers at a time keeps the matrices small
+            span = min(_SLAB, most - first)
+            row = topic * span + slot - first  # of each response in this slab's count matrix
+            cell = row.take(response) * self.width + column
+            if most > _SLAB:  # only the responses of this slab
+                cell = cell[((slot >= first) & (slot < first + span)).take(response)]
             counts = np.bincount(cell, minlength=len(self.sizes) * span * self.width)
             counts = counts.reshape(len(self.sizes), span, self.width)
             overlap = self.present @ (counts > 0).astype(np.float32).transpose(0, 2, 1)
@@ -239,10 +244,10 @@ class _Layout:
             self.local = None
 
     def columns(self, topic: np.ndarray, gids: np.ndarray) -> np.ndarray:
-        """Each (topic, global id)'s column in that topic's counts, or -1."""
+        """Each (topic, global id)'s column in that topic's counts, or -1. The layout is made after
+        its topics' nuggets have their ids, so every id the responses can have is below its width."""
         if self.local is not None:
-            width = self.local.shape[1]
-            return self.local.ravel().take(topic * width + np.minimum(gids, width - 1))
+            return self.local.ravel().take(topic * self.local.shape[1] + gids)
         if not len(self.keys):
             return np.full(len(gids), -1, np.int64)
         wanted = topic * _KEY_SPAN + gids
@@ -253,16 +258,15 @@ class _Layout:
         """Every nugget's best s(n, x), topic by topic, from the responses' token occurrences (response
         index in the batch, global token id; in response order) and each topic's number of answers."""
         first = np.concatenate([[0], np.cumsum(answers)])
-        topic_of_response = np.repeat(np.arange(len(answers)), answers)
         scores = []
         for group in self.groups:
             lo, hi = np.searchsorted(response, first[[group.start, group.stop]])
-            topic = topic_of_response[response[lo:hi]]
+            counts = answers[group.start:group.stop]
+            within = response[lo:hi] - first[group.start]
+            topic = np.repeat(np.arange(group.start, group.stop), counts).take(within)
             column = self.columns(topic, gid[lo:hi])
             hit = column >= 0
-            topic, column = topic[hit], column[hit]
-            slot = response[lo:hi][hit] - first[topic]
-            scores += group.scores(topic - group.start, slot, column, int(answers[group.start:group.stop].max(initial=0)))
+            scores += group.scores(within[hit], column[hit], counts)
         return scores
 
 
@@ -299,11 +303,11 @@ class BagMatcher:
             bags = [self.tokenizer.counts(t) for t in texts]
             if self.as_set:
                 bags = [dict.fromkeys(b, 1) for b in bags]
-            local = {gid: i for i, gid in enumerate(dict.fromkeys(self._gid(tok) for b in bags for tok in b))}
+            column = {tok: i for i, tok in enumerate(dict.fromkeys(tok for b in bags for tok in b))}
+            local = {self._gid(tok): i for tok, i in column.items()}
             counts = np.zeros((len(texts), len(local)), np.int64)
             for row, bag in enumerate(bags):
-                for tok, n in bag.items():
-                    counts[row, local[self._gid(tok)]] = n
+                counts[row, [column[tok] for tok in bag]] = list(bag.values())
             topic = self._topics[texts] = _TopicNuggets(np.fromiter(local, np.int64, len(local)), counts,
                                                         counts.sum(axis=1))
         return topic

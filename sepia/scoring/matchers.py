@@ -218,7 +218,7 @@ def matcher_names() -> list[str]:
 def make_matcher(name: str, *, theta: float = 0.5, judgments: Sequence[Judgment] | None = None,
                  tokenizer: Tokenizer = DEFAULT_TOKENIZER, as_set: bool = False, partial: float = PARTIAL) -> Matcher:
     """The matcher of that name from the registry (built-in or plug-in), made with these options."""
-    factories = registry()
+    factories = BUILTIN if name in BUILTIN else registry()  # plug-ins cannot take a built-in's name
     if name not in factories:
         raise ValueError(f"unknown matcher {name!r}; choose one of {', '.join(factories)}")
     factory = factories[name]
