@@ -169,16 +169,16 @@ def main() -> None:
     ratio = statistics.median(r["sepia"][0] / r["reference"][0] for r in rounds)
     cpu_ratio = statistics.median(r["sepia"][1] / r["reference"][1] for r in rounds)
     report = {"runs": args.runs, "topics": args.topics, "docs": args.docs, "run_megabytes": round(megabytes, 1),
-              "repeat": args.repeat, "reference": reference_name, "values_compared": compared,
+              "repeat": args.repeat, "reference_name": reference_name, "values_compared": compared,
               "sepia": {"wall": round(median("sepia", 0), 3), "cpu": round(median("sepia", 1), 3),
                         "peak_rss_mb": round(max(r["sepia"][2] for r in rounds), 1)},
-              "reference_seconds": {"wall": round(median("reference", 0), 3), "cpu": round(median("reference", 1), 3),
+              "reference": {"wall": round(median("reference", 0), 3), "cpu": round(median("reference", 1), 3),
                                     "peak_rss_mb": round(max(r["reference"][2] for r in rounds), 1)},
               "wall_ratio": round(ratio, 2), "cpu_ratio": round(cpu_ratio, 2), "load_average": load}
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    s, ref = report["sepia"], report["reference_seconds"]
+    s, ref = report["sepia"], report["reference"]
     print(f"{args.runs} runs x {args.topics} topics x {args.docs} documents ({megabytes:.0f} MB of TREC runs), "
           f"median of {args.repeat} interleaved rounds, both as subprocesses; load average "
           f"{' '.join(f'{x:.2f}' for x in load)} on {os.cpu_count()} cores")
