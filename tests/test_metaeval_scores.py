@@ -47,7 +47,8 @@ def _report(text, **kwargs):
 # --- reading ---------------------------------------------------------------------------------------
 
 def test_long_tsv_is_read_with_its_grouping_columns():
-    table = parse_long_tsv("metric\tsystem\tvalue\tinput\taspect\nm\tA\t0.5\tq1\tfluency\n# note\n\nh\tA\t1\tq1\tfluency\n")
+    table = parse_long_tsv("metric\tsystem\tvalue\tinput\taspect\n"
+                           "m\tA\t0.5\tq1\tfluency\n# note\n\nh\tA\t1\tq1\tfluency\n")
     assert table.columns == ["aspect"]
     assert [(r.system, r.input, r.metric, r.value, r.extra) for r in table.rows] == [
         ("A", "q1", "m", 0.5, ("fluency",)), ("A", "q1", "h", 1.0, ("fluency",))]

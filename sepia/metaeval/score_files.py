@@ -73,7 +73,7 @@ def read_score_files(paths) -> ScoreTable:
     """One long TSV, or one or more trec_eval -q files (not both)."""
     paths = [Path(p) for p in paths]
     texts = [(p, _text(p)) for p in paths]
-    long = [p for p, t in texts if any(_is_long_header(line) for _, line in list(_lines(t))[:1])]
+    long = [p for p, t in texts if _is_long_header(next(_lines(t), (0, ""))[1])]
     if long and len(paths) > 1:
         raise FormatError([Problem(str(long[0]), 1, 1, "give one long TSV (system, input, metric, value), "
                                                        "or trec_eval -q files, not several files with a mix")])
@@ -143,8 +143,9 @@ def parse_trec_eval(text: str, name: str = "<input>") -> ScoreTable:
     for number, line in _lines(text):
         fields = line.split()
         if len(fields) != 3:
-            problems.append(Problem(name, number, 1, f"expected 'measure input value' (trec_eval -q) or a long TSV "
-                                                     f"header (system, input, metric, value), got {len(fields)} fields"))
+            problems.append(Problem(name, number, 1, f"expected 'measure input value' (trec_eval -q) or a long "
+                                                     f"TSV header (system, input, metric, value), got {len(fields)} "
+                                                     f"fields"))
             continue
         measure, topic, raw = fields
         if measure == "runid":

@@ -39,12 +39,17 @@ class ScoreGrid:
     warnings: list[str] = field(default_factory=list)
 
 
+class _RepeatedCell(ValueError):
+    """Two rows score the same cell: they differ only in a grouping column."""
+
+
 def score_grids(table: ScoreTable, human: str, metrics=(), by: str | None = None) -> list[ScoreGrid]:
     """The overall grid and, with `by`, one per value of that column. ValueError says what is wrong.
     Without `by`, rows that differ only in a grouping column (an aspect, say) cannot make one grid:
     the overall grid is then left out when grouping, and is an error otherwise."""
     if by is not None and by not in table.columns:
-        raise ValueError(f"no column {by!r} to group by; the file's extra columns: {', '.join(table.columns) or 'none'}")
+        raise ValueError(f"no column {by!r} to group by; the file's extra columns: "
+                         f"{', '.join(table.columns) or 'none'}")
     names = sorted({r.metric for r in table.rows}, key=natural_key)
     wanted = [human, *[m for m in metrics if m != human]]
     unknown = [m for m in wanted if m not in names]
@@ -70,10 +75,6 @@ def score_grids(table: ScoreTable, human: str, metrics=(), by: str | None = None
             except _RepeatedCell as exc:
                 raise ValueError(f"{exc} within {by}={value}") from None
     return grids
-
-
-class _RepeatedCell(ValueError):
-    pass
 
 
 def _grid(group: str, rows: list[ScoreRow], human: str, chosen: list[str]) -> ScoreGrid:

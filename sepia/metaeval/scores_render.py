@@ -18,7 +18,8 @@ def scores_text(reports: list[dict], settings: dict) -> str:
                         for name in r["metrics"] for level in LEVELS])
         lines += ["", "Pairwise accuracy with ties: acc_eq, and acc_eq* at the epsilon that maximises it "
                       "(system: mean scores; input: system pairs within each input):"]
-        lines += align([["metric", *(f"{level} {h}" for level in ACCURACY_LEVELS for h in ("acc_eq", "acc_eq*", "epsilon"))]] +
+        heads = [f"{level} {h}" for level in ACCURACY_LEVELS for h in ("acc_eq", "acc_eq*", "epsilon")]
+        lines += align([["metric", *heads]] +
                        [[name, *(fmt(r["accuracy"][name][level][k], 4 if k == "epsilon" else 3)
                                  for level in ACCURACY_LEVELS for k in ("acc_eq", "acc_eq_calibrated", "epsilon"))]
                         for name in r["metrics"]])
