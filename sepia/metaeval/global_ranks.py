@@ -191,11 +191,9 @@ def _sign_sums(A, z, first, second):
             cumulative = np.cumsum(w, axis=1, dtype=np.int32)     # w over the first r + 1 cells in u's order
             r = (rows - start)[None, :]
 
-            def upto(count):                                      # w over the first `count` cells
-                return np.where(count > 0, cumulative[r, np.maximum(count - 1, 0)], 0)
-
             # sign(v - u_k) = [u_k < v] + [u_k <= v] - 1
-            out[js[:, None], rows] = upto(below[:, rows]) + upto(not_above[:, rows]) - cumulative[r, n - 1]
+            out[js[:, None], rows] = (_upto(cumulative, r, below[:, rows]) + _upto(cumulative, r, not_above[:, rows])
+                                      - cumulative[r, n - 1])
     return out
 
 
@@ -258,3 +256,8 @@ class _Kendall:
             own_q += P.T @ own[:, :filled].T
             cross_q += P.T @ cross[:, :filled].T
         return own_q[:, a] + own_q[:, b] - cross_q
+
+
+def _upto(cumulative, r, count):
+    """w over the first `count` cells of each row (0 for none)."""
+    return np.where(count > 0, cumulative[r, np.maximum(count - 1, 0)], 0)
