@@ -67,7 +67,7 @@ def test_command_tests_each_language_pair_and_plots(tmp_path):
                                        "--trials", "300", "--seed", "2", "--format", "json",
                                        "--plot", str(tmp_path / "p.png")])
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json.loads(result.stdout)["language_pairs"]
     assert set(data) == {"CS-CS"}  # EN-CS has one run only
     evaluated = json.loads(CliRunner().invoke(main, ["evaluate", "--gold", str(cs / "gold.xml"), str(cs / "runs"),
                                                      "--format", "json"]).stdout)["runs"]

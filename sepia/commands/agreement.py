@@ -10,6 +10,7 @@ from sepia.commands.metaeval import expand
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.versions import stamped
 
 
 @click.command()
@@ -40,7 +41,7 @@ def agreement(gold_paths, judgment_paths, limit, output):
     assessors = [a.as_dict() for a in assessor_disputes(items)]
     splits = [s.as_dict() for s in split_items(items, limit or None)]
     if output == "json":
-        click.echo(json.dumps(json_ready({"agreement": rows, "assessors": assessors, "disputed": splits}),
+        click.echo(json.dumps(stamped(json_ready({"agreement": rows, "assessors": assessors, "disputed": splits})),
                               ensure_ascii=False, indent=1))
     else:
         click.echo(agreement_text(json_ready(rows), assessors, splits), nl=False)

@@ -11,6 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_o
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.versions import stamped
 
 
 def expand(paths, pattern: str) -> list[Path]:
@@ -84,8 +85,8 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
 
         written = [str(p) for p in scatter_runs(report, Path(plot_dir)) + pvalue_curves(report, Path(plot_dir))]
     if output == "json":
-        click.echo(json.dumps(json_ready({**report, "disagreements": listing, "plots": written,
-                                          "warnings": data.warnings}), ensure_ascii=False, indent=1))
+        click.echo(json.dumps(stamped(json_ready({**report, "disagreements": listing, "plots": written,
+                                                  "warnings": data.warnings})), ensure_ascii=False, indent=1))
     else:
         click.echo(metaeval_text(report, listing, limit or None), nl=False)
         for path in written:
@@ -129,7 +130,7 @@ def aeollm(pred_paths, human_paths, output):
         report = {"leaderboard": [e.as_dict() for e in entries]}
     report = json_ready({**report, "annotated_answers": len(human), "several_annotators": annotated})
     if output == "json":
-        click.echo(json.dumps(report, indent=1))
+        click.echo(json.dumps(stamped(report), indent=1))
     elif len(entries) == 1:
         click.echo(aeollm_text(report["tasks"], report["overall"]), nl=False)
     else:
@@ -175,7 +176,7 @@ def scores(paths, human, metrics, by, permutations, repetitions, seed, output):
                for g in grids]
     settings = {"permutations": permutations, "repetitions": repetitions, "seed": seed}
     if output == "json":
-        click.echo(json.dumps({"human": human, "by": by, "settings": settings, "groups": reports},
+        click.echo(json.dumps(stamped({"human": human, "by": by, "settings": settings, "groups": reports}),
                               ensure_ascii=False, indent=1))
     elif output == "tsv":
         click.echo(scores_tsv(reports), nl=False)
@@ -230,7 +231,7 @@ def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights,
         raise click.ClickException(str(exc)) from None
     report = json_ready(result.as_dict())
     if output == "json":
-        click.echo(json.dumps({"matcher": matcher, "beta": beta, **report}, indent=1))
+        click.echo(json.dumps(stamped({"matcher": matcher, "beta": beta, **report}), indent=1))
     else:
         click.echo(runpair_text(report, f"F{beta:g} ({matcher})"), nl=False)
 
@@ -266,6 +267,7 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
     if plot_path:
         plot_tukey(results, plot_path)
     if output == "json":
-        click.echo(json.dumps({pair: r.as_dict() for pair, r in results.items()}, indent=1))
+        click.echo(json.dumps(stamped({"language_pairs": {pair: r.as_dict() for pair, r in results.items()}}),
+                              indent=1))
     else:
         click.echo(tukey_text(results), nl=False)

@@ -7,6 +7,7 @@ from typing import Sequence
 from sepia import vocab
 from sepia.qa.evaluate import QARunScore
 from sepia.scoring.report import grouped_table
+from sepia.versions import stamped
 
 NONE = "-"  # no answer type given
 
@@ -71,4 +72,5 @@ def _mean(value: float | None) -> str:
 
 
 def as_json(results: Sequence[QARunScore], settings: dict) -> str:
-    return json.dumps({"runs": [r.as_dict() for r in results], "settings": settings}, ensure_ascii=False, indent=2)
+    return json.dumps(stamped({"runs": [r.as_dict() for r in results], "settings": settings}), ensure_ascii=False,
+                      indent=2)

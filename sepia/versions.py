@@ -1,0 +1,34 @@
+"""The versions of what decides scores: SEPIA, Python's Unicode tables (NFKC), the tokenizers, their
+dictionaries, the stemmer and the numeric libraries.
+
+A score is reproducible only with the same analysis, so every JSON report records them beside its
+settings (`stamped`); the lock file pins them for the project's own tests."""
+from __future__ import annotations
+
+import platform
+import unicodedata
+from functools import cache
+from importlib.metadata import PackageNotFoundError, version
+
+from sepia import __version__
+
+# Distributions, not modules: sudachidict-core's dictionary decides Japanese units as much as SudachiPy.
+DISTRIBUTIONS = ("jieba", "SudachiPy", "sudachidict-core", "opencc", "PyStemmer", "whoosh-reloaded", "tantivy",
+                 "lxml", "numpy", "scipy")
+
+
+@cache
+def analyzer_versions() -> dict[str, str]:
+    """{"sepia", "python", "unicode", then each installed distribution above: version}."""
+    found = {"sepia": __version__, "python": platform.python_version(), "unicode": unicodedata.unidata_version}
+    for name in DISTRIBUTIONS:
+        try:
+            found[name.lower()] = version(name)
+        except PackageNotFoundError:  # a wheel installed without an optional engine
+            continue
+    return found
+
+
+def stamped(report: dict) -> dict:
+    """The report with the versions it was computed with, under "versions"."""
+    return {**report, "versions": analyzer_versions()}
