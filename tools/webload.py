@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NamedTuple
 from urllib.parse import urlencode
 
 from sqlalchemy import create_engine, text
@@ -190,39 +190,50 @@ class LeanClients:
     def run(self, seconds: float) -> None:
         deadline = time.perf_counter() + seconds
         for index in range(len(self.cookies)):
-            self._send(index, self._connect())
+            self._send(index, self._connect(), self._next(index))
         while self.selector.get_map():
             for key, _events in self.selector.select(timeout=5):
                 index, state = key.data
-                chunk = key.fileobj.recv(1 << 16)
+                try:
+                    chunk = key.fileobj.recv(1 << 16)
+                except ConnectionResetError:
+                    chunk = b""
                 if not chunk:  # the server closed a kept-alive connection: the request goes again
-                    self.selector.unregister(key.fileobj)
-                    key.fileobj.close()
-                    self._resend(index, self._connect(), state)
+                    self._close(key.fileobj)
+                    self._send(index, self._connect(), state)
                     continue
                 state["buffer"] += chunk
                 answer = _complete_answer(state["buffer"])
                 if answer is None:
                     continue
-                self.on_answer(index, state["name"], answer, time.perf_counter() - state["started"])
-                if time.perf_counter() < deadline:
-                    self._send(index, key.fileobj)
-                else:
-                    self.selector.unregister(key.fileobj)
-                    key.fileobj.close()
+                self.on_answer(index, state["name"], answer.status, time.perf_counter() - state["started"])
+                if answer.cookie:  # as a browser keeps it (the first page adds the CSRF token)
+                    self.cookies[index] = answer.cookie
+                connection = key.fileobj
+                if time.perf_counter() >= deadline:
+                    self._close(connection)
+                    continue
+                if answer.closing:
+                    self._close(connection)
+                    connection = self._connect()
+                self._send(index, connection, self._next(index))
 
     def _connect(self) -> socket.socket:
         connection = socket.create_connection(("127.0.0.1", self.port))
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return connection
 
-    def _send(self, index: int, connection: socket.socket) -> None:
+    def _close(self, connection: socket.socket) -> None:
+        self.selector.unregister(connection)
+        connection.close()
+
+    def _next(self, index: int) -> dict:
         name, path = self.next_request(index)
         request = (f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: {self.cookies[index]}\r\n"
                    "Accept-Encoding: identity\r\n\r\n").encode()
-        self._resend(index, connection, {"name": name, "request": request})
+        return {"name": name, "request": request}
 
-    def _resend(self, index: int, connection: socket.socket, state: dict) -> None:
+    def _send(self, index: int, connection: socket.socket, state: dict) -> None:
         state.update(buffer=b"", started=time.perf_counter())
         connection.sendall(state["request"])
         if connection in self.selector.get_map():
@@ -231,14 +242,23 @@ class LeanClients:
             self.selector.register(connection, selectors.EVENT_READ, (index, state))
 
 
-def _complete_answer(buffer: bytes) -> int | None:
-    """The status of a whole HTTP/1.1 answer (it has a Content-Length), or None while more is to come."""
+class Answer(NamedTuple):
+    status: int
+    closing: bool  # the server closes the connection after it
+    cookie: str  # the session cookie it sets ("name=value"), or ""
+
+
+def _complete_answer(buffer: bytes) -> Answer | None:
+    """A whole HTTP/1.1 answer (it has a Content-Length), or None while more is to come."""
     head_end = buffer.find(b"\r\n\r\n")
     if head_end < 0:
         return None
-    head = buffer[:head_end].decode("latin-1").split("\r\n")
-    length = next((int(line.split(":", 1)[1]) for line in head[1:] if line.lower().startswith("content-length:")), 0)
-    return int(head[0].split()[1]) if len(buffer) - head_end - 4 >= length else None
+    lines = buffer[:head_end].decode("latin-1").split("\r\n")
+    fields = {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in lines[1:])}
+    if len(buffer) - head_end - 4 < int(fields.get("content-length", 0)):
+        return None
+    return Answer(int(lines[0].split()[1]), fields.get("connection", "").lower() == "close",
+                  fields.get("set-cookie", "").split(";", 1)[0])
 
 
 def run_all(threads: list[threading.Thread]) -> None:
