@@ -39,6 +39,7 @@ _SEPARATOR = "\x00"
 _UNIGRAM_RE = re.compile(f"[{_UNIGRAM_RANGES}]")
 _WORD_RE = re.compile(f"[^\\W_{_UNIGRAM_RANGES}]")
 OTHER, UNIGRAM, WORD, _UNLEARNT = 0, 1, 2, 255
+_NOT_NUGGETS, _WORD, _UNLEARNT_TOKEN = -1, -2, -3  # token table values beside global ids
 _NFKC_UNLEARNT, _NFKC_SEVERAL = 0xFFFFFFFF, 0xFFFFFFFE  # beyond every code point
 _DENSE_CELLS = 1 << 23  # (topic, token) lookup tables up to this size; sorted keys beyond
 _KEY_SPAN = 1 << 32
@@ -60,9 +61,9 @@ class _CodePoints:
         self.nfkc = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)  # NFKC(c) when one character
         self.nfkc_forms: dict[str, str] = {}  # NFKC(c) when several characters
         self.token_class = np.full(_CODE_POINTS, _UNLEARNT, np.uint8)
-        # lower(c) when c is settled (see the module's notes) and its lower case is one settled
-        # character too; _NFKC_UNLEARNT before c is learnt, _NFKC_SEVERAL when it is not so
-        self.settled_lower = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)
+        # lower(NFKC(c)) when NFKC(c) is one settled character (see the module's notes) and so is its
+        # lower case; _NFKC_UNLEARNT before c is learnt, _NFKC_SEVERAL when it is not so
+        self.settled = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)
 
     def nfkc_of(self, cps: np.ndarray) -> np.ndarray:
         mapped = self.nfkc[cps]
@@ -78,18 +79,19 @@ class _CodePoints:
             mapped = self.nfkc[cps]
         return mapped
 
-    def lower_of(self, cps: np.ndarray) -> np.ndarray | None:
-        """Each settled character's lower case; None when some character is not settled."""
-        lowered = self.settled_lower[cps]
-        if len(lowered) and lowered.max() == _NFKC_UNLEARNT:
-            for cp in np.unique(cps[lowered == _NFKC_UNLEARNT]).tolist():
-                lower = chr(cp).lower()
-                self.settled_lower[cp] = (ord(lower) if _settled(chr(cp)) and len(lower) == 1 and _settled(lower)
-                                          else _NFKC_SEVERAL)
-            lowered = self.settled_lower[cps]
-        if len(lowered) and lowered.max() == _NFKC_SEVERAL:
+    def settled_of(self, cps: np.ndarray) -> np.ndarray | None:
+        """lower(NFKC(c)) of each character; None when some character is not settled that way."""
+        forms = self.settled[cps]
+        if len(forms) and forms.max() == _NFKC_UNLEARNT:
+            for cp in np.unique(cps[forms == _NFKC_UNLEARNT]).tolist():
+                form = unicodedata.normalize("NFKC", chr(cp))
+                lower = form.lower()
+                self.settled[cp] = (ord(lower) if len(form) == 1 and _settled(form) and len(lower) == 1
+                                    and _settled(lower) else _NFKC_SEVERAL)
+            forms = self.settled[cps]
+        if len(forms) and forms.max() == _NFKC_SEVERAL:
             return None
-        return lowered
+        return forms
 
     def classes_of(self, cps: np.ndarray) -> np.ndarray:
         classes = self.token_class[cps]
@@ -139,9 +141,8 @@ def normalized_code_points(texts: Sequence[str]) -> np.ndarray | None:
     if joined is None:
         return None
     cps = _code_points(joined)
-    mapped = _tables().nfkc_of(cps)
-    lowered = _tables().lower_of(mapped) if not len(mapped) or mapped.max() != _NFKC_SEVERAL else None
-    return lowered if lowered is not None else _code_points(_normalize_string(joined, cps))
+    settled = _tables().settled_of(cps)
+    return settled if settled is not None else _code_points(_normalize_string(joined, cps))
 
 
 def _joined(texts: Sequence[str]) -> str | None:
@@ -278,7 +279,7 @@ class BagMatcher:
         self.as_set = as_set
         self.words: dict[str, int] = {}  # word token -> global id
         self.unigrams: dict[int, int] = {}  # code point of a unigram token -> global id
-        self._unigram_table: np.ndarray | None = None  # code point -> global id or -1
+        self._token_table: np.ndarray | None = None  # code point -> global id, _NOT_NUGGETS or _WORD
         self._topics: dict[tuple[str, ...], _TopicNuggets] = {}
         self._layout: tuple[tuple[int, ...], _Layout] | None = None
         self._stop = tokenizer._stop if tokenizer.stopwords else frozenset()
@@ -294,7 +295,8 @@ class BagMatcher:
         gid = table.get(key)
         if gid is None:
             gid = table[key] = len(self.words) + len(self.unigrams)
-            self._unigram_table = None
+            if table is self.unigrams and self._token_table is not None:
+                self._token_table[key] = gid
         return gid
 
     def _topic(self, texts: tuple[str, ...]) -> _TopicNuggets:
@@ -320,19 +322,31 @@ class BagMatcher:
 
     # ------------------------------------------------------------ responses
 
-    def _unigram_gids(self, cps: np.ndarray) -> np.ndarray:
-        if self._unigram_table is None:
-            table = np.full(max(self.unigrams, default=-1) + 2, -1, np.int32)  # last cell: no nugget's token
-            table[np.fromiter(self.unigrams, np.int64, len(self.unigrams))] = list(self.unigrams.values())
-            self._unigram_table = table
-        table = self._unigram_table
-        return table[np.minimum(cps, len(table) - 1)]
+    def _token_ids(self, cps: np.ndarray) -> np.ndarray:
+        """A new array: each character's global id when it is a nugget's unigram token, _WORD for the
+        characters of word tokens, _NOT_NUGGETS for the others."""
+        if self._token_table is None:
+            self._token_table = np.full(_CODE_POINTS, _UNLEARNT_TOKEN, np.int32)
+        ids = self._token_table[cps]
+        if len(ids) and ids.min() == _UNLEARNT_TOKEN:
+            unlearnt = np.unique(cps[ids == _UNLEARNT_TOKEN])
+            classes = _tables().classes_of(unlearnt)
+            self._token_table[unlearnt] = np.where(classes == WORD, _WORD, _NOT_NUGGETS)
+            for cp in unlearnt[classes == UNIGRAM].tolist():
+                self._token_table[cp] = self.unigrams.get(cp, _NOT_NUGGETS)
+            ids = self._token_table[cps]
+        return ids
 
-    def _word_gids(self, cps: np.ndarray, is_word: np.ndarray) -> np.ndarray:
-        """Global id (or -1) of each word token (maximal run of word characters), in order."""
-        # Blank out everything else and let str.split cut the runs: word characters are letters and
-        # digits, never white space; much faster than a regex over CJK text.
-        words = _from_code_points(np.where(is_word, cps, 32)).split() if is_word.any() else []
+    def _word_gids(self, cps: np.ndarray, is_word: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """Global id (or -1) of each word token (maximal run of word characters), in order; `ends`:
+        where each run ends (one past its last character)."""
+        # The word characters with one blank after each word, cut by str.split: word characters are
+        # letters and digits, never white space; much faster than a regex over CJK text.
+        keep = is_word.copy()
+        keep[ends[ends < len(keep)]] = True
+        kept = cps[keep]
+        kept[~is_word[keep]] = 32
+        words = _from_code_points(kept).split()
         if self._stop or self.tokenizer.stem:
             words = [self._as_token(w) for w in words]
         return np.fromiter(map(self.words.get, words, itertools.repeat(-1)), np.int64, len(words))
@@ -354,11 +368,11 @@ class BagMatcher:
         cps = normalized_code_points(texts)
         if cps is None:
             return None
-        gids = self._unigram_gids(cps)  # a new array: word tokens are written into it at their starts
-        is_word = _tables().classes_of(cps) == WORD
+        gids = self._token_ids(cps)  # a new array: word tokens are written into it at their starts
+        is_word = gids == _WORD
         if is_word.any():
             edges = np.diff(is_word.view(np.int8), prepend=np.int8(0), append=np.int8(0))
-            word_gids = self._word_gids(cps, is_word)
+            word_gids = self._word_gids(cps, is_word, np.flatnonzero(edges == -1))
             known = word_gids >= 0
             gids[np.flatnonzero(edges == 1)[known]] = word_gids[known]
         at = np.flatnonzero(gids >= 0)

@@ -55,7 +55,14 @@ class RankedOutput:
         return list(seen)
 
     def write(self, echo: Callable[[str], None], title: Callable[[str], str] = lambda matcher: "") -> None:
-        """The whole output through `echo` (one piece at a time); `title(matcher)` heads each table."""
+        """The whole output through `echo` (one piece at a time); `title(matcher)` heads each table.
+        The runs are then let go: `warnings` first."""
+        try:
+            self._write(echo, title)
+        finally:
+            self._spool.close()
+
+    def _write(self, echo: Callable[[str], None], title: Callable[[str], str]) -> None:
         if self.output == "json":
             for piece in json_document((self._read(middle, end) for *_, middle, end, _ in self._ranked()),
                                        self.settings):
