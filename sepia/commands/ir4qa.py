@@ -15,6 +15,7 @@ from sepia.ir4qa.evaluate import MEASURES, IR4QAEvaluator, IR4QAResults, IRRunSc
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
+from sepia.versions import stamped
 
 
 @click.command("evaluate-ir4qa")
@@ -73,7 +74,8 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     _warn((w for r in results.runs for w in r.warnings), set())
     settings = results.settings
     if output == "json":
-        click.echo(json.dumps({"runs": [_as_dict(r, shown) for r in results.runs], "settings": settings}, indent=2))
+        click.echo(json.dumps(stamped({"runs": [_as_dict(r, shown) for r in results.runs], "settings": settings}),
+                              indent=2))
     elif output == "tsv":
         click.echo("\t".join(["run_id", "topic_id", *shown, "R"]))
         for r in results.runs:
