@@ -6,8 +6,8 @@ reports the time of each save and checks that every acknowledged judgment is in 
     .venv/bin/python tools/load_judging.py                 # SQLite in a fresh data directory
 
 Each round makes a fresh store (on PostgreSQL a schema of its own), runs `sepia db upgrade`, seeds
-topics with ten nuggets, CCLQA runs, a pool shared out to the assessors with an overlap, then starts
-`gunicorn --workers W --threads T 'sepia.web:create_app()'` and lets A assessors judge their queues
+topics with ten nuggets, CCLQA runs, a pool shared out to the assessors with an overlap, then runs
+the production start of docs/web.md (gunicorn, W workers x T threads) and lets A assessors judge their queues
 over loopback as the judging screen does (GET the item, read it for about --think seconds, POST the
 ticked nuggets; --think 0 saves back to back, a stress test beyond what people do). Afterwards:
 - lost: an acknowledged save (302) whose nugget judgments the store does not hold as sent;

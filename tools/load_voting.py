@@ -7,7 +7,7 @@ while the assessors vote; reports lost, duplicated and phantom votes (all must b
     .venv/bin/python tools/load_voting.py --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
 
 Each round starts a fresh store (on PostgreSQL a schema of its own), runs `sepia db upgrade`, then
-`gunicorn --workers W --threads T 'sepia.web:create_app()'` as docs/web.md says, and drives it over
+the production start of docs/web.md (gunicorn, W workers x T threads) and drives it over
 loopback only: A assessors vote topic after topic (GET the form, POST it, as a browser does) while a
 topic developer adds a nugget to topics at random moments. Afterwards it compares the store with what
 the server acknowledged:

@@ -5,7 +5,6 @@ import functools
 import hashlib
 import os
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from flask import Flask, current_app, g, render_template, request
@@ -128,17 +127,18 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 def _static_version(endpoint: str, values: dict) -> None:
     """url_for("static", filename=...) gets ?v=<digest of the file's content>."""
     if endpoint == "static" and "filename" in values:
-        path = Path(current_app.static_folder) / values["filename"]
+        path = os.path.join(current_app.static_folder, values["filename"])
         try:
-            stat = path.stat()
+            stat = os.stat(path)
         except OSError:
             return
         values["v"] = _content_digest(path, stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=64)
-def _content_digest(path: Path, _mtime_ns: int, _size: int) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+def _content_digest(path: str, _mtime_ns: int, _size: int) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()[:12]
 
 
 HTML_LANGS = {"CS": "zh-Hans", "CT": "zh-Hant", "JA": "ja", "EN": "en"}

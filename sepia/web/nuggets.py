@@ -61,8 +61,11 @@ def _completed_topic(topic_id: str) -> Topic:
     return _completed(get_topic(topic_id, NUGGETS))
 
 
-def _page_of(topic_id: str):
-    return _completed(topic_view(topic_id, answers=True, nuggets=True, votes=True, links=True))
+def _page(topic_id: str, form, editing: dict) -> str:
+    """The topic's nugget page; answer texts are numbered A1, A2, ... in the order they were saved."""
+    topic = _completed(topic_view(topic_id, answers=True, nuggets=True, votes=True, links=True))
+    numbers = {answer.id: number for number, answer in enumerate(topic.answer_texts, 1)}
+    return render_template("nuggets/topic.html", topic=topic, numbers=numbers, form=form, editing=editing)
 
 
 @bp.route("/")
@@ -74,7 +77,7 @@ def index():
 @bp.route("/<topic_id>")
 @roles_required(*EDITORS)
 def topic(topic_id: str):
-    return render_template("nuggets/topic.html", topic=_page_of(topic_id), form={}, editing={})
+    return _page(topic_id, {}, {})
 
 
 # Two people adding a nugget to one topic at once may pick the same label: the unique constraint
@@ -110,8 +113,7 @@ def _refuse(topic_id: str, message: str, status: int, editing: dict | None = Non
     db().rollback()
     flash(message, "error")
     form = request.form if editing is None else {}
-    return render_template("nuggets/topic.html", topic=_page_of(topic_id), form=form,
-                           editing=editing or {}), status
+    return _page(topic_id, form, editing or {}), status
 
 
 def _nugget(topic: Topic, nugget_id: int) -> Nugget:
