@@ -48,6 +48,7 @@ class SoftMatcher:
     as_set: bool = False
     name: str = "softmatch"
     _bags: BagMatcher | None = field(default=None, repr=False)
+    _nugget_counts: dict[str, Counter] = field(default_factory=dict, repr=False)
 
     def _counts(self, text: str) -> Counter:
         counts = self.tokenizer.counts(text)
@@ -58,7 +59,9 @@ class SoftMatcher:
         responses = [self._counts(a.text) for a in answers]
         best = []
         for nugget in nuggets:
-            counts = self._counts(nugget.text)
+            counts = self._nugget_counts.get(nugget.text)
+            if counts is None:  # tokenised once, not per run
+                counts = self._nugget_counts[nugget.text] = self._counts(nugget.text)
             total = sum(counts.values())
             best.append(max((overlap(counts, r) for r in responses), default=0) / total if total else 0.0)
         return best
@@ -100,10 +103,16 @@ class BinarizedMatcher(SoftMatcher):
 class ExactMatcher:
     """The normalised nugget text occurs in the normalised text of some response."""
     name: str = "exact"
+    _nuggets: dict[str, str] = field(default_factory=dict, repr=False)  # normalised once, not per run
 
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
         texts = [normalize(a.text) for a in answers]
-        return [1.0 if any(normalize(n.text) in t for t in texts) else 0.0 for n in nuggets]
+        found = []
+        for n in nuggets:
+            if n.text not in self._nuggets:
+                self._nuggets[n.text] = normalize(n.text)
+            found.append(1.0 if any(self._nuggets[n.text] in t for t in texts) else 0.0)
+        return found
 
 
 def upper_median(values: Sequence[float]) -> float:
