@@ -1,6 +1,6 @@
 """Softmatch for many topics at once: every response of a run is normalised and tokenised in one
 pass over a code point array, and the bag overlaps |tok(n) ∩ tok(x)| of all nugget x response pairs
-come from numpy gathers instead of one Counter per response.
+come from numpy arrays (a matrix product and a gather) instead of one Counter per response.
 
 The results are exactly those of `Tokenizer.tokens` and `matchers.overlap` (tests/
 test_scoring_equivalence.py checks it on random text); only the arithmetic is batched. Why the
