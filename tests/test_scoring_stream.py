@@ -18,6 +18,7 @@ from sepia.formats.write import to_xml
 from sepia.scoring import output
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.report import table, tsv_header, tsv_rows
+from sepia.versions import analyzer_versions
 from tests.helpers import gold, nugget, topic
 
 CHARS = "甲乙丙丁戊己庚辛壬癸张三李四 abAB1，"
@@ -49,8 +50,8 @@ def whole_batch(runs, judgments, matcher: str, fmt: str, measures: tuple[str, ..
     s = Settings(matcher)
     results = Evaluator(GOLD, s, judgments if matcher == "human" else None).rank(runs)
     if fmt == "json":
-        return json.dumps({"runs": [r.as_dict(measures) for r in results], "settings": s.describe()},
-                          ensure_ascii=False, indent=2) + "\n"
+        return json.dumps({"runs": [r.as_dict(measures) for r in results], "settings": s.describe(),
+                           "versions": analyzer_versions()}, ensure_ascii=False, indent=2) + "\n"
     if fmt == "tsv":
         return tsv_header(measures) + "".join(tsv_rows(r, measures) for r in results)
     return table(results, TITLES[matcher])

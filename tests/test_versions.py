@@ -27,6 +27,9 @@ def test_json_reports_carry_the_versions():
          "--run", cs / "runs" / "TEAMB-CS-CS-01-T.xml", "--samples", "200", "--format", "json"],
         ["metaeval", "tukey", "--gold", cs / "gold.xml", "--run", cs / "runs", "--trials", "50", "--format", "json"],
         ["evaluate-ir4qa", "--qrels", cs / "qrels.tsv", "--run", cs / "ir4qa", "--format", "json"],
+        ["evaluate", "--gold", cs / "gold.xml", "--run", cs / "runs", "--format", "json"],
+        ["evaluate", "--gold", cs / "gold.xml", "--run", cs / "runs", "--matcher", "human",
+         "--judgments", cs / "judgments.tsv", "--stem", "--stopwords", "--format", "json"],
     ]
     for command in commands:
         result = CliRunner().invoke(main, [str(a) for a in command])

@@ -9,6 +9,7 @@ from typing import Iterable, Iterator, Sequence
 from sepia import vocab
 from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import RunScore
+from sepia.versions import analyzer_versions
 
 
 @dataclass(frozen=True)
@@ -139,15 +140,16 @@ def json_run(r: RunScore, measures: Sequence[str] = ()) -> str:
 
 
 def json_document(runs: Iterable[str], settings: dict | None = None) -> Iterator[str]:
-    """`{"runs": [...], "settings": {...}}` in pieces, from the runs' `json_run` texts taken one at a
-    time, laid out exactly as `json.dumps(document, ensure_ascii=False, indent=2)` lays out the whole."""
+    """`{"runs": [...], "settings": {...}, "versions": {...}}` in pieces, from the runs' `json_run`
+    texts taken one at a time, laid out exactly as `json.dumps(document, ensure_ascii=False, indent=2)`
+    lays out the whole."""
     first = True
     for text in runs:
         yield ('{\n  "runs": [\n' if first else ",\n") + text
         first = False
     tail = '{\n  "runs": []' if first else "\n  ]"
-    if settings:
-        tail += ',\n  "settings": ' + _nested(json.dumps(settings, ensure_ascii=False, indent=2), 1).lstrip()
+    for key, value in {**({"settings": settings} if settings else {}), "versions": analyzer_versions()}.items():
+        tail += f',\n  "{key}": ' + _nested(json.dumps(value, ensure_ascii=False, indent=2), 1).lstrip()
     yield tail + "\n}"
 
 
