@@ -153,7 +153,7 @@ def _validate_all(schema: etree.XMLSchema, run_paths: list[Path]) -> float:
     spent = 0.0
     for p in run_paths:
         root = load_xml(p).root
-        spent += _timed(lambda: schema.validate(root))[0]
+        spent += _timed(lambda root=root: schema.validate(root))[0]
     return spent
 
 
@@ -170,7 +170,7 @@ def _score_all(gold_path: Path, run_paths: list[Path]) -> float:
     spent = 0.0
     for p in run_paths:
         run = read_file(p, "cclqa")
-        spent += _timed(lambda: evaluator.evaluate(run))[0]
+        spent += _timed(lambda run=run: evaluator.evaluate(run))[0]
     return spent
 
 
