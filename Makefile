@@ -6,7 +6,7 @@ BIN = $(VENV)/bin
 # Every installed package at the version the tests passed with (`make lock` writes it anew).
 LOCK = requirements.lock
 
-.PHONY: demo test setup lock
+.PHONY: demo test lint setup lock
 
 setup: $(VENV)/.installed
 
@@ -22,7 +22,10 @@ $(VENV)/.installed: pyproject.toml $(LOCK)
 demo: setup
 	$(BIN)/sepia demo --port $(PORT)
 
-test: setup
+lint: setup
+	$(BIN)/ruff check sepia tests tools
+
+test: lint
 	$(BIN)/python -m pytest
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.

@@ -117,7 +117,7 @@ def test_anonymous_get_goes_to_login_and_post_gets_401(app):
 def test_post_without_csrf_token_is_refused(app):
     make_topic(app.extensions["sepia_store"], answers=[("XIN_CMN_20080101.0001", 8, 20)], nuggets=["病毒"])
     browser = browser_for(app, "org")
-    for endpoint, method, url, roles in routes(app):
+    for endpoint, method, url, _roles in routes(app):
         if method == "POST":
             response = browser.client.post(url, data={})
             assert response.status_code == 400, (endpoint, url)

@@ -40,7 +40,10 @@ def statements(app) -> dict[str, int]:
         browser = browser_for(app, user)
         for page in pages:
             seen = []
-            listener = lambda *args, **kwargs: seen.append(1)  # noqa: E731
+
+            def listener(*args, seen=seen, **kwargs):
+                seen.append(1)
+
             event.listen(engine, "before_cursor_execute", listener)
             try:
                 assert browser.get(page).status_code == 200, page
