@@ -13,7 +13,7 @@ from web_helpers import FakeEngine, add_documents, app, browser_for, make_topic 
 
 from sepia.store.models import NuggetSource, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane
-from sepia.web.topic_view import read_topic
+from sepia.web.topic_view import read_lang, read_topic
 
 DOC = "XIN_CMN_20080101.0001"
 
@@ -44,6 +44,8 @@ def test_the_topic_as_pages_read_it_is_the_mapped_topic(store):  # conftest's st
             assert sorted(a.id for a in seen.answer_texts) == sorted(a.id for a in held.answer_texts)
         assert [s.docid for s in view.nuggets[1].sources] == ["A", "B"]
         assert read_topic(session.connection(), "ACLIA2-CS-9999") is None
+        assert tuple(read_lang(session.connection(), "ACLIA2-CS-0007")) == ("ACLIA2-CS-0007", "CS")
+        assert read_lang(session.connection(), "ACLIA2-CS-9999") is None
         bare = read_topic(session.connection(), "ACLIA2-CS-0007")
         assert bare.texts and not bare.answer_texts and not bare.nuggets
 

@@ -18,6 +18,7 @@ _topic, _text, _answer = Topic.__table__, TopicText.__table__, AnswerText.__tabl
 _nugget, _vote, _source, _link = Nugget.__table__, Vote.__table__, NuggetSource.__table__, nugget_answer_text
 _of_topic = bindparam("topic_id")
 
+LANG = select(_topic.c.id, _topic.c.lang).where(_topic.c.id == _of_topic)
 TOPIC = select(_topic.c.id, _topic.c.lang, _topic.c.status, _topic.c.answer_type, _topic.c.memo,
                _topic.c.version, _topic.c.updated_by).where(_topic.c.id == _of_topic)
 TEXTS = (select(_text.c.kind, _text.c.lang, _text.c.text).where(_text.c.topic_id == _of_topic)
@@ -62,6 +63,11 @@ class TopicView:
     nuggets: list[NuggetView] = field(default_factory=list)
 
     text_of = Topic.text_of
+
+
+def read_lang(connection: Connection, topic_id: str) -> Row | None:
+    """(id, lang) of the topic, or None when there is none."""
+    return connection.execute(LANG, {"topic_id": topic_id}).first()
 
 
 def read_topic(connection: Connection, topic_id: str, *, answers: bool = False, nuggets: bool = False,

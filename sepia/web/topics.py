@@ -9,10 +9,10 @@ from sqlalchemy.orm.exc import StaleDataError
 from sepia.store.models import AnswerText, Document, Nugget, Topic
 from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES
 from sepia.web import search_pane, topic_edit
-from sepia.web.topic_view import TopicView, read_topic
 from sepia.web.db import db
 from sepia.web.forms import FormError, parse_id
 from sepia.web.security import roles_required
+from sepia.web.topic_view import TopicView, read_lang, read_topic
 
 bp = Blueprint("topics", __name__, url_prefix="/topics")
 EDITORS = ("organiser", "topic_developer")
@@ -158,7 +158,7 @@ def remove(topic_id: str):
 
 def _topic_lang(topic_id: str):
     """The topic's ID and language, all the search pane needs of it; 404 when there is none."""
-    row = db().execute(select(Topic.id, Topic.lang).where(Topic.id == topic_id)).first()
+    row = read_lang(db().connection(), topic_id)
     if row is None:
         abort(404, f"No topic {topic_id}.")
     return row
