@@ -141,17 +141,19 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--threads", type=int, default=8)
     args = parser.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="sepia-bench-web-"))
-    topics = prepare(home, max(args.clients, 2))
-    load_before = load_average()
-    with production_server(server_env(home, None), args.workers, args.threads) as server:
-        browsers = []
-        for index in range(args.clients):
-            browsers.append(Client(server.port))
-            browsers[-1].log_in(f"bench{index:02d}")
-        choose_queries(browsers[1], topics)
-        costs = cost_per_request(server, {"assessor": browsers[0], "developer": browsers[1]}, topics, args.repeats)
-        timings, server_ms, client_ms = under_load(server, [b.cookie for b in browsers], topics, args.seconds)
+    with tempfile.TemporaryDirectory(prefix="sepia-bench-web-") as folder:
+        home = Path(folder)
+        topics = prepare(home, max(args.clients, 2))
+        load_before = load_average()
+        with production_server(server_env(home, None), args.workers, args.threads) as server:
+            browsers = []
+            for index in range(args.clients):
+                browsers.append(Client(server.port))
+                browsers[-1].log_in(f"bench{index:02d}")
+            choose_queries(browsers[1], topics)
+            costs = cost_per_request(server, {"assessor": browsers[0], "developer": browsers[1]}, topics,
+                                     args.repeats)
+            timings, server_ms, client_ms = under_load(server, [b.cookie for b in browsers], topics, args.seconds)
     print(f"# gunicorn {args.workers} workers x {args.threads} threads, sample campaign ({len(topics)} topics, "
           f"{sum(t['finds'] for t in topics)} of whose searches find documents); {os.cpu_count()} cores; "
           f"load average before {load_before}, after {load_average()}")
