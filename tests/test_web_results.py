@@ -73,6 +73,7 @@ def test_organiser_tables_equal_sepia_evaluate_on_the_files(app, store):
         assert en_cs[1].startswith(f"{OWN},{files[OWN]['score']:.4f}")
     latex = org.get("/results/tables/CS-CS-human.tex").get_data(as_text=True)
     assert r"\toprule" in latex and r"TEAMA-CS-CS-01-T &" in latex and r"\caption{CS-CS: human F3 (3 runs)}" in latex
+    assert r"\caption{EN-CS: human F3 (1 run)}" in org.get("/results/tables/EN-CS-human.tex").get_data(as_text=True)
     counts = org.get("/results/tables/runs-cclqa.csv").get_data(as_text=True).splitlines()
     assert counts == ["Team,EN-CS,CS-CS,All", "TEAMA,0,1,1", "TEAMB,0,1,1", "TEAMC,0,1,1", "TEAMX,1,0,1",
                       "Total,1,3,4"]

@@ -102,7 +102,7 @@ def pair_sections(results: dict[str, list[RunResult]]) -> list[PairSection]:
             runs = [r for r in results.get(matcher, []) if r.pair == pair]
             if runs:
                 types = answer_types(runs)
-                tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} runs)",
+                tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
                                     ["Run", "ALL"] + [t[:3] for t in types],
                                     [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs]))
         sections.append(PairSection(pair, tables))
