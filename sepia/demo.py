@@ -144,6 +144,16 @@ def score_store(store: Store, settings: dict | None = None) -> dict[str, list[Ru
     return {matcher: score_stored_runs(store, {**(settings or {}), "matcher": matcher}) for matcher in MATCHERS}
 
 
+def score_qa(store: Store) -> list:
+    """Answer-type accuracy of every Question Analysis run in the store; [] when there is none."""
+    from sepia.qa.campaign import score_stored_qa
+
+    try:
+        return score_stored_qa(store)
+    except NothingToScore:
+        return []
+
+
 def score_ir4qa(store: Store) -> IR4QAResults | None:
     """AP, Q and nDCG of every IR4QA run in the store against its relevance judgments; None when the
     store has no IR4QA runs or no relevance judgments."""

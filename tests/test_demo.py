@@ -1,4 +1,5 @@
 """`sepia demo` builds the sample campaign and scores it; the store path agrees with the file path."""
+import pytest
 from click.testing import CliRunner
 
 from sepia.cli import main
@@ -10,10 +11,17 @@ from sepia.resources import resource_dir
 from sepia.scoring.evaluate import evaluate_runs
 
 
-def test_demo_scores_every_sample_run_as_the_files_do(tmp_path):
-    home = tmp_path / "demo"
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """One demo campaign for the module's tests: its data directory and what it printed."""
+    home = tmp_path_factory.mktemp("demo")
     result = CliRunner().invoke(main, ["demo", "--home", str(home), "--no-serve", "--no-progress"])
     assert result.exit_code == 0, result.output
+    return home, result
+
+
+def test_demo_scores_every_sample_run_as_the_files_do(demo):
+    home, result = demo
     collections = sample_collections(resource_dir("corpora"))
     assert [c.name for c in collections][:1] and (home / "sepia.db").exists()
     for folder in collections:
@@ -29,7 +37,7 @@ def test_demo_scores_every_sample_run_as_the_files_do(tmp_path):
                 assert row.split()[2] == f"{score.score:.4f}", (matcher, row)
 
 
-def test_demo_topics_have_the_passages_their_nuggets_come_from(tmp_path):
+def test_demo_topics_have_the_passages_their_nuggets_come_from(demo):
     from collections import Counter
 
     from sqlalchemy import select
@@ -38,8 +46,7 @@ def test_demo_topics_have_the_passages_their_nuggets_come_from(tmp_path):
     from sepia.store.db import Store
     from sepia.store.models import AnswerText, Document, Topic
 
-    home = tmp_path / "demo"
-    assert CliRunner().invoke(main, ["demo", "--home", str(home), "--no-serve", "--no-progress"]).exit_code == 0
+    home, _ = demo
     store = Store(f"sqlite:///{home / 'sepia.db'}")
     with store.transaction() as session:
         topics = session.scalars(select(Topic).options(selectinload(Topic.answer_texts).selectinload(
@@ -57,3 +64,19 @@ def test_demo_topics_have_the_passages_their_nuggets_come_from(tmp_path):
                     assert nugget.text in answer.text or \
                         2 * sum((chars & Counter(answer.text)).values()) >= sum(chars.values())
     store.dispose()
+
+
+def test_demo_scores_the_question_analysis_runs_as_the_files_do(demo):
+    import re
+
+    _, result = demo
+    assert "== Question Analysis: answer-type accuracy" in result.output
+    for folder in sample_collections(resource_dir("corpora")):
+        for path in sorted((folder / "qa").glob("*.xml")):
+            files = CliRunner().invoke(main, ["evaluate-qa", "--topics", str(folder / "topics.xml"), "--run", str(path)])
+            assert files.exit_code == 0, files.output
+            run_id = path.stem
+            expected = re.search(rf"^{run_id} .*$", files.stdout, re.M).group(0)
+            assert expected in result.output
+            accuracy = float(expected.split()[1])
+            assert 0 < accuracy < 1  # every third topic's first guess is wrong: 4 of 6 right

@@ -92,7 +92,7 @@ def test_committed_files_are_what_the_script_writes(tmp_path):
 
 def test_every_exchange_file_validates():
     files = sorted(str(p) for p in CORPORA.rglob("*.xml")) + sorted(str(p) for p in CORPORA.glob("*/judgments.tsv"))
-    assert len(files) == 3 * (2 + 4 + 1 + 1)
+    assert len(files) == 3 * (2 + 4 + 1 + 1 + 1)  # topics, gold; CCLQA, IR4QA and QA runs; judgments
     result = CliRunner().invoke(sepia_main, ["validate", "--quiet", *files])
     assert result.exit_code == 0, result.output
 

@@ -5,7 +5,8 @@ content in tools/sample_corpora/.
     python tools/make_sample_corpora.py [--out DIR]     (default: the repository's corpora/)
 
 Re-running it rewrites the same bytes. Per language it writes docs/*.sgml (one file per year),
-topics.xml, gold.xml, runs/*.xml (CCLQA), ir4qa/*.xml, judgments.tsv and qrels.tsv; corpora/README.md
+topics.xml, gold.xml, runs/*.xml (CCLQA), ir4qa/*.xml, qa/*.xml (Question Analysis), judgments.tsv and
+qrels.tsv; corpora/README.md
 is written by hand."""
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from sample_corpora import collections  # noqa: E402
 from sample_corpora.model import Collection, nugget_id  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-GENERATED_DIRS = ("docs", "runs", "ir4qa")
+GENERATED_DIRS = ("docs", "runs", "ir4qa", "qa")
 
 
 def pyramid_weights(votes: list[str]) -> list[float]:
@@ -130,6 +131,24 @@ def ir4qa_xml(c: Collection, run) -> bytes:
     return xml_bytes(root)
 
 
+def qa_run_id(c: Collection) -> str:
+    return f"TEAMA-{c.lang}-{c.lang}-01-T"
+
+
+def qa_xml(c: Collection) -> bytes:
+    """A Question Analysis run: for each topic two answer types with scores, the gold one first except
+    on every third topic, where the system's first guess is wrong (so its accuracy is 2/3, not 1)."""
+    root = etree.Element("TOPIC_SET")
+    metadata(root, qa_run_id(c), "answer type from question patterns")
+    for t in c.topics:
+        other = "EVENT" if t.answer_type == "DEFINITION" else "DEFINITION"
+        first, second = (other, t.answer_type) if t.number % 3 == 0 else (t.answer_type, other)
+        analysis = sub(sub(root, "TOPIC", ID=c.topic_id(t.number)), "QUESTION_ANALYSIS")
+        sub(analysis, "ANSWER_TYPE", first, SCORE="0.8")
+        sub(analysis, "ANSWER_TYPE", second, SCORE="0.2")
+    return xml_bytes(root)
+
+
 def judgments_tsv(c: Collection) -> str:
     rows = ["topic_id\trun_id\tanswer_rank\tnugget_id\tmatch\tassessor"]
     for run in c.runs:
@@ -162,6 +181,7 @@ def collection_files(c: Collection) -> dict[str, bytes]:
         files[f"runs/{run.run_id}.xml"] = cclqa_xml(c, run)
     for run in c.ir4qa_runs:
         files[f"ir4qa/{run.run_id}.xml"] = ir4qa_xml(c, run)
+    files[f"qa/{qa_run_id(c)}.xml"] = qa_xml(c)
     files["judgments.tsv"] = judgments_tsv(c).encode("utf-8")
     files["qrels.tsv"] = qrels_tsv(c).encode("utf-8")
     return files

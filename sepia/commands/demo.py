@@ -21,7 +21,8 @@ from sepia.resources import resource_dir
 def demo(home, serve, host, port, progress):
     """Build a campaign from the sample collections, score every run, print ACLIA-style tables."""
     from sepia.commands.ir4qa import ir4qa_table
-    from sepia.demo import load_collection, reset_data_dir, sample_collections, score_ir4qa, score_store
+    from sepia.demo import load_collection, reset_data_dir, sample_collections, score_ir4qa, score_qa, score_store
+    from sepia.qa.report import table as qa_table
     from sepia.scoring.report import table
     from sepia.store.db import Store
 
@@ -52,6 +53,11 @@ def demo(home, serve, host, port, progress):
     if ir_results:
         click.echo("")
         click.echo(ir4qa_table(ir_results.runs, "== IR4QA: AP, Q-measure and nDCG@1000, gain = relevance level =="),
+                   nl=False)
+    qa_results = score_qa(store)
+    if qa_results:
+        click.echo("")
+        click.echo(qa_table(qa_results, "== Question Analysis: answer-type accuracy against the topics' answer types =="),
                    nl=False)
     if serve:
         _serve(store, host, port)

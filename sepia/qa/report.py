@@ -62,12 +62,12 @@ def tsv(results: Sequence[QARunScore]) -> str:
             correct = int(t.correct) if t.gold_type else ""  # a topic without a gold type is not scored
             lines.append(f"{r.run_id}\t{t.topic_id}\t{t.gold_type or ''}\t{t.predicted_type or ''}\t"
                          f"{correct}\t{terms}")
-        lines.append(f"{r.run_id}\tALL\t\t\t{_mean(r.accuracy)}\t\t\t\t{_mean(r.key_term_recall)}\t"
-                     f"{_mean(r.key_term_precision)}")
+        lines.append(f"{r.run_id}\tALL\t\t\t{_tsv_value(r.accuracy)}\t\t\t\t{_tsv_value(r.key_term_recall)}\t"
+                     f"{_tsv_value(r.key_term_precision)}")
     return "\n".join(lines) + "\n"
 
 
-def _mean(value: float | None) -> str:
+def _tsv_value(value: float | None) -> str:
     return "" if value is None else f"{value:.6f}"
 
 
