@@ -121,3 +121,45 @@ def test_a_team_sees_its_own_results_only_after_release(app, store):
         session.query(TaskWindow).filter_by(topic_set_id=set_id).update({"publish_full_table": True})
     page = par.get("/results/mine").get_data(as_text=True)
     assert "TEAMA-CS-CS-01-T" in page and par.get("/results/charts/CS-CS.svg").status_code == 200
+
+
+def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, store, tmp_path):
+    """Scores are stored for every run, but a participant sees (in the full table, the charts and the
+    pair's mean and best) only runs whose topic sets have released their results."""
+    from campaign_helpers import run_xml
+
+    from sepia.store.models import Run
+
+    gold = read_file(CORPUS / "gold.xml")
+    with store.transaction() as session:
+        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
+        store_io.import_gold(session, gold)
+    nuggets = {t.topic_id: [n.text for n in t.nuggets] for t in gold.topics}
+    dry, formal = sorted(nuggets)[:3], sorted(nuggets)[3:]
+    dry_id = schedule(store, "Dry run", dry, {"cclqa": (-1, 1, None)})
+    schedule(store, "Formal run", formal, {"cclqa": (-1, 1, None)})
+    own = run_xml("cclqa", "TEAMX-CS-CS-01-T", {t: nuggets[t][:1] for t in dry})
+    par = browser_for(app, "par")
+    response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(own), "own.xml")},
+                               content_type="multipart/form-data")
+    assert response.status_code == 302
+    # the other teams' runs come in as an organiser imports them: TEAMB answers the formal run perfectly
+    for run_id, topics, answers in (("TEAMA-CS-CS-01-T", dry, lambda t: ["无关的回答"]),
+                                    ("TEAMB-CS-CS-01-T", formal, lambda t: nuggets[t])):
+        (tmp_path / f"{run_id}.xml").write_bytes(run_xml("cclqa", run_id, {t: answers(t) for t in topics}))
+        with store.transaction() as session:
+            store_io.import_run(session, read_file(tmp_path / f"{run_id}.xml"))
+    org = browser_for(app, "org")
+    org.post("/results/score")
+    assert "TEAMB-CS-CS-01-T" in org.get("/results/").get_data(as_text=True)  # organisers see every run
+    move_window(store, dry_id, "cclqa", -3, -2, -1)
+    with store.transaction() as session:
+        session.query(TaskWindow).filter_by(topic_set_id=dry_id).update({"publish_full_table": True})
+        secret = session.query(EvaluationResult.value).join(Run, Run.id == EvaluationResult.run_id).filter(
+            Run.run_id == "TEAMB-CS-CS-01-T", EvaluationResult.topic_id.is_(None),
+            EvaluationResult.answer_type.is_(None)).scalar()
+    page = par.get("/results/mine").get_data(as_text=True)
+    assert "TEAMX-CS-CS-01-T" in page and "TEAMA-CS-CS-01-T" in page  # released, and the full table is public
+    assert "TEAMB-CS-CS-01-T" not in page and f"{secret:.4f}" not in page  # not in the table, the mean or the best
+    chart = par.get("/results/charts/CS-CS.svg")
+    assert chart.status_code == 200 and b"TEAMA-CS-CS-01-T" in chart.data and b"TEAMB-CS-CS-01-T" not in chart.data

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from sepia.campaign import results, schedule
 from sepia.scoring.campaign import NothingToScore, score_stored_runs
-from sepia.store.models import NuggetJudgment, Submission, TaskWindow, utcnow
+from sepia.store.models import NuggetJudgment, Run, RunTopic, Submission, TaskWindow, Topic, utcnow
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
 from sepia.web.participate import team_name
@@ -78,9 +78,11 @@ def table_latex(key: str):
 @bp.route("/charts/<pair>.svg")
 @roles_required("organiser", "participant")
 def chart(pair: str):
-    if g.user.role == "participant" and not _released_runs(team_name() or "")[1]:
-        abort(404, "The organisers have not published the full table.")
     scores = _all_results()
+    if g.user.role == "participant":
+        if not _released_runs(team_name() or "")[1]:
+            abort(404, "The organisers have not published the full table.")
+        scores = _only(scores, _visible_runs()[1])
     if not any(r.pair == pair for runs in scores.values() for r in runs):
         abort(404, "No scored runs of that language pair.")
     return Response(results.bar_chart_svg(scores, pair), mimetype="image/svg+xml")
@@ -96,12 +98,34 @@ def _released_runs(team: str) -> tuple[set[str], bool]:
     return {run_id for run_id, _ in released}, any(w.publish_full_table for _, w in released)
 
 
+def _visible_runs() -> tuple[set[str], set[str]]:
+    """CCLQA run IDs whose scores participants may see: (released, also in the public full table).
+    A run belongs to the topic sets of the topics it answers; it is released when every one of them
+    has released its CCLQA results, so a run of a formal run stays hidden while only the dry run's
+    results are out, also from the pair's mean and best."""
+    now = utcnow()
+    windows = {w.topic_set_id: w for w in db().scalars(select(TaskWindow).where(TaskWindow.task == "cclqa"))}
+    sets: dict[str, set] = {}
+    for run_id, set_id in db().execute(select(Run.run_id, Topic.topic_set_id).distinct()
+                                       .join(RunTopic, RunTopic.run_id == Run.id)
+                                       .join(Topic, Topic.id == RunTopic.topic_id).where(Run.kind == "cclqa")):
+        sets.setdefault(run_id, set()).add(set_id)
+    released = {run_id for run_id, ids in sets.items()
+                if all(i in windows and schedule.phase(windows[i], now) == schedule.RELEASED for i in ids)}
+    return released, {r for r in released if all(windows[i].publish_full_table for i in sets[r])}
+
+
+def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict[str, list[results.RunResult]]:
+    return {m: [r for r in runs if r.run_id in run_ids] for m, runs in scores.items()}
+
+
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
     run_ids, published = _released_runs(team_name() or "")
+    released, public = _visible_runs() if run_ids else (set(), set())
     scores = _all_results() if run_ids else {m: [] for m in results.MATCHERS}
-    rows = {m: results.team_rows(scores[m], run_ids) for m in results.MATCHERS}
+    rows = {m: results.team_rows(_only(scores, released | run_ids)[m], run_ids) for m in results.MATCHERS}
     return render_template("results/mine.html", rows=rows, labels=results.MATCHER_LABELS, released=bool(run_ids),
-                           sections=results.pair_sections(scores) if published else [],
+                           sections=results.pair_sections(_only(scores, public)) if published else [],
                            types={m: results.answer_types([r.run for r in rows[m]]) for m in rows})
