@@ -80,22 +80,13 @@ def table_latex(key: str):
 def chart(pair: str):
     scores = _all_results()
     if g.user.role == "participant":
-        if not _released_runs(team_name() or "")[1]:
+        own, _, public = _team_view(team_name() or "")
+        if not own & public:
             abort(404, "The organisers have not published the full table.")
-        scores = _only(scores, _visible_runs()[1])
+        scores = _only(scores, public)
     if not any(r.pair == pair for runs in scores.values() for r in runs):
         abort(404, "No scored runs of that language pair.")
     return Response(results.bar_chart_svg(scores, pair), mimetype="image/svg+xml")
-
-
-def _released_runs(team: str) -> tuple[set[str], bool]:
-    """The team's current CCLQA runs whose results are released, and whether the full tables are public."""
-    now = utcnow()
-    rows = db().execute(select(Submission.run_id, TaskWindow).join(
-        TaskWindow, (TaskWindow.topic_set_id == Submission.topic_set_id) & (TaskWindow.task == "cclqa"))
-        .where(Submission.team == team, Submission.kind == "cclqa", Submission.superseded_at.is_(None))).all()
-    released = [(run_id, w) for run_id, w in rows if schedule.phase(w, now) == schedule.RELEASED]
-    return {run_id for run_id, _ in released}, any(w.publish_full_table for _, w in released)
 
 
 def _visible_runs() -> tuple[set[str], set[str]]:
@@ -115,6 +106,15 @@ def _visible_runs() -> tuple[set[str], set[str]]:
     return released, {r for r in released if all(windows[i].publish_full_table for i in sets[r])}
 
 
+def _team_view(team: str) -> tuple[set[str], set[str], set[str]]:
+    """What a team may see: (its own current CCLQA runs that are released, every released run, the
+    runs of the public full table)."""
+    released, public = _visible_runs()
+    own = set(db().scalars(select(Submission.run_id).where(
+        Submission.team == team, Submission.kind == "cclqa", Submission.superseded_at.is_(None))))
+    return own & released, released, public
+
+
 def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict[str, list[results.RunResult]]:
     return {m: [r for r in runs if r.run_id in run_ids] for m, runs in scores.items()}
 
@@ -122,10 +122,9 @@ def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
-    run_ids, published = _released_runs(team_name() or "")
-    released, public = _visible_runs() if run_ids else (set(), set())
+    run_ids, released, public = _team_view(team_name() or "")
     scores = _all_results() if run_ids else {m: [] for m in results.MATCHERS}
-    rows = {m: results.team_rows(_only(scores, released | run_ids)[m], run_ids) for m in results.MATCHERS}
+    rows = {m: results.team_rows(_only(scores, released)[m], run_ids) for m in results.MATCHERS}
     return render_template("results/mine.html", rows=rows, labels=results.MATCHER_LABELS, released=bool(run_ids),
-                           sections=results.pair_sections(_only(scores, public)) if published else [],
+                           sections=results.pair_sections(_only(scores, public)) if run_ids & public else [],
                            types={m: results.answer_types([r.run for r in rows[m]]) for m in rows})
