@@ -69,16 +69,17 @@ def analysis_mismatch(index_path: Path, lang: str) -> str | None:
 
 
 def schema_for(lang: str) -> Schema:
-    """docid, title, date, body; title and body are analysed, positioned (phrases) and stored
-    (snippets and the full document come from the index, with the store's exact text)."""
+    """docid, title, date, body; title and body are analysed, positioned (phrases), with each
+    token's character offsets (marks come from the index, not from analysing hits again) and
+    stored (snippets and the full document come from the index, with the store's exact text)."""
     analyzer = analyzer_for(lang)
     # A CJK string without spaces that analyses to several words is meant as one phrase.
     multitoken = "phrase" if lang.upper() in CJK else "default"
     return Schema(
         docid=ID(stored=True, unique=True),
-        title=TEXT(analyzer=analyzer, stored=True, multitoken_query=multitoken),
+        title=TEXT(analyzer=analyzer, stored=True, chars=True, multitoken_query=multitoken),
         date=ID(stored=True),
-        body=TEXT(analyzer=analyzer, stored=True, multitoken_query=multitoken),
+        body=TEXT(analyzer=analyzer, stored=True, chars=True, multitoken_query=multitoken),
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 from html import escape
+from typing import Iterable
 
 from whoosh import query as wq
 
@@ -66,13 +67,20 @@ def match_spans(analyzer, text: str, wanted: QueryTerms) -> list[tuple[int, int]
     """Sorted, merged (start, end) character spans of `text` matching `wanted`."""
     if not text or not wanted:
         return []
+    return token_spans(((t.text, t.pos, t.startchar, t.endchar)
+                        for t in analyzer(text, positions=True, chars=True, mode="index")), wanted)
+
+
+def token_spans(tokens: Iterable[tuple[str, int, int, int]], wanted: QueryTerms) -> list[tuple[int, int]]:
+    """Sorted, merged spans of the (term, position, start, end) tokens of a text that match
+    `wanted`: from analysing the text, or from an index that keeps character offsets."""
     spans = []
     by_pos: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
-    for token in analyzer(text, positions=True, chars=True, mode="index"):
-        if token.text in wanted.terms:
-            spans.append((token.startchar, token.endchar))
+    for term, pos, start, end in tokens:
+        if term in wanted.terms:
+            spans.append((start, end))
         if wanted.phrases:
-            by_pos[token.pos].append((token.text, token.startchar, token.endchar))
+            by_pos[pos].append((term, start, end))
     for phrase in wanted.phrases:
         spans.extend(_phrase_spans(by_pos, phrase))
     return merge_spans(spans)

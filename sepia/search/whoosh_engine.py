@@ -11,6 +11,7 @@ from whoosh.collectors import TopCollector
 
 from sepia.search.base import BaseEngine, check_language
 from sepia.search.engine import BuildReport, IndexStats
+from sepia.search.highlight import token_spans
 from sepia.search.indexer import (LOCK_WAIT, WRITER_MB, build_whoosh_index, create_index, index_path, open_index,
                                   whoosh_index_stats)
 
@@ -66,6 +67,31 @@ class WhooshEngine(BaseEngine):
         results = collector.results()
         rows = [(results[i], results.score(i)) for i in range(offset, min(offset + limit, results.scored_length()))]
         return len(results), rows
+
+    def _indexed_spans(self, searcher, field: str, wanted, docids: list[str]) -> dict | None:
+        # Indexes built before their fields kept character offsets are searched as they are.
+        if not searcher.schema[field].format.supports("characters"):
+            return None
+        reader = searcher.reader()
+        docnums = {}
+        for docid in docids:
+            docnum = searcher.document_number(docid=docid)
+            if docnum is not None:
+                docnums[docnum] = docid
+        tokens: dict[str, list] = {docid: [] for docid in docids}
+        words = wanted.terms.union(*wanted.phrases)
+        for word in words:
+            if docnums and (field, word) in reader:
+                postings = reader.postings(field, word)
+                for docnum in sorted(docnums):
+                    if postings.is_active() and postings.id() < docnum:
+                        postings.skip_to(docnum)
+                    if not postings.is_active():
+                        break
+                    if postings.id() == docnum:
+                        tokens[docnums[docnum]].extend(
+                            (word, pos, start, end) for pos, start, end in postings.value_as("characters"))
+        return {docid: token_spans(found, wanted) for docid, found in tokens.items()}
 
     def _stored(self, searcher, docid: str):
         return searcher.document(docid=docid)
