@@ -4,6 +4,7 @@ import math
 import pytest
 
 from sepia.formats.errors import FormatError
+from sepia.ir4qa import registry
 from sepia.ir4qa.measures import parse_gains, score_ranking
 from sepia.ir4qa.qrels import parse_qrels
 
@@ -32,6 +33,51 @@ def test_q_and_ndcg_by_hand():
     assert s.q == pytest.approx(((2 / 3) + (5 / 6)) / 2)
     # nDCG: run 1 + 0 + 2 / log2(3); ideal 2 + 1
     assert s.ndcg == pytest.approx((1 + 2 / math.log2(3)) / 3)
+
+
+# R = 3 (a: L2, b and c: L1), N = 3 judged non-relevant (n3 not retrieved); x is unjudged. Gains 1:2,
+# so gmax = 2. The relevant documents are at ranks 2 (b), 4 (a) and 6 (c).
+HAND_QRELS = {"a": 2, "b": 1, "c": 1, "n1": 0, "n2": 0, "n3": 0}
+HAND_RANKING = ["n1", "b", "x", "a", "n2", "c"]
+log2 = math.log2
+HAND = {
+    "AP": (1 / 2 + 2 / 4 + 3 / 6) / 3,
+    "AP@2": (1 / 2) / 3,
+    # cg(r) 1, 3, 4 and cg*(r) 3, 4, 4 (ideal gains 2, 1, 1) at ranks 2, 4, 6
+    "Q": ((1 + 1) / (3 + 2) + (3 + 2) / (4 + 4) + (4 + 3) / (4 + 6)) / 3,
+    "Q@4": ((1 + 1) / (3 + 2) + (3 + 2) / (4 + 4)) / 3,
+    "nDCG": (1 / 1 + 2 / log2(4) + 1 / log2(6)) / (2 / 1 + 1 / 1 + 1 / log2(3)),
+    "nDCG@2": (1 / 1) / (2 / 1 + 1 / 1),
+    "MSnDCG": (1 / log2(3) + 2 / log2(5) + 1 / log2(7)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    "MSnDCG@4": (1 / log2(3) + 2 / log2(5)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    "P": 3 / 1000, "P@4": 2 / 4, "P@10": 3 / 10,  # over k even where the list is shorter
+    "Recall": 3 / 3, "Recall@4": 2 / 3,
+    "RR": 1 / 2, "RR@1": 0.0,
+    # stopping probability g / (gmax + 1): 1/3 for L1, 2/3 for L2; the ideal list is a, b, c
+    "nERR": ((1 / 3) / 2 + (2 / 3) * (2 / 3) / 4 + (2 / 3) * (1 / 3) * (1 / 3) / 6)
+            / ((2 / 3) / 1 + (1 / 3) * (1 / 3) / 2 + (1 / 3) * (2 / 3) * (1 / 3) / 3),
+    # (2^g - 1) / 2^gmax: 1/4 for L1, 3/4 for L2
+    "nERRexp@4": ((1 / 4) / 2 + (3 / 4) * (3 / 4) / 4)
+                 / ((3 / 4) / 1 + (1 / 4) * (1 / 4) / 2 + (1 / 4) * (3 / 4) * (1 / 4) / 3),
+    # min(R, N) = 3; judged non-relevant above b: 1, above a: 1, above c: 2
+    "bpref": ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)) / 3,
+    "bpref@4": ((1 - 1 / 3) + (1 - 1 / 3)) / 3,
+    "judged": 5 / 6, "judged@3": 2 / 3, "judged@10": 5 / 6,  # over the list where it is shorter than k
+}
+
+
+def test_every_measure_by_hand():
+    s = score_ranking(HAND_RANKING, HAND_QRELS, [1, 2], measures=list(HAND))
+    assert s.values == pytest.approx(HAND, abs=1e-15)
+    assert {registry.parse_measure(name)[0] for name in HAND} == set(registry.REGISTRY)  # every measure
+
+
+def test_measures_of_a_condensed_list_by_hand():
+    # x dropped: n1, b, a, n2, c; relevant at ranks 2, 3 and 5
+    s = score_ranking(HAND_RANKING, HAND_QRELS, [1, 2], measures=["AP", "P@3", "RR", "bpref", "judged"],
+                      condensed=True)
+    assert s.values == pytest.approx({"AP": (1 / 2 + 2 / 3 + 3 / 5) / 3, "P@3": 2 / 3, "RR": 1 / 2,
+                                      "bpref": 5 / 9, "judged": 1.0}, abs=1e-15)
 
 
 def test_perfect_ranking_scores_one():

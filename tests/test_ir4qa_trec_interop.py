@@ -33,37 +33,64 @@ def random_collection(seed: int, topics: int = 25, top_level: int = 3):
     return qrels, run
 
 
-def sepia_values(qrels, run, measures, top_level=3, **options):
+def sepia_values(qrels, run, measures, top_level=3, cutoff=1000, **options):
     gains = [float(level) for level in range(1, top_level + 1)]
-    return {qid: score_ranking([d for d, _ in trec_eval_order(run.get(qid, {}))], judged, gains, cutoff=1000,
+    return {qid: score_ranking([d for d, _ in trec_eval_order(run.get(qid, {}))], judged, gains, cutoff=cutoff,
                                measures=measures, **options).values
             for qid, judged in qrels.items() if any(level > 0 for level in judged.values())}
 
 
-TREC_EVAL = {**{f"P@{k}": f"P_{k}" for k in K}, **{f"Recall@{k}": f"recall_{k}" for k in K},
-             **{f"AP@{k}": f"map_cut_{k}" for k in K}, **{f"MSnDCG@{k}": f"ndcg_cut_{k}" for k in K},
-             "AP": "map", "RR": "recip_rank", "bpref": "bpref"}
+def trec_eval_names(cutoff: int, ks=K) -> list[tuple[str, str]]:
+    """(SEPIA's name, trec_eval's) of every measure the registry names trec_eval's counterpart of, at
+    the cut-off and at each k, and AP beside trec_eval's uncut map."""
+    names = [(name, registry.trec_eval_name(name, cutoff)) for family, measure in registry.REGISTRY.items()
+             if measure.trec_eval for name in (family, *(f"{family}@{k}" for k in ks))]
+    return [(name, trec_name) for name, trec_name in names if trec_name] + [("AP", "map")]
+
+
+def trec_eval_values(qrels, run, names, condensed=False):
+    """pytrec_eval's values of the measures `trec_eval_names` gives."""
+    cuts: dict[str, set[str]] = {}
+    for _, trec_name in names:
+        measure, _, k = trec_name.rpartition("_") if trec_name[-1].isdigit() else (trec_name, "", "")
+        cuts.setdefault(measure, set()).update([k] if k else [])
+    wanted = {m + "." + ",".join(sorted(ks)) if ks else m for m, ks in cuts.items()}
+    return pytrec_eval.RelevanceEvaluator(qrels, wanted, judged_docs_only_flag=condensed).evaluate(run)
+
+
+def assert_equal_to_trec_eval(ours, expected, names) -> int:
+    compared = 0
+    for qid, values in ours.items():
+        if qid not in expected:  # trec_eval leaves out topics the run did not answer
+            assert all(v == 0 for v in values.values())
+            continue
+        for name, trec_name in names:
+            assert values[name] == pytest.approx(expected[qid][trec_name], abs=1e-12), (qid, name, trec_name)
+            compared += 1
+    return compared
 
 
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("condensed", [False, True])
 def test_measures_equal_trec_eval(seed, condensed):
     qrels, run = random_collection(seed)
-    wanted = {v.rsplit("_", 1)[0] if v[-1].isdigit() else v for v in TREC_EVAL.values()}
-    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {m if m in ("map", "recip_rank", "bpref") else m + "."
-                                                       + ",".join(map(str, K)) for m in wanted},
-                                               judged_docs_only_flag=condensed)
-    expected = evaluator.evaluate(run)
-    ours = sepia_values(qrels, run, list(TREC_EVAL), condensed=condensed)
-    compared = 0
-    for qid, values in ours.items():
-        if qid not in expected:  # trec_eval leaves out topics the run did not answer
-            assert all(v == 0 for v in values.values())
-            continue
-        for name, trec_name in TREC_EVAL.items():
-            assert values[name] == pytest.approx(expected[qid][trec_name], abs=1e-12), (qid, name)
-            compared += 1
-    assert compared > 300
+    names = trec_eval_names(1000)
+    assert {n.partition("@")[0] for n, _ in names} == {"AP", "MSnDCG", "P", "Recall", "RR", "bpref"}
+    ours = sepia_values(qrels, run, [name for name, _ in names], condensed=condensed)
+    assert assert_equal_to_trec_eval(ours, trec_eval_values(qrels, run, names, condensed), names) > 300
+
+
+def test_lists_longer_than_1000_equal_trec_eval():
+    # lists of 1,800 documents and a cut-off of 2,000: ranks past 1000 count (the discounts grow past it)
+    rng = random.Random(21)
+    qrels, run = {}, {}
+    for qid in ("1", "2", "3"):
+        docs = [f"d{i:04d}" for i in rng.sample(range(3000), 1800)]
+        qrels[qid] = {d: rng.choice([0, 0, 1, 2, 3]) for d in rng.sample(docs, 400)}
+        run[qid] = {d: float(rng.randrange(300)) for d in docs}
+    names = trec_eval_names(2000, ks=(5, 1200, 1500))
+    ours = sepia_values(qrels, run, [name for name, _ in names], cutoff=2000)
+    assert assert_equal_to_trec_eval(ours, trec_eval_values(qrels, run, names), names) > 30
 
 
 def test_judged_at_k_equals_ir_measures():
