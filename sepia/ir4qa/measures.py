@@ -87,15 +87,11 @@ class JudgedTopic:
         self.topic = registry.Topic(ideal, sum(1 for level in judged.values() if level <= 0), cutoff, beta,
                                     max(gains, default=1.0), ntcireval_cutoff)
 
-    @property
-    def R(self) -> int:  # noqa: N802 (the literature's name)
-        return self.topic.R
-
     def score(self, ranking: Iterable[str], measures: Sequence[str], condensed: bool = False) -> IRScores:
         """The measures of one ranked list of DOCIDs (see `score_ranking`)."""
         looked_up = np.fromiter(map(self.gain.get, ranking, repeat(registry.UNJUDGED)), dtype=float)
         if condensed:
             looked_up = looked_up[looked_up != registry.UNJUDGED]
         ranked = registry.Ranked(looked_up[:self.topic.cutoff])
-        return IRScores({name: registry.compute(name, self.topic, ranked) for name in measures}, self.R,
+        return IRScores({name: registry.compute(name, self.topic, ranked) for name in measures}, self.topic.R,
                         len(ranked.ranks))
