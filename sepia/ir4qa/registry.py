@@ -207,7 +207,7 @@ DEFAULT = ("AP", "Q", "nDCG")
 _NAME = re.compile(r"^([A-Za-z]+)(?:@([1-9][0-9]*))?$")
 
 
-@lru_cache(maxsize=1024)  # looked up for every topic of every run
+@lru_cache(maxsize=None)  # looked up for every topic of every run
 def parse_measure(name: str) -> tuple[str, int | None]:
     """`P@10` -> ("P", 10); `AP` -> ("AP", None). Family names are case-insensitive."""
     match = _NAME.match(name.strip())
