@@ -10,7 +10,8 @@ from pathlib import Path
 
 from sepia import vocab
 from sepia.formats.judgments import read_judgments
-from sepia.formats.read import read_file
+from sepia.campaign.submission import import_run_file
+from sepia.formats.read import read_bytes, read_file
 from sepia.ir4qa.evaluate import IR4QAResults
 from sepia.ir4qa.qrels import read_qrels_rows
 from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
@@ -70,14 +71,15 @@ def load_collection(store: Store, folder: Path, progress: bool = True) -> LoadRe
     build_index(store, lang, progress=progress)
     topics = read_file(files["topics"], "topic")
     gold = read_file(files["gold"], "gold")
-    runs = [read_file(path) for path in files["runs"]]
+    run_files = [(path.name, path.read_bytes()) for path in files["runs"]]
+    runs = [(name, data, read_bytes(data, name=name)) for name, data in run_files]
     judgments = read_judgments(files["judgments"]) if files["judgments"].exists() else []
     qrels = read_qrels_rows(files["qrels"]) if files["qrels"].exists() else []
     with store.transaction() as session:
         report.topics = io.import_topics(session, topics)
         report.nuggets = io.import_gold(session, gold, replace=True)
-        for run in runs:
-            report.runs.append(io.import_run(session, run).run_id)
+        for name, data, run in runs:  # as an organiser imports them: downloadable, like uploaded runs
+            report.runs.append(import_run_file(session, run, name, data, replace=False).run_id)
         report.judgments = io.import_judgments(session, judgments)
         report.relevance_judgments = import_qrels(session, qrels)
         report.answer_texts = add_answer_texts(session, lang)

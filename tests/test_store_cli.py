@@ -43,3 +43,29 @@ def test_judgments_for_unknown_answers_are_refused_whole(tmp_path):
     assert "nugget judgments: 0" in run("db", "info").stdout
     assert run("import", CS / "gold.xml").exit_code == 1  # already there: refused, not doubled
     assert run("import", "--replace", CS / "gold.xml").exit_code == 0
+
+
+def test_an_imported_run_is_its_teams_submission(tmp_path):
+    """Runs an organiser imports are kept byte for byte as their team's current submission (so they
+    can be downloaded and their team sees their results); a re-import with --replace supersedes it."""
+    from sqlalchemy import select
+
+    from sepia.store.db import Store
+    from sepia.store.models import Submission
+
+    run_file = CS / "runs" / "TEAMA-CS-CS-01-T.xml"
+    assert run("import", CS / "topics.xml", run_file).exit_code == 0
+    refused = run("import", run_file)
+    assert refused.exit_code == 1 and "already stored" in refused.output
+    changed = tmp_path / "TEAMA-CS-CS-01-T.xml"
+    changed.write_bytes(run_file.read_bytes().replace(b"</DESCRIPTION>", b" (corrected)</DESCRIPTION>", 1))
+    assert changed.read_bytes() != run_file.read_bytes()
+    assert run("import", "--replace", changed).exit_code == 0
+    store = Store()
+    with store.transaction() as session:
+        rows = session.scalars(select(Submission).order_by(Submission.id)).all()
+        kept = [(r.run_id, r.team, r.kind, r.submitted_by, r.filename, r.content, r.superseded_at is None)
+                for r in rows]
+    store.dispose()
+    assert kept == [("TEAMA-CS-CS-01-T", "TEAMA", "cclqa", "sepia import", run_file.name, run_file.read_bytes(), False),
+                    ("TEAMA-CS-CS-01-T", "TEAMA", "cclqa", "sepia import", changed.name, changed.read_bytes(), True)]

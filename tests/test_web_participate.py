@@ -12,6 +12,8 @@ from sqlalchemy import select
 from campaign_helpers import move_window, run_xml, schedule
 from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
 
+from sepia.campaign.submission import import_run_file
+from sepia.formats.read import read_bytes
 from sepia.store.models import ApiToken, Response, Run, RunTopic, Submission
 
 CS1, CS2, JA1 = "ACLIA2-CS-0001", "ACLIA2-CS-0002", "ACLIA2-JA-0001"
@@ -193,6 +195,16 @@ def test_downloads_follow_the_schedule(app, store):
     move_window(store, set_id, "cclqa", -3, -2, -1)
     assert par.get(f"/downloads/gold/{set_id}.xml").status_code == 200
     assert par.get(f"/downloads/runs/{set_id}/cclqa.zip").status_code == 200
+
+
+def test_runs_an_organiser_imports_are_downloadable_like_uploads(app, store):
+    set_id = campaign(store, qa=(-3, -2, None))
+    data = run_xml("qa", "TEAMY-CS-CS-01-T", {CS1: ["PERSON"]})
+    with store.transaction() as session:  # what `sepia import` does with a run file
+        import_run_file(session, read_bytes(data), "teamy.xml", data, replace=False)
+    bundle = zipfile.ZipFile(io.BytesIO(browser_for(app, "par").get(f"/downloads/runs/{set_id}/qa.zip").data))
+    assert bundle.read("TEAMY-CS-CS-01-T.xml") == data
+    assert submissions(store) == [("TEAMY-CS-CS-01-T", "qa", True, hashlib.sha256(data).hexdigest())]
 
 
 def test_topics_are_hidden_until_the_first_window_opens(app, store):

@@ -16,6 +16,7 @@ from sepia.store import io
 from sepia.store.models import Submission, TaskWindow, Topic, as_utc, utcnow
 
 ITEM_NAMES = {"qa": "answer types", "ir4qa": "documents", "cclqa": "responses"}
+IMPORTED_BY = "sepia import"  # the submitter of runs an organiser imports
 
 
 class SubmissionRefused(Exception):
@@ -81,23 +82,47 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
         raise SubmissionRefused([f"The run ID {run.metadata.run_id} names team {parsed.team}; you submit for "
                                  f"team {team}. Runs are named TEAM-SRC-TGT-NN-X."])
     window = _window(session, run, kind, now)
-    previous = session.scalar(select(Submission).where(
-        Submission.run_id == run.metadata.run_id, Submission.kind == kind, Submission.superseded_at.is_(None)))
-    if previous is None:
+    replaced = _current(session, run.metadata.run_id, kind) is not None
+    if not replaced:
         _check_limit(session, team, kind, parsed.language_pair, window)
-    else:
-        previous.superseded_at = now
     io.import_run(session, run, submitted_by=username, replace=True)
-    receipt = Receipt(run.metadata.run_id, kind, parsed.language_pair, parsed.priority, filename[:255], now,
-                      hashlib.sha256(data).hexdigest(), len(data), len(run.topics), _items(run, kind),
-                      replaced=previous is not None, warnings=[_located(p) for p in problems if p.severity != "error"])
-    row = Submission(run_id=receipt.run_id, kind=kind, team=team, topic_set_id=window.topic_set_id,
-                     filename=receipt.filename, sha256=receipt.sha256, size=receipt.size, content=data,
-                     topics=receipt.topics, items=receipt.items, submitted_by=username, submitted_at=now)
+    receipt = receipt_of(keep_file(session, run, kind, window.topic_set_id, filename, data, username, now))
+    receipt.replaced = replaced
+    receipt.warnings = [_located(p) for p in problems if p.severity != "error"]
+    return receipt
+
+
+def import_run_file(session: Session, run, filename: str, data: bytes, replace: bool, now: datetime | None = None):
+    """An organiser's import of a run file (`sepia import`, the demo): stored as a run, and its
+    bytes as its team's current submission, so that it can be downloaded and its team sees its
+    results as for a run the team uploaded; the windows and limits that bind teams do not apply.
+    The caller commits; io.ImportRefused when the run is stored already and not `replace`."""
+    row = io.import_run(session, run, submitted_by=IMPORTED_BY, replace=replace)
+    set_ids = set(_topic_sets(session, [t.topic_id for t in run.topics]).values())
+    keep_file(session, run, row.kind, set_ids.pop() if len(set_ids) == 1 else None, filename, data, IMPORTED_BY,
+              now or utcnow())
+    return row
+
+
+def keep_file(session: Session, run, kind: str, topic_set_id: int | None, filename: str, data: bytes,
+              submitted_by: str, now: datetime) -> Submission:
+    """The run file's exact bytes as the current submission of its run ID; an earlier one is kept,
+    superseded."""
+    previous = _current(session, run.metadata.run_id, kind)
+    if previous is not None:
+        previous.superseded_at = now
+    row = Submission(run_id=run.metadata.run_id, kind=kind, team=vocab.parse_run_id(run.metadata.run_id).team,
+                     topic_set_id=topic_set_id, filename=filename[:255], sha256=hashlib.sha256(data).hexdigest(),
+                     size=len(data), content=data, topics=len(run.topics), items=_items(run, kind),
+                     submitted_by=submitted_by, submitted_at=now)
     session.add(row)
     session.flush()
-    receipt.submission_id = row.id
-    return receipt
+    return row
+
+
+def _current(session: Session, run_id: str, kind: str) -> Submission | None:
+    return session.scalar(select(Submission).where(
+        Submission.run_id == run_id, Submission.kind == kind, Submission.superseded_at.is_(None)))
 
 
 def _located(problem) -> str:
@@ -115,8 +140,7 @@ def _items(run, kind: str) -> int:
 def _window(session: Session, run, kind: str, now: datetime) -> TaskWindow:
     """The open window of the run's topic set for its task."""
     topic_ids = [t.topic_id for t in run.topics]
-    sets = dict(session.execute(select(Topic.id, Topic.topic_set_id).where(Topic.id.in_(topic_ids))).all()) \
-        if topic_ids else {}
+    sets = _topic_sets(session, topic_ids)
     unknown = [t for t in topic_ids if t not in sets]
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
@@ -136,6 +160,13 @@ def _window(session: Session, run, kind: str, now: datetime) -> TaskWindow:
     if current != schedule.OPEN:
         raise SubmissionRefused([f"{label} submissions closed at {_utc(window.closes_at)}: the deadline has passed."])
     return window
+
+
+def _topic_sets(session: Session, topic_ids: list[str]) -> dict[str, int | None]:
+    """Topic ID -> its topic set, for the IDs that are topics of the campaign."""
+    if not topic_ids:
+        return {}
+    return dict(session.execute(select(Topic.id, Topic.topic_set_id).where(Topic.id.in_(topic_ids))).all())
 
 
 def _check_limit(session: Session, team: str, kind: str, pair: str, window: TaskWindow) -> None:

@@ -7,12 +7,14 @@ from pathlib import Path
 import click
 
 from sepia import config
+from sepia.campaign.submission import import_run_file
 from sepia.formats import model
 from sepia.formats.errors import FormatError
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.read import FORMATS
-from sepia.formats.validate import JUDGMENTS, validate_file
+from sepia.formats.validate import JUDGMENTS, validate_file, validate_loaded
 from sepia.formats.write import to_xml
+from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
 from sepia.store import io, relevance
 from sepia.store.db import Store
@@ -21,18 +23,31 @@ QRELS = "qrels"
 
 
 def _read_all(paths, format_name):
-    """Validate every file before anything is written; stop with all problems if any is bad."""
+    """Validate every file before anything is written; stop with all problems if any is bad.
+    Returns (path, object, the file's bytes when it is XML)."""
     loaded, bad = [], False
     for path in paths:
-        obj, problems = _validate_qrels(path) if _is_qrels(path, format_name) else validate_file(path, format_name)
+        obj, problems, data = _validate(path, format_name)
         for problem in problems:
             click.echo(str(problem), err=True)
         bad = bad or obj is None
-        loaded.append((path, obj))
+        loaded.append((path, obj, data))
     if bad:
         click.echo("nothing imported: fix the problems above", err=True)
         sys.exit(1)
     return loaded
+
+
+def _validate(path, format_name):
+    if _is_qrels(path, format_name):
+        return *_validate_qrels(path), None
+    if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
+        return *validate_file(path, JUDGMENTS), None
+    try:
+        xml = load_xml(path)
+        return *validate_loaded(xml, format_name), xml.data  # a run's bytes are kept as they were checked
+    except FormatError as exc:
+        return None, exc.problems, None
 
 
 def _is_qrels(path, format_name) -> bool:
@@ -50,7 +65,7 @@ def _validate_qrels(path):
         return None, exc.problems
 
 
-def _import_one(session, obj, replace: bool, assessor: str) -> str:
+def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor: str) -> str:
     if isinstance(obj, qrels_tsv.QrelsFile):
         count = relevance.import_qrels(session, obj.rows, assessor, replace)
         return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
@@ -60,7 +75,7 @@ def _import_one(session, obj, replace: bool, assessor: str) -> str:
         return f"{io.import_gold(session, obj, replace)} nuggets in {len(obj.topics)} topics"
     if isinstance(obj, list):
         return f"{io.import_judgments(session, obj, replace)} judgments"
-    row = io.import_run(session, obj, replace=replace)
+    row = import_run_file(session, obj, Path(path).name, data, replace)
     return f"{row.kind} run {row.run_id}"
 
 
@@ -76,10 +91,10 @@ def import_(files, format_name, replace, assessor):
     """Import topic sets, gold standards, runs, nugget judgments and qrels into the store, one
     transaction per file."""
     store = Store()
-    for path, obj in _read_all(files, format_name):
+    for path, obj, data in _read_all(files, format_name):
         try:
             with store.transaction() as session:
-                click.echo(f"{path}: imported {_import_one(session, obj, replace, assessor)}")
+                click.echo(f"{path}: imported {_import_one(session, path, obj, data, replace, assessor)}")
         except io.ImportRefused as exc:
             for reason in exc.reasons:
                 click.echo(f"{path}: {reason}", err=True)

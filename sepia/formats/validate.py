@@ -7,7 +7,7 @@ from sepia.formats.docids import unknown_docid_warnings
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import read_judgments, unknown_nugget_warnings
 from sepia.formats.read import read_loaded
-from sepia.formats.xmlsafe import load_xml, parse_xml
+from sepia.formats.xmlsafe import LoadedXml, load_xml, parse_xml
 
 JUDGMENTS = "judgments"
 
@@ -20,11 +20,17 @@ def validate_file(path: str | Path, format_name: str | None = None,
         if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
             judgments = read_judgments(path)
             return judgments, unknown_nugget_warnings(path, gold, gold_name) if gold is not None else []
-        loaded = load_xml(path, max_bytes)
-        obj, problems = read_loaded(loaded, format_name)
-        return obj, problems + unknown_docid_warnings(loaded, obj)
+        return validate_loaded(load_xml(path, max_bytes), format_name)
     except FormatError as exc:
         return None, exc.problems
+
+
+def validate_loaded(loaded: LoadedXml, format_name: str | None = None,
+                    session=None) -> tuple[object | None, list[Problem]]:
+    """The checks of an XML file already loaded (its bytes are `loaded.data`); raises FormatError
+    when it cannot be read as its format at all."""
+    obj, problems = read_loaded(loaded, format_name)
+    return obj, problems + unknown_docid_warnings(loaded, obj, session)
 
 
 def validate_bytes(data: bytes, name: str, format_name: str | None = None,
@@ -32,8 +38,6 @@ def validate_bytes(data: bytes, name: str, format_name: str | None = None,
     """The same checks on an upload's bytes (the caller has bounded their size); DOCIDs are looked up
     in `session`'s store when given, else in the configured one."""
     try:
-        loaded = parse_xml(data, name)
-        obj, problems = read_loaded(loaded, format_name)
-        return obj, problems + unknown_docid_warnings(loaded, obj, session)
+        return validate_loaded(parse_xml(data, name), format_name, session)
     except FormatError as exc:
         return None, exc.problems
