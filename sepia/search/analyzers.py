@@ -4,10 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from whoosh.analysis import CompositeAnalyzer, StemmingAnalyzer
+from whoosh.analysis import CompositeAnalyzer, Filter, RegexTokenizer, StemFilter, StopFilter
 from whoosh.fields import ID, TEXT, Schema
 
-from sepia.search.units import UnitTokenizer, split_compounds
+from sepia.search.units import UnitTokenizer, normalize_term, split_compounds
 from sepia.text import english
 from sepia.vocab import LANGUAGES
 
@@ -22,16 +22,29 @@ ANALYSIS_HISTORY = {
     "CS": ("jieba",),
     "CT": ("OpenCC to simplified, then jieba",),
     "JA": ("SudachiPy short and long units",),
-    "EN": ("Whoosh's porter2 stemmer and stop words", "Snowball English 3.1 (PyStemmer) and SEPIA's stop words"),
+    "EN": ("Whoosh's porter2 stemmer and stop words", "Snowball English 3.1 (PyStemmer) and SEPIA's stop words",
+           "NFKC, then Snowball English 3.1 (PyStemmer) and SEPIA's stop words"),
 }
 
 
+class NFKCLowercaseFilter(Filter):
+    """Tokens NFKC-normalised and lower-cased, as scoring normalises text: a full-width ＷＨＯ is who.
+    Offsets stay those of the original text."""
+
+    def __call__(self, tokens):
+        for token in tokens:
+            token.text = normalize_term(token.text)
+            yield token
+
+
 def analyzer_for(lang: str):
-    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, for EN words without
-    SEPIA's stop words, stemmed by Snowball English (sepia.text.english, as scoring stems them)."""
+    """The Whoosh analyzer of a language: jieba for CS/CT, Sudachi for JA, for EN words (NFKC, lower
+    case) without SEPIA's stop words, stemmed by Snowball English (sepia.text.english, as scoring
+    stems them)."""
     lang = lang.upper()
     if lang == "EN":
-        return StemmingAnalyzer(stoplist=english.stop_words(), stemfn=english.stem)
+        return (RegexTokenizer() | NFKCLowercaseFilter() | StopFilter(stoplist=english.stop_words())
+                | StemFilter(stemfn=english.stem))
     if lang in ("CS", "CT"):
         from sepia.search.chinese import ChineseTokenizer
 
