@@ -74,7 +74,7 @@ def test_ir4qa_allows_at_most_1000_documents_per_topic(tmp_path):
     docs = "".join(f'<DOCUMENT RANK="{i}" DOCID="D{i}" SCORE="1.5"/>' for i in range(1, 1002))
     text = RUN.format(run_id="T-CS-CS-01-T", topics=f'<TOPIC ID="X-CS-1"><IR4QA_RESULT>{docs}</IR4QA_RESULT></TOPIC>')
     found = problems_of(tmp_path, text)
-    assert len(found) == 1 and "1001 documents, more than the 1000 allowed" in found[0]
+    assert len(found) == 1 and "1,001 elements in one IR4QA_RESULT, more than the 1,000 allowed" in found[0]
 
 
 def test_gold_vote_counts_must_agree_with_the_votes(tmp_path):

@@ -51,11 +51,31 @@ def test_repeated_topic_ids_are_listed_up_to_the_cap_with_a_count(tmp_path, newl
 
 
 def test_repeated_answer_ranks_are_capped(tmp_path):
-    answers = "\n".join(['<ANSWER RANK="1"><TEXT>甲</TEXT></ANSWER>'] * (MAX_PROBLEMS + 5))
-    obj, found = validate(tmp_path, HEAD + METADATA + f'<TOPIC ID="X-CS-1"><CCLQA_RESULT>\n{answers}\n'
-                                                      "</CCLQA_RESULT></TOPIC>\n</TOPIC_SET>\n")
+    answers = "\n".join(['<ANSWER RANK="1"><TEXT>甲</TEXT></ANSWER>'] * (MAX_PROBLEMS // 2 + 5))
+    topics = "".join(f'<TOPIC ID="X-CS-{i}"><CCLQA_RESULT>\n{answers}\n</CCLQA_RESULT></TOPIC>\n' for i in (1, 2))
+    obj, found = validate(tmp_path, HEAD + METADATA + topics + "</TOPIC_SET>\n")
     assert obj is None and len(found) == MAX_PROBLEMS + 1
     assert "answer rank 1 is repeated" in found[1] and found[-1].endswith(" more problems not shown")
+
+
+def test_an_element_holds_at_most_max_children_and_only_they_are_schema_checked(tmp_path):
+    """Many siblings with schema errors would cost their product (lxml names each error's element by
+    counting the siblings before it): what is beyond the limit is reported, not validated."""
+    n = schema.MAX_CHILDREN + 500
+    answers = "\n".join(f'<ANSWER RANK="{r}" BOGUS="x"><TEXT>甲</TEXT></ANSWER>' for r in range(1, n + 1))
+    text = HEAD + METADATA + f'<TOPIC ID="X-CS-1"><CCLQA_RESULT>\n{answers}\n</CCLQA_RESULT></TOPIC>\n</TOPIC_SET>\n'
+    obj, found = validate(tmp_path, text)
+    first_answer_line = text[:text.index("<ANSWER")].count("\n") + 1
+    limit = [p for p in found if "elements in one" in p]
+    assert obj is None and len(limit) == 1 and limit[0].endswith(
+        f":{first_answer_line + schema.MAX_CHILDREN}:1: {n:,} elements in one CCLQA_RESULT, more than the 1,000 "
+        "allowed (those after it are not checked against the schema)")
+    bogus = [p for p in found if "BOGUS" in p]  # the first 1,000 answers' only, none beyond the limit
+    assert len(bogus) == schema.MAX_CHILDREN and len(found) == schema.MAX_CHILDREN + 1
+    assert bogus[-1].split(":")[1] == str(first_answer_line + schema.MAX_CHILDREN - 1)
+    # the tree is whole again for the checks after the schema: a rank beyond the limit is still checked
+    repeated = text.replace(f'RANK="{n}"', 'RANK="1"')
+    assert any("answer rank 1 is repeated" in p for p in validate(tmp_path, repeated.replace(' BOGUS="x"', ""))[1])
 
 
 def test_judgment_problems_are_capped(tmp_path):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from itertools import islice
 
 from lxml import etree
 
@@ -12,9 +13,14 @@ from sepia.resources import schema_path
 # lxml names the element of every schema error by counting the siblings before it, so errors on many
 # siblings would cost their product: the root's children are validated this many at a time.
 WINDOW = 100
+# Below the root no element may hold more children than this (the spec's limit of 1,000 documents a
+# topic, for every element): the excess is reported, not validated, so that an error costs at most
+# this many siblings' count whatever the file.
+MAX_CHILDREN = 1000
 # Run files begin with a METADATA: the windows after the first get this stand-in, which is valid.
 STAND_IN = b"<METADATA><RUNID>STAND-IN</RUNID><DESCRIPTION/></METADATA>"
 WITH_METADATA = ("qa", "ir4qa", "cclqa")
+XS = "http://www.w3.org/2001/XMLSchema"
 
 
 @lru_cache(maxsize=None)
@@ -22,12 +28,50 @@ def _schema(format_name: str) -> etree.XMLSchema:
     return etree.XMLSchema(etree.parse(str(schema_path(format_name))))
 
 
+@lru_cache(maxsize=None)
+def _repeating_parents(format_name: str) -> tuple[str, ...]:
+    """The elements whose content lets a child repeat without bound: the only places where many
+    siblings can each have an error (after a child it does not expect, libxml2 checks no more
+    siblings)."""
+    element = f"{{{XS}}}element"
+    names = set()
+    for declared in etree.parse(str(schema_path(format_name))).iter(element):
+        parent = next(declared.iterancestors(element), None)
+        if declared.get("maxOccurs") == "unbounded" and parent is not None:
+            names.add(parent.get("name"))
+    return tuple(sorted(names))
+
+
 def schema_problems(loaded: LoadedXml, format_name: str) -> list[Problem]:
     """Every way the file breaks its schema (none: it is valid), the first MAX_PROBLEMS of them
-    placed and the rest counted."""
-    found, total = _errors(loaded.root, format_name)
-    return capped([_problem(loaded, entry, element, format_name) for entry, element in found],
-                  "schema problems", total)
+    placed and the rest counted; and each element with more than MAX_CHILDREN children, whose
+    excess is left out of the validation."""
+    crowded = _crowded(loaded.root, format_name)
+    excess = [(parent, parent[parent.index(first):]) for parent, first, _count in crowded]
+    for parent, children in excess:
+        del parent[len(parent) - len(children):]
+    try:
+        found, total = _errors(loaded.root, format_name)
+    finally:
+        for parent, children in excess:
+            parent.extend(children)
+    too_many = [Problem(loaded.path, *loaded.position(first),
+                        f"{count:,} elements in one {parent.tag}, more than the {MAX_CHILDREN:,} allowed "
+                        "(those after it are not checked against the schema)") for parent, first, count in crowded]
+    return too_many + capped([_problem(loaded, entry, element, format_name) for entry, element in found],
+                             "schema problems", total)
+
+
+def _crowded(root: etree._Element, format_name: str) -> list[tuple[etree._Element, etree._Element, int]]:
+    """(parent, its first child element beyond MAX_CHILDREN, how many child elements it has) of every
+    element below the root with more than MAX_CHILDREN child elements (comments do not count)."""
+    found = []
+    for parent in root.iter(*_repeating_parents(format_name)):
+        if len(parent) > MAX_CHILDREN and parent is not root:
+            beyond = list(islice(parent.iterchildren(etree.Element), MAX_CHILDREN, None))
+            if beyond:
+                found.append((parent, beyond[0], MAX_CHILDREN + len(beyond)))
+    return found
 
 
 def _errors(root: etree._Element, format_name: str) -> tuple[list[tuple], int]:
