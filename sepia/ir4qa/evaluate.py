@@ -84,17 +84,9 @@ def rankings_of(run: IR4QARun) -> dict[str, list[str]]:
     return {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
 
 
-def evaluate_ir4qa(qrels: Qrels, runs: Iterable[IR4QARun], gains: Sequence[float], cutoff: int = 1000,
-                   **options) -> list[IRRunScore]:
-    """Every run (see `IR4QAEvaluator.score`), ranked by mean Q, then AP (or by the first measure
-    asked for). `options`: measures, condensed, ntcireval_cutoff."""
-    evaluator = IR4QAEvaluator(qrels, gains, cutoff, **options)
-    return ranked_ir4qa(evaluator.score(run.metadata.run_id, rankings_of(run)) for run in runs)
-
-
 def evaluate_ir4qa_run(qrels: Qrels, run: IR4QARun, gains: Sequence[float], cutoff: int = 1000,
                        **options) -> IRRunScore:
-    """One run's scores (see `evaluate_ir4qa`)."""
+    """One run's scores (see `IR4QAEvaluator.score`). `options`: measures, condensed, ntcireval_cutoff."""
     return IR4QAEvaluator(qrels, gains, cutoff, **options).score(run.metadata.run_id, rankings_of(run))
 
 

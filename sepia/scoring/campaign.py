@@ -69,7 +69,7 @@ def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None,
     those the runs had under the same settings in evaluation_result.
 
     Raises NothingToScore when the store lacks runs or relevance judgments; ValueError for bad gains
-    or a level that has no gain. `options` as for `sepia.ir4qa.evaluate.evaluate_ir4qa`."""
+    or a level that has no gain. `options` as for `sepia.ir4qa.evaluate.evaluate_ir4qa_run`."""
     with store.transaction() as session:
         ids = stored_run_ids(session, "ir4qa", run_ids, lang_pairs)
         qrels = load_qrels(session)
