@@ -2,19 +2,19 @@
 
 Worker processes (forked before the index writer exists, so they share none of its locks or
 threads) each make their own analyzers (a Sudachi tokenizer is never shared), analyse batches of
-documents and return each document as the JSON that tantivy's `add_json` reads: title and body
-as SEPIA's index terms in position order (`term_sequence`; explicit positions where that form
-does not fit), the stored text beside them. The builder only
-feeds those strings to the writer, in the order of the store. At most a few batches per worker
-are in flight, so memory stays flat whatever the collection's size. Workers end with their build
-(sepia.search.indexer.end_with_parent).
+titles and bodies and return each document's index terms (`analysed_fields`): title and body as
+SEPIA's index terms in position order (`term_sequence`; explicit positions where that form does
+not fit), and their number. Only the texts go to a worker and only the terms come back: the
+building process keeps each batch's documents until their terms arrive and makes the tantivy
+documents itself (sepia.search.tantivy_engine.tantivy_document), in the order of the store. At
+most a few batches per worker are in flight, so memory stays flat whatever the collection's
+size. Workers end with their build (sepia.search.indexer.end_with_parent).
 
-`analyse_only` runs the same workers over the same documents but only counts tokens: the
+`analyse_only` runs the same workers over the same texts but only counts tokens: the
 analyzer-only baseline the build is measured against (tools/bench_search.py).
 """
 from __future__ import annotations
 
-import json
 import multiprocessing
 import os
 import sys
@@ -44,12 +44,6 @@ def _init(lang: str, parent_pid: int) -> None:
     _worker["analysis"] = analysis_of(lang)
 
 
-def tokens_of(units: Callable, text: str) -> list[list]:
-    """tantivy's pre-tokenized form, [offset_from, offset_to, position, text, position_length];
-    offsets are code points (tantivy keeps no offsets of pre-tokenized text; highlighting re-analyses)."""
-    return [[start, end, pos, term, 1] for term, pos, start, end in units(text)] if text else []
-
-
 def term_sequence(sequence: Callable, text: str) -> tuple[str, int] | None:
     """The text's index terms as one string for tantivy's whitespace tokenizer, and their number:
     the finest units in position order, then the compounds (CJK words that are also indexed as
@@ -70,50 +64,52 @@ def term_sequence(sequence: Callable, text: str) -> tuple[str, int] | None:
     return joined, len(terms)
 
 
-def _field(analysis: tuple[Callable, Callable], text: str) -> tuple[object, int]:
-    """A title or body as tantivy JSON value, and its number of tokens."""
+Terms = str | list[tuple[str, int, int, int]]
+
+
+def _terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int]:
+    """A title's or body's index terms, and their number: one string (`term_sequence`), or where
+    that form does not fit, the analyzer's (term, position, start, end) units."""
     if not text:
         return "", 0
     sequence, units = analysis
     joined = term_sequence(sequence, text)
     if joined is not None:
         return joined
-    tokens = tokens_of(units, text)
-    return {"text": "", "tokens": tokens}, len(tokens)
+    found = list(units(text))
+    return found, len(found)
 
 
 def analysis_of(lang: str) -> tuple[Callable, Callable]:
-    """(index_sequence, index_units) of a language: what `document_json` analyses with."""
+    """(index_sequence, index_units) of a language: what `analysed_fields` analyses with."""
     return index_sequence(lang), index_units(lang)
 
 
-def document_json(analysis: tuple[Callable, Callable], doc: dict) -> str:
-    """One document as tantivy JSON (fields of sepia.search.tantivy_engine.tantivy_schema): title
-    and body as index terms, their text stored beside them (as pre-tokenized text without tokens,
-    so nothing of it is indexed)."""
-    title, body = doc.get("title") or "", doc.get("body") or ""
-    (title_terms, title_count), (body_terms, body_count) = _field(analysis, title), _field(analysis, body)
-    fields = {"docid": doc["docid"], "title": title_terms, "body": body_terms,
-              "title_text": {"text": title, "tokens": []}, "body_text": {"text": body, "tokens": []},
-              "ntokens": title_count + body_count}
-    if doc.get("date"):
-        fields["date"] = doc["date"]
-    return json.dumps(fields, ensure_ascii=False)
+def analysed_fields(analysis: tuple[Callable, Callable], title: str, body: str) -> tuple[Terms, Terms, int]:
+    """(title terms, body terms, number of tokens of both): what a tantivy document needs of the
+    analysis (sepia.search.tantivy_engine.tantivy_document)."""
+    (title_terms, title_count), (body_terms, body_count) = _terms(analysis, title), _terms(analysis, body)
+    return title_terms, body_terms, title_count + body_count
 
 
-def _json_batch(docs: list[dict]) -> list[str]:
+def document_texts(doc: dict) -> tuple[str, str]:
+    """What a worker needs of a document: its title and body."""
+    return doc.get("title") or "", doc.get("body") or ""
+
+
+def _fields_batch(texts: list[tuple[str, str]]) -> list[tuple[Terms, Terms, int]]:
     analysis = _worker["analysis"]
-    return [document_json(analysis, doc) for doc in docs]
+    return [analysed_fields(analysis, title, body) for title, body in texts]
 
 
-def _count_batch(docs: list[dict]) -> int:
+def _count_batch(texts: list[tuple[str, str]]) -> int:
     """The analysis a build makes of each title and body (index_sequence), results dropped."""
     sequence, units = _worker["analysis"]
     count = 0
-    for doc in docs:
-        for name in ("title", "body"):
-            split = sequence(doc.get(name) or "")
-            count += sum(1 for _ in units(doc.get(name) or "")) if split is None else len(split[0]) + len(split[1])
+    for pair in texts:
+        for text in pair:
+            split = sequence(text)
+            count += sum(1 for _ in units(text)) if split is None else len(split[0]) + len(split[1])
     return count
 
 
@@ -130,22 +126,25 @@ def _batches(docs: Iterable[dict], size: int) -> Iterator[list[dict]]:
 
 @contextmanager
 def _mapped(lang: str, func, docs: Iterable[dict], procs: int, expected: int):
-    """func over batches of docs, in order, in `procs` worker processes (in this one when procs
-    is 1 or the documents are few); yields an iterator over the results."""
+    """func over the titles and bodies of batches of docs, in order, in `procs` worker processes
+    (in this one when procs is 1 or the documents are few); yields an iterator over
+    (batch, result) pairs."""
     if procs <= 1 or expected < PARALLEL_MIN_DOCS:
         _worker["analysis"] = analysis_of(lang)
-        yield (func(batch) for batch in _batches(docs, BATCH_DOCS))
+        yield ((batch, func([document_texts(d) for d in batch])) for batch in _batches(docs, BATCH_DOCS))
         return
     pool = _context().Pool(procs, initializer=_init, initargs=(lang, os.getpid()))
 
     def results():
         pending: deque = deque()
         for batch in _batches(docs, BATCH_DOCS):
-            pending.append(pool.apply_async(func, (batch,)))
+            pending.append((batch, pool.apply_async(func, ([document_texts(d) for d in batch],))))
             if len(pending) >= procs * IN_FLIGHT_PER_WORKER:
-                yield pending.popleft().get()
+                batch, result = pending.popleft()
+                yield batch, result.get()
         while pending:
-            yield pending.popleft().get()
+            batch, result = pending.popleft()
+            yield batch, result.get()
 
     try:
         yield results()
@@ -157,14 +156,14 @@ def _mapped(lang: str, func, docs: Iterable[dict], procs: int, expected: int):
 
 @contextmanager
 def analysed_documents(lang: str, docs: Iterable[dict], procs: int, expected: int):
-    """A context whose value iterates over the documents' tantivy JSON, in order. Enter it
+    """A context whose value iterates over (document, analysed_fields) pairs, in order. Enter it
     before opening the index writer: the worker processes start on entry."""
-    with _mapped(lang, _json_batch, docs, procs, expected) as batches:
-        yield (line for batch in batches for line in batch)
+    with _mapped(lang, _fields_batch, docs, procs, expected) as batches:
+        yield (pair for batch, fields in batches for pair in zip(batch, fields))
 
 
 def analyse_only(lang: str, docs: Iterable[dict], procs: int, expected: int) -> int:
     """Run the analyzer over the documents' titles and bodies on `procs` processes, as a build
     does, and return the number of tokens (nothing else is made or kept)."""
     with _mapped(lang, _count_batch, docs, procs, expected) as counts:
-        return sum(counts)
+        return sum(count for _batch, count in counts)

@@ -26,7 +26,8 @@ from sepia.search.engine import BuildReport, IndexBusy, IndexStats, SearchError,
 from sepia.search.analyzers import record_analysis
 from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, outdated_analysis, store_documents,
                                   stored_count, write_documents)
-from sepia.search.parallel import analysed_documents, analysis_of, document_json
+from sepia.search.parallel import (Terms, analysed_documents, analysed_fields, analysis_of,
+                                   document_texts)
 from sepia.search.tantivy_query import Lexicon, to_tantivy
 
 SUBDIR = "tantivy"
@@ -38,7 +39,8 @@ WRITER_THREADS = 1          # indexing pre-tokenized text is cheap; the cores go
 def tantivy_schema() -> tantivy.Schema:
     """docid and date (exact, stored); title and body (SEPIA's analysed terms, positions, not
     stored); their text as stored (title_text, body_text, fed as pre-tokenized text without
-    tokens: nothing indexed); ntokens (title + body tokens, for statistics)."""
+    tokens: nothing indexed); ntokens (title + body tokens, for statistics). Documents are made
+    by `tantivy_document`."""
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("docid", stored=True, fast=True, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("date", stored=True, tokenizer_name="raw", index_option="basic")
@@ -63,6 +65,37 @@ def create_index(path: Path, lang: str) -> tantivy.Index:
     path.mkdir(parents=True, exist_ok=True)
     record_analysis(path, lang)
     return _prepared(tantivy.Index(tantivy_schema(), path=str(path), reuse=False))
+
+
+def _positioned(units: list[tuple[str, int, int, int]]) -> tantivy.PreTokenizedString:
+    """Index terms with explicit positions (offsets are code points; tantivy keeps no offsets of
+    pre-tokenized text, highlighting re-analyses)."""
+    return tantivy.PreTokenizedString("", [tantivy.Token(term, pos, start, end) for term, pos, start, end in units])
+
+
+def _stored_only(text: str) -> tantivy.PreTokenizedString:
+    return tantivy.PreTokenizedString(text, [])  # no tokens: stored, nothing indexed
+
+
+def tantivy_document(doc: dict, fields: tuple[Terms, Terms, int]) -> tantivy.Document:
+    """One document (docid, title, date, body) with its analysed fields
+    (sepia.search.parallel.analysed_fields) as a document of `tantivy_schema`. Made here, where
+    the document is, from the workers' terms: the text does not travel back from them."""
+    title_terms, body_terms, ntokens = fields
+    document = tantivy.Document()
+    document.add_text("docid", doc["docid"])
+    for name, terms in (("title", title_terms), ("body", body_terms)):
+        if isinstance(terms, str):  # split by the field's white-space tokenizer
+            document.add_text(name, terms)
+        else:
+            document.add_pre_tokenized_text(name, _positioned(terms))
+    title, body = document_texts(doc)
+    document.add_pre_tokenized_text("title_text", _stored_only(title))
+    document.add_pre_tokenized_text("body_text", _stored_only(body))
+    document.add_unsigned("ntokens", ntokens)
+    if doc.get("date"):
+        document.add_text("date", doc["date"])
+    return document
 
 
 class _Committing:
@@ -197,12 +230,12 @@ class TantivyEngine(BaseEngine):
         added = 0
         if expected > 0:
             # the workers start before the writer exists: forked, they would share its lock
-            with analysed_documents(lang, docs, procs or default_procs(), expected) as lines:
+            with analysed_documents(lang, docs, procs or default_procs(), expected) as analysed:
                 writer = self._writer(index, target, lang)
                 (target / BUILDER_FILE).write_text(f"{os.getpid()}\n")
                 try:
                     with maybe_progress(progress, f"indexing {lang}", expected, "docs") as advance:
-                        added = self._write(writer, lines, advance)
+                        added = self._write(writer, (tantivy_document(*pair) for pair in analysed), advance)
                 finally:
                     (target / BUILDER_FILE).unlink()
         index.reload()
@@ -212,11 +245,11 @@ class TantivyEngine(BaseEngine):
         return BuildReport(lang, added, total, time.perf_counter() - started, rebuilt=fresh, notes=notes)
 
     @staticmethod
-    def _write(writer: tantivy.IndexWriter, lines: Iterable[str], advance=None, deletes=()) -> int:
-        """Delete `deletes`, add every JSON document, commit, wait for merges; all or nothing."""
+    def _write(writer: tantivy.IndexWriter, documents: Iterable[tantivy.Document], advance=None, deletes=()) -> int:
+        """Delete `deletes`, add every document, commit, wait for merges; all or nothing."""
         for docid in deletes:
             writer.delete_documents_by_term("docid", docid)
-        return write_documents(_Committing(writer), lines, advance, add=writer.add_json)
+        return write_documents(_Committing(writer), documents, advance, add=writer.add_document)
 
     @staticmethod
     def _swap(new: Path, path: Path) -> None:
@@ -241,7 +274,8 @@ class TantivyEngine(BaseEngine):
         index = self._open_or_create(lang)
         analysis = analysis_of(lang)
         writer = self._writer(index, self.index_path(lang), lang)
-        return self._write(writer, (document_json(analysis, d) for d in docs), deletes=[d["docid"] for d in docs])
+        documents = (tantivy_document(d, analysed_fields(analysis, *document_texts(d))) for d in docs)
+        return self._write(writer, documents, deletes=[d["docid"] for d in docs])
 
     def delete(self, lang: str, docids: Iterable[str]) -> int:
         lang = check_language(lang)
