@@ -78,6 +78,18 @@ def test_an_element_holds_at_most_max_children_and_only_they_are_schema_checked(
     assert any("answer rank 1 is repeated" in p for p in validate(tmp_path, repeated.replace(' BOGUS="x"', ""))[1])
 
 
+def test_groups_after_the_limit_still_count_for_the_content_model(tmp_path):
+    """KEY_TERM* then ANSWER_TYPE+: cut after 1,000 key terms, the answer type after them is still
+    validated, so the only problem is the limit's (not a missing ANSWER_TYPE)."""
+    terms = "".join(f'<KEY_TERM LANG="CS" SCORE="0.5">词{i}</KEY_TERM>\n' for i in range(schema.MAX_CHILDREN + 5))
+    text = HEAD + METADATA + (f'<TOPIC ID="X-CS-1"><QUESTION_ANALYSIS>\n{terms}<ANSWER_TYPE SCORE="1">PERSON'
+                              "</ANSWER_TYPE></QUESTION_ANALYSIS></TOPIC>\n</TOPIC_SET>\n")
+    obj, found = validate(tmp_path, text)
+    assert obj is None and len(found) == 1 and "1,006 elements in one QUESTION_ANALYSIS" in found[0]
+    broken = text.replace('<ANSWER_TYPE SCORE="1">', '<ANSWER_TYPE SCORE="x">')
+    assert any("'SCORE'" in p for p in validate(tmp_path, broken)[1])  # and its own problems are found
+
+
 def test_judgment_problems_are_capped(tmp_path):
     obj, found = validate(tmp_path, JUDGMENTS + "X-CS-1\tR\t1\tN1\t1\ta\n" * (MAX_PROBLEMS + 3), "j.tsv")
     assert obj is None and len(found) == MAX_PROBLEMS + 1

@@ -47,19 +47,27 @@ def schema_problems(loaded: LoadedXml, format_name: str) -> list[Problem]:
     placed and the rest counted; and each element with more than MAX_CHILDREN children, whose
     excess is left out of the validation."""
     crowded = _crowded(loaded.root, format_name)
-    excess = [(parent, parent[parent.index(first):]) for parent, first, _count in crowded]
-    for parent, children in excess:
-        del parent[len(parent) - len(children):]
+    whole = [(parent, list(parent)) for parent, _first, _count in crowded]
+    for (parent, children), (_parent, first, _count) in zip(whole, crowded):
+        parent[:] = _validated_part(children, children.index(first))
     try:
         found, total = _errors(loaded.root, format_name)
     finally:
-        for parent, children in excess:
-            parent.extend(children)
+        for parent, children in whole:
+            parent[:] = children
     too_many = [Problem(loaded.path, *loaded.position(first),
                         f"{count:,} elements in one {parent.tag}, more than the {MAX_CHILDREN:,} allowed "
                         "(those after it are not checked against the schema)") for parent, first, count in crowded]
     return too_many + capped([_problem(loaded, entry, element, format_name) for entry, element in found],
                              "schema problems", total)
+
+
+def _validated_part(children: list, cut: int) -> list:
+    """The children validated of a parent with too many: those before `cut`, and after it the first
+    of each name not seen before it, so that a content model of several groups in order (KEY_TERM*
+    then ANSWER_TYPE+) still finds each of its groups."""
+    seen = {child.tag for child in children[:cut]}
+    return children[:cut] + [child for child in children[cut:] if child.tag not in seen and not seen.add(child.tag)]
 
 
 def _crowded(root: etree._Element, format_name: str) -> list[tuple[etree._Element, etree._Element, int]]:
