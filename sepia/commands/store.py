@@ -12,7 +12,7 @@ from sepia.formats import model
 from sepia.formats.errors import FormatError
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.read import FORMATS
-from sepia.formats.validate import JUDGMENTS, validate_file, validate_loaded
+from sepia.formats.validate import JUDGMENTS, is_judgments, validate_file, validate_loaded
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
@@ -41,7 +41,7 @@ def _read_all(paths, format_name):
 def _validate(path, format_name):
     if _is_qrels(path, format_name):
         return *_validate_qrels(path), None
-    if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
+    if is_judgments(path, format_name):
         return *validate_file(path, JUDGMENTS), None
     try:
         xml = load_xml(path)

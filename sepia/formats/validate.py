@@ -17,12 +17,17 @@ def validate_file(path: str | Path, format_name: str | None = None,
     """Return the file's object (None when invalid) and all its problems, warnings included. With
     `gold` (a GoldStandard), a judgment naming a nugget it lacks is a warning."""
     try:
-        if format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt"))):
+        if is_judgments(path, format_name):
             judgments = read_judgments(path)
             return judgments, unknown_nugget_warnings(path, gold, gold_name) if gold is not None else []
         return validate_loaded(load_xml(path, max_bytes), format_name)
     except FormatError as exc:
         return None, exc.problems
+
+
+def is_judgments(path: str | Path, format_name: str | None) -> bool:
+    """A nugget judgments TSV: when told, or a .tsv / .txt file when the format is not given."""
+    return format_name == JUDGMENTS or (format_name is None and str(path).endswith((".tsv", ".txt")))
 
 
 def validate_loaded(loaded: LoadedXml, format_name: str | None = None,
