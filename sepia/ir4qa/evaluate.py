@@ -84,12 +84,6 @@ def rankings_of(run: IR4QARun) -> dict[str, list[str]]:
     return {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
 
 
-def evaluate_ir4qa_run(qrels: Qrels, run: IR4QARun, gains: Sequence[float], cutoff: int = 1000,
-                       **options) -> IRRunScore:
-    """One run's scores (see `IR4QAEvaluator.score`). `options`: measures, condensed, ntcireval_cutoff."""
-    return IR4QAEvaluator(qrels, gains, cutoff, **options).score(run.metadata.run_id, rankings_of(run))
-
-
 def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:
     """Best mean Q first, then AP (without them, by the first measure); ties in run ID order."""
     def key(r: IRRunScore):

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sepia import vocab
-from sepia.ir4qa.evaluate import IR4QAResults, evaluate_ir4qa_run, ranked_ir4qa
+from sepia.ir4qa.evaluate import IR4QAEvaluator, IR4QAResults, ranked_ir4qa, rankings_of
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.scoring.evaluate import Evaluator, RunScore, Settings, ranked
 from sepia.store import io
@@ -69,7 +69,7 @@ def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None,
     those the runs had under the same settings in evaluation_result.
 
     Raises NothingToScore when the store lacks runs or relevance judgments; ValueError for bad gains
-    or a level that has no gain. `options` as for `sepia.ir4qa.evaluate.evaluate_ir4qa_run`."""
+    or a level that has no gain. `options` as for `sepia.ir4qa.evaluate.IR4QAEvaluator`."""
     with store.transaction() as session:
         ids = stored_run_ids(session, "ir4qa", run_ids, lang_pairs)
         qrels = load_qrels(session)
@@ -77,7 +77,8 @@ def score_stored_ir4qa(store: Store, gains: Sequence[float] | str | None = None,
             raise NothingToScore("the store holds no relevance judgments: import a qrels file with "
                                  "`sepia import QRELS.tsv`")
         gain_list = parse_gains(gains) if isinstance(gains, str) else list(gains or default_gains(qrels))
-        runs = ranked_ir4qa(evaluate_ir4qa_run(qrels, run, gain_list, cutoff, **options)
+        evaluator = IR4QAEvaluator(qrels, gain_list, cutoff, **options)  # the qrels prepared once
+        runs = ranked_ir4qa(evaluator.score(run.metadata.run_id, rankings_of(run))
                             for run, _ in _stored_runs(session, "ir4qa", ids))
     results = IR4QAResults(runs, gain_list, cutoff, options)
     if save:
