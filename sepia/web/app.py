@@ -18,6 +18,7 @@ from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import as_utc
 from sepia.web import security
+from sepia.web.static_files import StaticFiles
 from sepia.web.throttle import Throttle
 
 DEFAULT_MAX_UPLOAD_BYTES = 16 * 1024 * 1024
@@ -39,18 +40,6 @@ def _env_int(name: str, default: int) -> int:
     return int(value)
 
 
-# A static file's URL carries a digest of its content (?v=...), so browsers may keep it this long
-# and still fetch a new version at once.
-STATIC_MAX_AGE = int(timedelta(days=365).total_seconds())
-
-
-class SepiaFlask(Flask):
-    def get_send_file_max_age(self, filename: str | None) -> int | None:
-        if request.args.get("v"):
-            return STATIC_MAX_AGE
-        return super().get_send_file_max_age(filename)  # unversioned: the browser asks again each time
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the application. `config` overrides settings (tests pass DATABASE_URL, SEARCH_ENGINE...).
 
@@ -65,7 +54,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     RELEVANCE_LEVELS (SEPIA_RELEVANCE_LEVELS, 3: L0 to L2).
     """
     web_dir = resource_dir("web")
-    app = SepiaFlask(
+    app = Flask(
         "sepia.web",
         template_folder=str(web_dir / "templates"),
         static_folder=str(web_dir / "static"),
@@ -103,6 +92,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["PROXY_COUNT"]:
         # The client's address (for the log-in throttle) is the one the trusted proxies report.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_COUNT"], x_proto=app.config["PROXY_COUNT"])
+    app.wsgi_app = StaticFiles(app.wsgi_app, root=app.static_folder, prefix=app.static_url_path)
     security.csrf.init_app(app)
     app.jinja_env.autoescape = True
     app.jinja_env.filters["html_lang"] = html_lang
@@ -166,8 +156,7 @@ def utc_input(moment: datetime | None) -> str:
 def _close_session(_exc) -> None:
     session = g.pop("db_session", None)
     if session is not None:
-        session.rollback()  # anything not committed by the view is abandoned whole
-        session.close()
+        session.close()  # rolls back: anything not committed by the view is abandoned whole
 
 
 def _utf8_and_headers(response):
