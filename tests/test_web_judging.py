@@ -6,14 +6,14 @@ from __future__ import annotations
 import re
 
 from click.testing import CliRunner
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
 
 from sepia.cli import main
 from sepia.formats import model
 from sepia.store import io
-from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, RelevanceJudgment
+from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, RelevanceJudgment
 
 TOPIC = "ACLIA2-CS-0001"
 DOC = "XIN_CMN_20080101.0001"
@@ -194,7 +194,17 @@ def test_disagreements_are_adjudicated_and_the_decision_counts(app, store, monke
     assert {(r[5], r[3], r[4]) for r in first_answer_rows() if r[3] == "N001"} == {("as1", "N001", "0"),
                                                                                   ("as2", "N001", "1")}
     entry = re.search(r'action="/pools/\d+/disputes/(\d+)"', page).group(1)
-    assert org.post(f"/pools/{pool_id}/disputes/{entry}", {"nugget": []}).status_code == 302  # officially no match
+    loaded = []  # the pool entries a decision reads: its own, not the whole pool's
+
+    def on_load(target, _context):
+        loaded.append(target.id)
+
+    event.listen(PoolEntry, "load", on_load)
+    try:
+        assert org.post(f"/pools/{pool_id}/disputes/{entry}", {"nugget": []}).status_code == 302  # officially no match
+    finally:
+        event.remove(PoolEntry, "load", on_load)
+    assert set(loaded) == {int(entry)}, loaded
     decided = first_answer_rows()
     assert {r[5] for r in decided} == {"(adjudicated)"} and all(float(r[4]) == 0 for r in decided)
     individual = runner.invoke(main, ["export", "judgments", "--individual"]).output

@@ -147,11 +147,17 @@ class Dispute:
         return {n: 2 * sum(m.get(n, 0.0) >= 1 for m in self.marks.values()) >= len(self.marks) for n in nuggets}
 
 
-def judged_marks(session: Session, pool: db.Pool) -> dict[int, dict[str, dict[int, float] | int]]:
-    """Every assessor's judgment of every item of the pool that more than one assessor judged, the
-    adjudication included (under ADJUDICATED): entry ID -> assessor -> marks."""
-    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
-                              .options(selectinload(db.PoolEntry.assignments))).all()
+def _entries(pool: db.Pool, entry_id: int | None):
+    """The pool's entries, or only the one with this ID."""
+    chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
+    return chosen if entry_id is None else chosen.where(db.PoolEntry.id == entry_id)
+
+
+def judged_marks(session: Session, pool: db.Pool,
+                 entry_id: int | None = None) -> dict[int, dict[str, dict[int, float] | int]]:
+    """Every assessor's judgment of every item of the pool (or of the one entry) that more than one
+    assessor judged, the adjudication included (under ADJUDICATED): entry ID -> assessor -> marks."""
+    entries = session.scalars(_entries(pool, entry_id).options(selectinload(db.PoolEntry.assignments))).all()
     shared = {e.id: e for e in entries if sum(a.judged_at is not None for a in e.assignments) > 1}
     marks: dict[int, dict[str, dict[int, float] | int]] = {e: {} for e in shared}
     if pool.kind == "cclqa":
@@ -170,12 +176,12 @@ def judged_marks(session: Session, pool: db.Pool) -> dict[int, dict[str, dict[in
     return marks
 
 
-def disputes(session: Session, pool: db.Pool) -> list[Dispute]:
-    """The pool's disputed items, most disputed first (adjudicated ones included, marked so)."""
-    entries = {e.id: e for e in session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
-                                                .options(selectinload(db.PoolEntry.members)))}
+def disputes(session: Session, pool: db.Pool, entry_id: int | None = None) -> list[Dispute]:
+    """The pool's disputed items (or the one entry, if disputed), most disputed first (adjudicated
+    ones included, marked so)."""
+    entries = {e.id: e for e in session.scalars(_entries(pool, entry_id).options(selectinload(db.PoolEntry.members)))}
     found = []
-    for entry_id, by_assessor in judged_marks(session, pool).items():
+    for item, by_assessor in judged_marks(session, pool, entry_id).items():
         decided = by_assessor.pop(ADJUDICATED, None)
         if pool.kind == "cclqa":
             nuggets = {n for m in by_assessor.values() for n in m}
@@ -183,7 +189,7 @@ def disputes(session: Session, pool: db.Pool) -> list[Dispute]:
         else:
             spread = max(by_assessor.values()) - min(by_assessor.values()) if by_assessor else 0
         if spread:
-            found.append(Dispute(entries[entry_id], by_assessor, spread, decided))
+            found.append(Dispute(entries[item], by_assessor, spread, decided))
     return sorted(found, key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
 
 

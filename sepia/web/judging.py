@@ -207,9 +207,10 @@ def disputes(pool_id: int):
 @roles_required("organiser")
 def adjudicate(pool_id: int, entry_id: int):
     pool = get_or_404(Pool, pool_id, "pool")
-    entry = next((d.entry for d in judging.disputes(db(), pool) if d.entry.id == entry_id), None)
-    if entry is None:
+    disputed = judging.disputes(db(), pool, entry_id)  # this item alone: not the whole pool's
+    if not disputed:
         abort(404, "This item is not disputed.")
+    entry = disputed[0].entry
     try:
         if pool.kind == "cclqa":
             nugget_ids = db().scalars(select(Nugget.id).where(Nugget.topic_id == entry.topic_id)
