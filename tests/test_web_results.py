@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from campaign_helpers import move_window, schedule
 from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
 
+from sepia.campaign import results
 from sepia.cli import main
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
@@ -79,6 +80,16 @@ def test_organiser_tables_equal_sepia_evaluate_on_the_files(app, store):
                       "Total,1,3,4"]
     chart = org.get("/results/charts/CS-CS.svg")
     assert chart.mimetype == "image/svg+xml" and b"<svg" in chart.data and b"TEAMA-CS-CS-01-T" in chart.data
+    # Each download is made from only what it shows, and is the table the overview shows.
+    keys = set(re.findall(r'/results/tables/([^"/]+)\.csv', org.get("/results/").get_data(as_text=True)))
+    with store.transaction() as session:
+        scores = {m: results.load_results(session, m) for m in results.MATCHERS}
+        every = [t for s in results.pair_sections(scores) for t in s.tables] + results.runs_by_team(session) + [
+            results.collaboration(session, scores[m], m) for m in results.MATCHERS]
+        assert keys == {t.key for t in every} and len(keys) == 7
+        assert all(results.find_table(session, t.key) == t for t in every)
+        assert [results.find_table(session, k) for k in ("CS-CS-other", "runs-x", "JA-JA-human", "")] == [None] * 4
+    assert org.get("/results/tables/CS-CS-other.csv").status_code == 404
     # Scoring again replaces the stored scores instead of adding to them.
     before = org.get("/results/tables/CS-CS-human.csv").get_data(as_text=True)
     org.post("/results/score")

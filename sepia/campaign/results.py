@@ -109,6 +109,20 @@ def pair_sections(results: dict[str, list[RunResult]]) -> list[PairSection]:
     return sections
 
 
+def find_table(session: Session, key: str) -> Table | None:
+    """One table of the results pages by its key (`pair_sections`, `runs_by_team`, `collaboration`),
+    made from only what it shows: one matcher's results, or none."""
+    if key.startswith("runs-"):
+        return next((t for t in runs_by_team(session) if t.key == key), None)
+    kind, _, matcher = key.rpartition("-")
+    if matcher not in MATCHERS:
+        return None
+    results = load_results(session, matcher)
+    if kind == "collaboration":
+        return collaboration(session, results, matcher)
+    return next((t for section in pair_sections({matcher: results}) for t in section.tables if t.key == key), None)
+
+
 def runs_by_team(session: Session) -> list[Table]:
     """ACLIA's Tables 3-5: how many runs each team stored, by task and language pair."""
     counts: dict[str, dict[str, dict[str, int]]] = {}

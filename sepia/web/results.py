@@ -26,10 +26,6 @@ def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
         t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
 
 
-def _tables(scores: dict[str, list[results.RunResult]]) -> list:
-    return [t for section in results.pair_sections(scores) for t in section.tables] + _campaign_tables(scores)
-
-
 @bp.route("/")
 @roles_required("organiser")
 def overview():
@@ -57,7 +53,7 @@ def score():
 
 
 def _table(key: str):
-    found = next((t for t in _tables(_all_results()) if t.key == key), None)
+    found = results.find_table(db(), key)
     if found is None:
         abort(404, "No such table: score the runs first.")
     return found
