@@ -56,8 +56,9 @@ def schema_problems(loaded: LoadedXml, format_name: str) -> list[Problem]:
         for parent, children in whole:
             parent[:] = children
     too_many = [Problem(loaded.path, *loaded.position(first),
-                        f"{count:,} elements in one {parent.tag}, more than the {MAX_CHILDREN:,} allowed "
-                        "(those after it are not checked against the schema)") for parent, first, count in crowded]
+                        f"{count:,} elements in one {parent.tag}, more than the {MAX_CHILDREN:,} allowed (of those "
+                        "beyond, only the first of each name not seen before is checked against the schema)")
+                for parent, first, count in crowded]
     return too_many + capped([_problem(loaded, entry, element, format_name) for entry, element in found],
                              "schema problems", total)
 
