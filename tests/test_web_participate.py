@@ -7,7 +7,7 @@ import io
 import re
 import zipfile
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from campaign_helpers import move_window, run_xml, schedule
 from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
@@ -101,8 +101,17 @@ def test_a_run_is_replaced_before_the_deadline_and_refused_after_it(app, store):
     first = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["第一版"]})
     second = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["第二版"], CS2: ["又一个"]})
     assert upload(par, first).status_code == 302
-    response = upload(par, second)
-    assert response.status_code == 302 and "replaced" in par.get("/me").get_data(as_text=True)
+    loaded = []  # a replacement supersedes the earlier file without reading it (up to 16 MB)
+
+    def on_load(target, _context):
+        loaded.append(target.id)
+
+    event.listen(Submission, "load", on_load)
+    try:
+        response = upload(par, second)
+    finally:
+        event.remove(Submission, "load", on_load)
+    assert response.status_code == 302 and loaded == [] and "replaced" in par.get("/me").get_data(as_text=True)
     assert [(r, current) for r, _, current, _ in submissions(store)] == [
         ("TEAMX-CS-CS-01-T", False), ("TEAMX-CS-CS-01-T", True)]
     assert stored_texts(store, "TEAMX-CS-CS-01-T") == ["第二版", "又一个"]

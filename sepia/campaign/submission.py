@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
 from sepia import vocab
@@ -82,7 +82,7 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
         raise SubmissionRefused([f"The run ID {run.metadata.run_id} names team {parsed.team}; you submit for "
                                  f"team {team}. Runs are named TEAM-SRC-TGT-NN-X."])
     window = _window(session, run, kind, now)
-    replaced = _current(session, run.metadata.run_id, kind) is not None
+    replaced = session.scalar(select(Submission.id).where(_current(run.metadata.run_id, kind))) is not None
     if not replaced:
         _check_limit(session, team, kind, parsed.language_pair, window)
     io.import_run(session, run, submitted_by=username, replace=True)
@@ -107,10 +107,8 @@ def import_run_file(session: Session, run, filename: str, data: bytes, replace: 
 def keep_file(session: Session, run, kind: str, topic_set_id: int | None, filename: str, data: bytes,
               submitted_by: str, now: datetime) -> Submission:
     """The run file's exact bytes as the current submission of its run ID; an earlier one is kept,
-    superseded."""
-    previous = _current(session, run.metadata.run_id, kind)
-    if previous is not None:
-        previous.superseded_at = now
+    superseded (without reading its bytes)."""
+    session.execute(update(Submission).where(_current(run.metadata.run_id, kind)).values(superseded_at=now))
     row = Submission(run_id=run.metadata.run_id, kind=kind, team=vocab.parse_run_id(run.metadata.run_id).team,
                      topic_set_id=topic_set_id, filename=filename[:255], sha256=hashlib.sha256(data).hexdigest(),
                      size=len(data), content=data, topics=len(run.topics), items=_items(run, kind),
@@ -120,9 +118,9 @@ def keep_file(session: Session, run, kind: str, topic_set_id: int | None, filena
     return row
 
 
-def _current(session: Session, run_id: str, kind: str) -> Submission | None:
-    return session.scalar(select(Submission).where(
-        Submission.run_id == run_id, Submission.kind == kind, Submission.superseded_at.is_(None)))
+def _current(run_id: str, kind: str):
+    """Where a submission is the current one of this run."""
+    return and_(Submission.run_id == run_id, Submission.kind == kind, Submission.superseded_at.is_(None))
 
 
 def _located(problem) -> str:
