@@ -86,10 +86,11 @@ class BaseEngine:
         not analysed for its snippet, which analysis would leave unmarked anyway."""
         return None
 
-    def _indexed_spans(self, reader, field: str, wanted: QueryTerms, docids: list[str]) -> dict | None:
-        """docid -> the spans of `wanted` in that document's `field`, read from an index that
-        keeps each token's character offsets (the same spans as analysing the text again, at
-        a fraction of the cost); None when the index keeps none (the text is then analysed)."""
+    def _indexed_spans(self, reader, field: str, wanted: QueryTerms, documents: list) -> dict | None:
+        """docid -> the spans of `wanted` in `field` of each of `documents` (stored fields as `_run`
+        or `_stored` give them), read from an index that keeps each token's character offsets (the
+        same spans as analysing the text again, at a fraction of the cost); None when the index
+        keeps none (the text is then analysed)."""
         return None
 
     def _stored(self, reader, docid: str) -> dict | None:
@@ -130,7 +131,7 @@ class BaseEngine:
         wanted = query_terms(q, self._lexicon(reader))
         analyzer = schema["body"].analyzer
         docids = [stored["docid"] for stored, _ in rows]
-        indexed = self._indexed_spans(reader, "body", wanted, docids) if rows else None
+        indexed = self._indexed_spans(reader, "body", wanted, [stored for stored, _ in rows]) if rows else None
         in_body = self._body_matches(reader, wanted, docids) if rows and indexed is None else None
         hits = []
         for rank, (stored, score) in enumerate(rows, offset + 1):
@@ -148,10 +149,10 @@ class BaseEngine:
                 snippet_html=snippet_html(body, spans, start=start, end=end)))
         return SearchPage(lang, query, str(q), page, page_size, total, hits)
 
-    def _marks(self, reader, field: str, text: str, docid: str, wanted: QueryTerms, analyzer):
-        """The spans of `wanted` in one document's field: from the index when it can say."""
-        indexed = self._indexed_spans(reader, field, wanted, [docid])
-        return match_spans(analyzer, text, wanted) if indexed is None else indexed.get(docid, [])
+    def _marks(self, reader, field: str, text: str, stored, wanted: QueryTerms, analyzer):
+        """The spans of `wanted` in one stored document's field: from the index when it can say."""
+        indexed = self._indexed_spans(reader, field, wanted, [stored])
+        return match_spans(analyzer, text, wanted) if indexed is None else indexed.get(stored["docid"], [])
 
     def generate_query(self, lang: str, key_terms: list[str]) -> str:
         return generate_query(check_language(lang), key_terms)
@@ -169,7 +170,7 @@ class BaseEngine:
             schema = self._schema(reader)
             wanted = query_terms(parse_query(schema, query), self._lexicon(reader))
             analyzer = schema["body"].analyzer
-            spans, title_spans = (self._marks(reader, field, value, stored["docid"], wanted, analyzer)
+            spans, title_spans = (self._marks(reader, field, value, stored, wanted, analyzer)
                                   for field, value in (("body", text), ("title", title)))
         return DocumentView(
             lang=lang, docid=stored["docid"], title=title, date=stored.get("date") or None,

@@ -16,6 +16,14 @@ from sepia.search.indexer import (LOCK_WAIT, WRITER_MB, build_whoosh_index, crea
                                   whoosh_index_stats)
 
 
+class _Stored(dict):
+    """A document's stored fields with its number in the index, as Whoosh's hits carry it."""
+
+    def __init__(self, fields: dict, docnum: int):
+        super().__init__(fields)
+        self.docnum = docnum
+
+
 class WhooshEngine(BaseEngine):
     """Searches the per-language indexes under `index_dir` (<index_dir>/<lang>). Safe to share
     between threads: each thread keeps its own searchers, refreshed when an index has changed."""
@@ -68,17 +76,13 @@ class WhooshEngine(BaseEngine):
         rows = [(results[i], results.score(i)) for i in range(offset, min(offset + limit, results.scored_length()))]
         return len(results), rows
 
-    def _indexed_spans(self, searcher, field: str, wanted, docids: list[str]) -> dict | None:
+    def _indexed_spans(self, searcher, field: str, wanted, documents: list) -> dict | None:
         # Indexes built before their fields kept character offsets are searched as they are.
         if not searcher.schema[field].format.supports("characters"):
             return None
         reader = searcher.reader()
-        docnums = {}
-        for docid in docids:
-            docnum = searcher.document_number(docid=docid)
-            if docnum is not None:
-                docnums[docnum] = docid
-        tokens: dict[str, list] = {docid: [] for docid in docids}
+        docnums = {document.docnum: document["docid"] for document in documents}  # hits and _stored carry it
+        tokens: dict[str, list] = {docid: [] for docid in docnums.values()}
         words = wanted.terms.union(*wanted.phrases)
         for word in words:
             if docnums and (field, word) in reader:
@@ -94,7 +98,8 @@ class WhooshEngine(BaseEngine):
         return {docid: token_spans(found, wanted) for docid, found in tokens.items()}
 
     def _stored(self, searcher, docid: str):
-        return searcher.document(docid=docid)
+        docnum = searcher.document_number(docid=docid)
+        return None if docnum is None else _Stored(searcher.stored_fields(docnum), docnum=docnum)
 
     # ------------------------------------------------------------------ writing
 
