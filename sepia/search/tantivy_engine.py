@@ -34,26 +34,34 @@ SUBDIR = "tantivy"
 TERMS_TOKENIZER = "sepia_terms"  # splits SEPIA's analysed terms at white space (parallel.term_sequence)
 WRITER_HEAP = 256_000_000   # bytes of the writer's indexing buffer (all its threads)
 WRITER_THREADS = 1          # indexing pre-tokenized text is cheap; the cores go to analysis
+# title_text and body_text are only stored: their tokenizer (the schema names tantivy's "default")
+# is replaced by one that yields no token, so the text is added as plain text and nothing indexed.
+# (Plain text costs tantivy about a fifth less than pre-tokenized text without tokens, which it
+# copies as JSON; indexes written either way read back the same.)
+STORED_ONLY_TOKENIZER = "default"
 
 
 def tantivy_schema() -> tantivy.Schema:
     """docid and date (exact, stored); title and body (SEPIA's analysed terms, positions, not
-    stored); their text as stored (title_text, body_text, fed as pre-tokenized text without
-    tokens: nothing indexed); ntokens (title + body tokens, for statistics). Documents are made
+    stored); their text as stored (title_text, body_text: nothing indexed, see
+    STORED_ONLY_TOKENIZER); ntokens (title + body tokens, for statistics). Documents are made
     by `tantivy_document`."""
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("docid", stored=True, fast=True, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("date", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("title", tokenizer_name=TERMS_TOKENIZER, index_option="position")
     builder.add_text_field("body", tokenizer_name=TERMS_TOKENIZER, index_option="position")
-    builder.add_text_field("title_text", stored=True, index_option="basic")
-    builder.add_text_field("body_text", stored=True, index_option="basic")
+    builder.add_text_field("title_text", stored=True, tokenizer_name=STORED_ONLY_TOKENIZER, index_option="basic")
+    builder.add_text_field("body_text", stored=True, tokenizer_name=STORED_ONLY_TOKENIZER, index_option="basic")
     builder.add_unsigned_field("ntokens", fast=True)
     return builder.build()
 
 
 def _prepared(index: tantivy.Index) -> tantivy.Index:
     index.register_tokenizer(TERMS_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build())
+    # the whole text as one token, removed (longer than 0 bytes): no token, no field length
+    index.register_tokenizer(STORED_ONLY_TOKENIZER, tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
+                             .filter(tantivy.Filter.remove_long(0)).build())
     return index
 
 
@@ -73,10 +81,6 @@ def _positioned(units: list[tuple[str, int, int, int]]) -> tantivy.PreTokenizedS
     return tantivy.PreTokenizedString("", [tantivy.Token(term, pos, start, end) for term, pos, start, end in units])
 
 
-def _stored_only(text: str) -> tantivy.PreTokenizedString:
-    return tantivy.PreTokenizedString(text, [])  # no tokens: stored, nothing indexed
-
-
 def tantivy_document(doc: dict, fields: tuple[Terms, Terms, int]) -> tantivy.Document:
     """One document (docid, title, date, body) with its analysed fields
     (sepia.search.parallel.analysed_fields) as a document of `tantivy_schema`. Made here, where
@@ -90,8 +94,8 @@ def tantivy_document(doc: dict, fields: tuple[Terms, Terms, int]) -> tantivy.Doc
         else:
             document.add_pre_tokenized_text(name, _positioned(terms))
     title, body = document_texts(doc)
-    document.add_pre_tokenized_text("title_text", _stored_only(title))
-    document.add_pre_tokenized_text("body_text", _stored_only(body))
+    document.add_text("title_text", title)  # stored only (STORED_ONLY_TOKENIZER)
+    document.add_text("body_text", body)
     document.add_unsigned("ntokens", ntokens)
     if doc.get("date"):
         document.add_text("date", doc["date"])
