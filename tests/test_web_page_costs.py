@@ -7,12 +7,14 @@ import logging
 import re
 from types import SimpleNamespace
 
+from flask import url_for
 from sqlalchemy import event
 
 from web_helpers import FakeEngine, add_documents, app, browser_for, make_topic  # noqa: F401  (fixtures)
 
 from sepia.store.models import NuggetSource, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane
+from sepia.web.app import ITEM_MARKER, item_url
 from sepia.web.topic_view import read_lang, read_topic
 
 DOC = "XIN_CMN_20080101.0001"
@@ -87,3 +89,13 @@ def test_a_broken_index_does_not_stop_the_warm_up(app, caplog):
     with app.app_context(), caplog.at_level(logging.WARNING):
         search_pane.warm_up()
     assert "search warm-up: index damaged" in caplog.text
+
+
+def test_item_urls_are_the_urls_url_for_builds(app):
+    with app.test_request_context("/", base_url="http://example.org/sepia"):
+        for topic_id in ("ACLIA2-CS-0001", f"T-{ITEM_MARKER}", f"{ITEM_MARKER}"):  # the marker in another value
+            for endpoint in ("nuggets.update", "nuggets.delete"):
+                build = item_url(endpoint, "nugget_id", topic_id=topic_id)
+                for nugget_id in (1, 42, 10**12):
+                    assert build(nugget_id) == url_for(endpoint, topic_id=topic_id, nugget_id=nugget_id)
+        assert item_url("nuggets.delete", "nugget_id", topic_id="T")(7) == "/sepia/nuggets/T/7/delete"

@@ -1,13 +1,11 @@
 """The Flask application factory: configuration, the store, security and one blueprint per activity."""
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Callable
 
-from flask import Flask, current_app, g, render_template, request
+from flask import Flask, current_app, g, render_template, request, url_for
 from markupsafe import Markup
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -92,10 +90,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     if app.config["PROXY_COUNT"]:
         # The client's address (for the log-in throttle) is the one the trusted proxies report.
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_COUNT"], x_proto=app.config["PROXY_COUNT"])
-    app.wsgi_app = StaticFiles(app.wsgi_app, root=app.static_folder, prefix=app.static_url_path)
+    app.wsgi_app = app.extensions["sepia_static"] = StaticFiles(app.wsgi_app, root=app.static_folder,
+                                                                 prefix=app.static_url_path)
     security.csrf.init_app(app)
+    app.jinja_env.globals["csrf_token"] = security.page_csrf_token
     app.jinja_env.autoescape = True
     app.jinja_env.filters["html_lang"] = html_lang
+    app.jinja_env.globals["item_url"] = item_url
     app.jinja_env.filters["when"] = when
     app.jinja_env.filters["utc_input"] = utc_input
 
@@ -117,18 +118,21 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 def _static_version(endpoint: str, values: dict) -> None:
     """url_for("static", filename=...) gets ?v=<digest of the file's content>."""
     if endpoint == "static" and "filename" in values:
-        path = os.path.join(current_app.static_folder, values["filename"])
-        try:
-            stat = os.stat(path)
-        except OSError:
-            return
-        values["v"] = _content_digest(path, stat.st_mtime_ns, stat.st_size)
+        version = current_app.extensions["sepia_static"].versions.get(values["filename"])
+        if version:
+            values["v"] = version
 
 
-@functools.lru_cache(maxsize=64)
-def _content_digest(path: str, _mtime_ns: int, _size: int) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()[:12]
+ITEM_MARKER = 987654321012  # an item ID that no real URL part holds
+
+
+def item_url(endpoint: str, key: str, **values) -> Callable[[int], str]:
+    """url_for(endpoint, **values, key=ID) for the many items of a page at the cost of one url_for:
+    the URL is built once around a marker ID, which each item's ID then replaces."""
+    head, found, tail = url_for(endpoint, **values, **{key: ITEM_MARKER}).partition(str(ITEM_MARKER))
+    if not found or str(ITEM_MARKER) in tail:  # the marker is in another value too: build each
+        return lambda item: url_for(endpoint, **values, **{key: item})
+    return lambda item: f"{head}{int(item)}{tail}"
 
 
 HTML_LANGS = {"CS": "zh-Hans", "CT": "zh-Hant", "JA": "ja", "EN": "en"}

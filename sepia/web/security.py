@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from flask import abort, current_app, g, redirect, request, session, url_for
-from flask_wtf.csrf import CSRFProtect
+from flask_wtf.csrf import CSRFProtect, generate_csrf
 from sqlalchemy import bindparam, delete, select
 from werkzeug.security import check_password_hash, generate_password_hash
 
@@ -241,6 +241,12 @@ def public(view: Callable) -> Callable:
 
 TEXT_LIMITS = {"nugget": forms.NUGGET_MAX_CHARS, "answer": forms.ANSWER_MAX_CHARS,
                "topic_field": forms.TOPIC_FIELD_MAX_CHARS}
+
+
+def page_csrf_token() -> str:
+    """The CSRF token of this request, for templates: flask_wtf makes it once a request but reads
+    its settings again at every call, and a page may have a form for each of its items."""
+    return g.get("csrf_token") or generate_csrf()
 
 
 def template_globals() -> dict:
