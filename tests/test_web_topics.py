@@ -6,7 +6,10 @@ import re
 
 from web_helpers import DOCUMENTS, FakeEngine, app, browser_for, make_topic, store  # noqa: F401
 
-from sepia.store.models import AnswerText, Topic
+from sepia.formats.validate import validate_bytes
+from sepia.formats.write import to_xml
+from sepia.store import io
+from sepia.store.models import AnswerText, Topic, TopicText
 from sepia.web.search_pane import safe_snippet
 
 CS_DOC = DOCUMENTS[0][4]
@@ -79,13 +82,19 @@ def test_completing_needs_question_type_and_an_answer_text(app, store):
     assert topic_in(store, "ACLIA2-CS-0001")[0].status == "in_progress"
 
 
-def test_stale_save_is_a_conflict_showing_both_versions(app, store):
+def stale_save(app, store, field: str, theirs_value: str, mine_value: str):
+    """Two people open a topic; the second saves `theirs_value` in `field`, then the first, from the
+    older version, `mine_value`: the first's browser, form and answer."""
     make_topic(store, "ACLIA2-CS-0001", completed=False)
     first, second = browser_for(app, "dev"), browser_for(app, "org")
     mine = form_of(first.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
     theirs = form_of(second.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
-    assert second.post("/topics/ACLIA2-CS-0001", {**theirs, "memo": "their memo"}).status_code == 302
-    response = first.post("/topics/ACLIA2-CS-0001", {**mine, "memo": "my memo"})
+    assert second.post("/topics/ACLIA2-CS-0001", {**theirs, field: theirs_value}).status_code == 302
+    return first, mine, first.post("/topics/ACLIA2-CS-0001", {**mine, field: mine_value})
+
+
+def test_stale_save_is_a_conflict_showing_both_versions(app, store):
+    first, mine, response = stale_save(app, store, "memo", "their memo", "my memo")
     assert response.status_code == 409
     page = response.get_data(as_text=True)
     assert "my memo" in page and "their memo" in page and "Nothing was overwritten" in page
@@ -94,6 +103,49 @@ def test_stale_save_is_a_conflict_showing_both_versions(app, store):
     version = re.search(r'name="version" value="(\d+)"', page).group(1)
     assert first.post("/topics/ACLIA2-CS-0001", {**mine, "memo": "my memo", "version": version}).status_code == 302
     assert topic_in(store, "ACLIA2-CS-0001")[0].memo == "my memo"
+
+
+def test_gold_key_terms_are_written_in_the_topic_form_and_exported(app, store):
+    make_topic(store, "ACLIA2-CS-0001", completed=False)
+    with store.transaction() as session:  # an imported key term in a language the form does not show
+        session.add(TopicText(topic_id="ACLIA2-CS-0001", kind="key_term", lang="JA", text="鳥インフル", position=9))
+    dev = browser_for(app, "dev")
+    fields = form_of(dev.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
+    assert fields["key_terms_target"] == fields["key_terms_en"] == ""
+    fields.update(key_terms_target="禽流感\r\n  ＣＺ－３Ａ \n\n禽流感\n", key_terms_en="bird flu")
+    assert dev.post("/topics/ACLIA2-CS-0001", fields).status_code == 302
+    shown = form_of(dev.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
+    assert (shown["key_terms_target"], shown["key_terms_en"]) == ("禽流感\nＣＺ－３Ａ", "bird flu")
+    with store.transaction() as session:
+        exported = to_xml(io.export_topics(session, topic_ids=["ACLIA2-CS-0001"]))
+    topic, problems = validate_bytes(exported, "topics.xml")
+    assert problems == [] and [(k.lang, k.text) for k in topic.topics[0].key_terms] == [
+        ("JA", "鳥インフル"), ("CS", "禽流感"), ("CS", "ＣＺ－３Ａ"), ("EN", "bird flu")]
+    # Saving again with one term changed keeps the others' rows; emptied, a language's terms go.
+    before = {t.text: t.id for t in topic_in_texts(store)}
+    fields = form_of(dev.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
+    assert dev.post("/topics/ACLIA2-CS-0001", {**fields, "key_terms_target": "ＣＺ－３Ａ\n甲型", "key_terms_en": ""}).status_code == 302
+    after = {t.text: t.id for t in topic_in_texts(store)}
+    assert set(after) == {"鳥インフル", "ＣＺ－３Ａ", "甲型"} and after["ＣＺ－３Ａ"] == before["ＣＺ－３Ａ"]
+    fields = form_of(dev.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
+    response = dev.post("/topics/ACLIA2-CS-0001", {**fields, "key_terms_en": "\n".join(map(str, range(101)))})
+    assert response.status_code == 422 and "at most 100 key terms" in response.get_data(as_text=True)
+    assert set(t.text for t in topic_in_texts(store)) == {"鳥インフル", "ＣＺ－３Ａ", "甲型"}
+
+
+def topic_in_texts(store):
+    with store.transaction() as session:
+        return [t for t in session.get(Topic, "ACLIA2-CS-0001").texts if t.kind == "key_term"]
+
+
+def test_key_terms_go_through_a_conflict_line_by_line(app, store):
+    first, _mine, response = stale_save(app, store, "key_terms_target", "禽流感", "甲型\n流感")
+    page = response.get_data(as_text=True)
+    carried = dict(re.findall(r'<textarea name="(\w+)" hidden>([^<]*)</textarea>', page))
+    assert carried["key_terms_target"] == "甲型\n流感" and "Key terms (target language)" in page
+    version = re.search(r'name="version" value="(\d+)"', page).group(1)
+    assert first.post("/topics/ACLIA2-CS-0001", {**carried, "version": version}).status_code == 302
+    assert [t.text for t in topic_in_texts(store)] == ["甲型", "流感"]
 
 
 def test_search_fragment_lists_hits_with_safe_snippets(app, store):

@@ -144,6 +144,9 @@ class Topic(Base):
     def text_of(self, kind: str, lang: str) -> str | None:
         return next((t.text for t in self.texts if t.kind == kind and t.lang == lang), None)
 
+    def texts_of(self, kind: str, lang: str) -> list[str]:
+        return [t.text for t in self.texts if t.kind == kind and t.lang == lang]
+
 
 class TopicText(Base):
     """A question, a narrative or a gold key term of a topic in one language (QUESTION LANG /

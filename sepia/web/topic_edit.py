@@ -13,12 +13,14 @@ from sepia.web.forms import ANSWER_MAX_CHARS, TOPIC_FIELD_MAX_CHARS, FormError, 
 
 # The form's fields, in the order the conflict page lists them.
 FIELDS = ("question_target", "question_en", "narrative_target", "narrative_en",
-          "answer_type", "memo", "completed")
+          "answer_type", "key_terms_target", "key_terms_en", "memo", "completed")
 FIELD_LABELS = {
     "question_target": "Question (target language)", "question_en": "Question (English)",
     "narrative_target": "Narrative (target language)", "narrative_en": "Narrative (English)",
-    "answer_type": "Answer type", "memo": "Memo", "completed": "Completed",
+    "answer_type": "Answer type", "key_terms_target": "Key terms (target language)",
+    "key_terms_en": "Key terms (English)", "memo": "Memo", "completed": "Completed",
 }
+MAX_KEY_TERMS = 100  # a language's gold key terms of one topic (ACLIA's topics had a handful)
 
 
 class TopicError(ValueError):
@@ -34,11 +36,23 @@ def _text_slots(topic_lang: str) -> dict[str, tuple[str, str]]:
     return slots
 
 
+def _key_term_slots(topic_lang: str) -> dict[str, str]:
+    """Form field -> the language of the gold key terms it lists, one a line."""
+    return {"key_terms_en": "EN"} if topic_lang == "EN" else {"key_terms_target": topic_lang, "key_terms_en": "EN"}
+
+
+def _lines(text: str) -> str:
+    """One key term a line, each stripped, once, without empty lines."""
+    return "\n".join(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+
+
 def values_of(topic: Topic) -> dict[str, object]:
     """The topic as the edit form shows it."""
     values: dict[str, object] = {name: "" for name in FIELDS}
     for field, (kind, lang) in _text_slots(topic.lang).items():
         values[field] = topic.text_of(kind, lang) or ""
+    for field, lang in _key_term_slots(topic.lang).items():
+        values[field] = "\n".join(topic.texts_of("key_term", lang))
     values["answer_type"] = topic.answer_type or ""
     values["memo"] = topic.memo or ""
     values["completed"] = topic.status == "completed"
@@ -49,6 +63,8 @@ def values_from_form(form, topic_lang: str) -> dict[str, object]:
     values: dict[str, object] = {name: "" for name in FIELDS}
     for field in _text_slots(topic_lang):
         values[field] = (form.get(field) or "").strip()
+    for field in _key_term_slots(topic_lang):
+        values[field] = _lines(form.get(field) or "")
     values["answer_type"] = (form.get("answer_type") or "").strip()
     values["memo"] = (form.get("memo") or "").strip()
     values["completed"] = form.get("completed") in ("1", "on", "true")
@@ -93,8 +109,12 @@ def apply(topic: Topic, values: dict, username: str) -> None:
             missing.append("at least one saved answer text")
         if missing:
             raise TopicError("A completed topic needs " + ", ".join(missing) + ".")
+    for field in _key_term_slots(topic.lang):
+        if len(values[field].splitlines()) > MAX_KEY_TERMS:
+            raise TopicError(f"{FIELD_LABELS[field]}: at most {MAX_KEY_TERMS} key terms, one a line.")
     for field, (kind, lang) in _text_slots(topic.lang).items():
         _set_text(topic, kind, lang, values[field])
+    _set_key_terms(topic, [(lang, values[field]) for field, lang in _key_term_slots(topic.lang).items()])
     topic.answer_type = answer_type
     topic.memo = values["memo"]
     topic.status = "completed" if values["completed"] else "in_progress"
@@ -115,6 +135,23 @@ def _set_text(topic: Topic, kind: str, lang: str, text: str) -> None:
     # Target language first, English after it, questions before narratives.
     position = (0 if kind == "question" else 2) + (1 if lang == "EN" and topic.lang != "EN" else 0)
     topic.texts.append(TopicText(kind=kind, lang=lang, text=text, position=position))
+
+
+def _set_key_terms(topic: Topic, lists: list[tuple[str, str]]) -> None:
+    """The topic's gold key terms in these languages become these (language, one a line), after
+    its other texts and in this order; terms that stay keep their rows, and key terms in other
+    languages (an imported topic's) stay as they are."""
+    langs = {lang for lang, _ in lists}
+    replaced = [t for t in topic.texts if t.kind == "key_term" and t.lang in langs]
+    kept = {(t.lang, t.text): t for t in replaced}
+    position = max((t.position for t in topic.texts if t not in replaced), default=-1) + 1
+    wanted = []
+    for lang, lines in lists:
+        for text in lines.splitlines():
+            row = kept.pop((lang, text), None) or TopicText(kind="key_term", lang=lang, text=text)
+            row.position, position = position, position + 1
+            wanted.append(row)
+    topic.texts = [t for t in topic.texts if t not in replaced] + wanted
 
 
 # ---------------------------------------------------------------- new topics

@@ -63,6 +63,7 @@ class TopicView:
     nuggets: list[NuggetView] = field(default_factory=list)
 
     text_of = Topic.text_of
+    texts_of = Topic.texts_of
 
 
 def read_lang(connection: Connection, topic_id: str) -> Row | None:
