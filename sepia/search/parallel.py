@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import queue
 import sys
+import threading
+import traceback
 from collections import deque
 from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
@@ -124,34 +127,112 @@ def _batches(docs: Iterable[dict], size: int) -> Iterator[list[dict]]:
         yield batch
 
 
+class WorkerFailed(RuntimeError):
+    """An analysis worker raised (its traceback is the message) or ended before its results."""
+
+
+def _serve(conn, lang: str, parent_pid: int, func) -> None:
+    """A worker process: func over each batch of texts received, the result (or the failure, as a
+    WorkerFailed) sent back, until None arrives."""
+    _init(lang, parent_pid)
+    while (texts := conn.recv()) is not None:
+        try:
+            result = func(texts)
+        except BaseException:
+            result = WorkerFailed(traceback.format_exc())
+        conn.send(result)
+
+
+def _send_all(outbox: queue.SimpleQueue, failed: list) -> None:
+    """The sending thread: sends each (connection, texts) of `outbox` until None. A send blocks
+    while its worker is busy, so the building process goes on reading documents and receiving
+    results meanwhile; a worker that ended stops it (the building process learns that on receiving)."""
+    while (item := outbox.get()) is not None:
+        conn, texts = item
+        if failed:
+            continue
+        try:
+            conn.send(texts)
+        except OSError as exc:
+            failed.append(exc)
+
+
 @contextmanager
 def _mapped(lang: str, func, docs: Iterable[dict], procs: int, expected: int):
     """func over the titles and bodies of batches of docs, in order, in `procs` worker processes
     (in this one when procs is 1 or the documents are few); yields an iterator over
-    (batch, result) pairs."""
+    (batch, result) pairs.
+
+    Each worker has its own pipe and takes every procs-th batch; results are received in order,
+    at most IN_FLIGHT_PER_WORKER batches per worker ahead. A thread sends the texts (a send
+    blocks until its worker is free to read); the building process reads the store and receives
+    the results itself. A multiprocessing.Pool, used before, cost the building process 0.7-1.3 s
+    of CPU more per 20,000 CS documents (its worker handler wakes for every result that waits
+    in the pipe; its result handler is one more thread to switch to)."""
     if procs <= 1 or expected < PARALLEL_MIN_DOCS:
         _worker["analysis"] = analysis_of(lang)
         yield ((batch, func([document_texts(d) for d in batch])) for batch in _batches(docs, BATCH_DOCS))
         return
-    pool = _context().Pool(procs, initializer=_init, initargs=(lang, os.getpid()))
-
-    def results():
-        pending: deque = deque()
-        for batch in _batches(docs, BATCH_DOCS):
-            pending.append((batch, pool.apply_async(func, ([document_texts(d) for d in batch],))))
-            if len(pending) >= procs * IN_FLIGHT_PER_WORKER:
-                batch, result = pending.popleft()
-                yield batch, result.get()
-        while pending:
-            batch, result = pending.popleft()
-            yield batch, result.get()
-
+    ctx = _context()
+    conns, workers = [], []
     try:
-        yield results()
-        pool.close()
+        for _ in range(procs):
+            mine, theirs = ctx.Pipe()
+            worker = ctx.Process(target=_serve, args=(theirs, lang, os.getpid(), func), daemon=True)
+            worker.start()
+            theirs.close()  # before the next fork: a worker's end of the pipe is in that worker only
+            conns.append(mine)
+            workers.append(worker)
+        outbox: queue.SimpleQueue = queue.SimpleQueue()
+        failed: list = []
+        sender = threading.Thread(target=_send_all, args=(outbox, failed), name="sepia-analysis-sender",
+                                  daemon=True)
+        sender.start()
+
+        def receive(conn):
+            try:
+                result = conn.recv()
+            except (EOFError, OSError):  # its end closed, or reset with our batches unread
+                raise WorkerFailed("an analysis worker ended before returning its results") from None
+            if isinstance(result, WorkerFailed):
+                raise result
+            return result
+
+        done = []
+
+        def results():
+            pending: deque = deque()
+            for i, batch in enumerate(_batches(docs, BATCH_DOCS)):
+                conn = conns[i % procs]
+                outbox.put((conn, [document_texts(d) for d in batch]))
+                pending.append((batch, conn))
+                if len(pending) >= procs * IN_FLIGHT_PER_WORKER:
+                    batch, conn = pending.popleft()
+                    yield batch, receive(conn)
+            while pending:
+                batch, conn = pending.popleft()
+                yield batch, receive(conn)
+            done.append(True)
+
+        try:
+            yield results()
+        finally:
+            if done:  # every result received: the workers wait for the next batch, and end at None
+                for conn in conns:
+                    outbox.put((conn, None))
+            else:  # a failure: the workers may be busy, or waiting to send results no one will read
+                for worker in workers:
+                    worker.terminate()
+            outbox.put(None)
+            sender.join()
     finally:
-        pool.terminate()
-        pool.join()
+        for worker in workers:
+            worker.join(timeout=5)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join()
+        for conn in conns:
+            conn.close()
 
 
 @contextmanager
