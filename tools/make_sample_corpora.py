@@ -71,6 +71,10 @@ def topics_xml(c: Collection) -> bytes:
         sub(topic, "QUESTION", t.question_en, LANG="EN")
         sub(topic, "NARRATIVE", t.narrative, LANG=c.lang)
         sub(topic, "NARRATIVE", t.narrative_en, LANG="EN")
+        target, english = c.key_terms[t.number]
+        for lang, terms in ((c.lang, target), ("EN", english)):
+            for term in terms:
+                sub(topic, "KEY_TERM", term, LANG=lang)
         if t.memo:
             sub(topic, "MEMO", t.memo)
     return xml_bytes(root)
@@ -137,13 +141,19 @@ def qa_run_id(c: Collection) -> str:
 
 def qa_xml(c: Collection) -> bytes:
     """A Question Analysis run: for each topic two answer types with scores, the gold one first except
-    on every third topic, where the system's first guess is wrong (so its accuracy is 2/3, not 1)."""
+    on every third topic, where the system's first guess is wrong (so its accuracy is 2/3, not 1);
+    and key terms: the gold ones in the topic's language but the last, and the first English one,
+    which does not count for a run from and to the topic's language (so recall and precision are
+    below 1: (k - 1) / k each, for k gold terms)."""
     root = etree.Element("TOPIC_SET")
-    metadata(root, qa_run_id(c), "answer type from question patterns")
+    metadata(root, qa_run_id(c), "answer type from question patterns, key terms from the question")
     for t in c.topics:
         other = "EVENT" if t.answer_type == "DEFINITION" else "DEFINITION"
         first, second = (other, t.answer_type) if t.number % 3 == 0 else (t.answer_type, other)
         analysis = sub(sub(root, "TOPIC", ID=c.topic_id(t.number)), "QUESTION_ANALYSIS")
+        target, english = c.key_terms[t.number]
+        for lang, term in [(c.lang, term) for term in target[:-1]] + [("EN", english[0])]:
+            sub(analysis, "KEY_TERM", term, LANG=lang, SCORE="1.0")
         sub(analysis, "ANSWER_TYPE", first, SCORE="0.8")
         sub(analysis, "ANSWER_TYPE", second, SCORE="0.2")
     return xml_bytes(root)

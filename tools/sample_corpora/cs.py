@@ -339,6 +339,16 @@ QRELS = {
     6: {1: 2, 2: 0, 3: 2, 4: 0, 5: 0, 6: 0, 7: 0, 27: 1},
 }
 
+# Each topic's gold key terms, as its developer wrote them: (in the topic's language, in English).
+KEY_TERMS = {
+    1: (("嫦娥一号", "月球探测卫星"), ("Chang'e-1",)),
+    2: (("袁隆平", "杂交水稻"), ("Yuan Longping",)),
+    3: (("神舟七号", "载人航天"), ("Shenzhou-7",)),
+    4: (("冰冻灾害", "停电", "2008年"), ("ice storm", "blackout")),
+    5: (("首次太空行走", "航天员"), ("spacewalk",)),
+    6: (("嫦娥一号", "发射日期"), ("Chang'e-1", "launch date")),
+}
+
 COLLECTION = Collection(
     lang="CS", assessors=(A1, A2, A3), docs=DOCS, topics=TOPICS, answers=ANSWERS, runs=RUNS,
-    ir4qa_runs=IR4QA_RUNS, qrels=QRELS, double_judged=(1, 4))
+    ir4qa_runs=IR4QA_RUNS, qrels=QRELS, double_judged=(1, 4), key_terms=KEY_TERMS)

@@ -313,6 +313,16 @@ QRELS = {
     6: {1: 0, 2: 0, 3: 0, 4: 2, 5: 0, 6: 0, 24: 0, 25: 0},
 }
 
+# Each topic's gold key terms, as its developer wrote them: (in the topic's language, in English).
+KEY_TERMS = {
+    1: (("台灣高鐵", "高速鐵路"), ("Taiwan High Speed Rail",)),
+    2: (("李安", "電影導演"), ("Ang Lee",)),
+    3: (("海基會", "海協會"), ("SEF", "ARATS")),
+    4: (("黑面琵鷺", "曾文溪口", "度冬"), ("black-faced spoonbill",)),
+    5: (("李安", "出生地"), ("Ang Lee",)),
+    6: (("台灣高鐵", "700T型列車"), ("700T",)),
+}
+
 COLLECTION = Collection(
     lang="CT", assessors=(A1, A2, A3), docs=DOCS, topics=TOPICS, answers=ANSWERS, runs=RUNS,
-    ir4qa_runs=IR4QA_RUNS, qrels=QRELS, double_judged=(2, 3))
+    ir4qa_runs=IR4QA_RUNS, qrels=QRELS, double_judged=(2, 3), key_terms=KEY_TERMS)

@@ -314,6 +314,16 @@ QRELS = {
     6: {1: 2, 2: 2, 3: 0, 4: 0, 5: 0, 6: 0, 13: 0, 21: 0},
 }
 
+# Each topic's gold key terms, as its developer wrote them: (in the topic's language, in English).
+KEY_TERMS = {
+    1: (("裁判員制度", "裁判員"), ("lay judge system",)),
+    2: (("北島康介", "競泳"), ("Kosuke Kitajima",)),
+    3: (("北海道洞爺湖サミット", "洞爺湖"), ("Hokkaido Toyako Summit",)),
+    4: (("ガソリン価格", "2008年4月"), ("petrol price",)),
+    5: (("G8サミット", "開催地"), ("G8 summit",)),
+    6: (("裁判員制度", "開始日"), ("lay judge system",)),
+}
+
 COLLECTION = Collection(
     lang="JA", assessors=(A1, A2, A3), docs=DOCS, topics=TOPICS, answers=ANSWERS, runs=RUNS,
-    ir4qa_runs=IR4QA_RUNS, qrels=QRELS, double_judged=(1, 3))
+    ir4qa_runs=IR4QA_RUNS, qrels=QRELS, double_judged=(1, 3), key_terms=KEY_TERMS)

@@ -77,6 +77,8 @@ class Collection:
     ir4qa_runs: tuple[IR4QARun, ...]
     qrels: dict[int, dict[int, int]]  # topic number -> document number -> relevance level 0..2
     double_judged: tuple[int, ...]  # topics on which a second assessor judged every answer
+    # topic number -> its gold key terms: (in the collection's language, in English)
+    key_terms: dict[int, tuple[tuple[str, ...], tuple[str, ...]]]
 
     def doc_id(self, number: int) -> str:
         # Newswire-style, as NTCIR's (XIN_CMN_20080301.0001): never mistaken for a topic ID.
