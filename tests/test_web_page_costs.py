@@ -72,6 +72,7 @@ def test_static_files_need_no_store_and_are_kept_by_version(app):
     assert kept.headers["X-Content-Type-Options"] == "nosniff" and "Access-Control-Allow-Origin" not in kept.headers
     assert kept.headers["Content-Type"].startswith("text/css") and kept.get_data() == asked.get_data()
     assert browser.get("/static/missing.css?v=1").status_code == 404  # not one of the files: Flask answers
+    assert browser.get("/static/sepia.css?nov=1").headers["Cache-Control"] == "no-cache"
 
 
 def test_a_server_process_searches_every_collection_before_it_takes_requests(app):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import parse_qs
 
 from whitenoise import WhiteNoise
 
@@ -32,7 +33,7 @@ class StaticFiles(WhiteNoise):
 
     @staticmethod
     def serve(static_file, environ, start_response):
-        if "v=" not in environ.get("QUERY_STRING", ""):
+        if not parse_qs(environ.get("QUERY_STRING", "")).get("v"):
             return WhiteNoise.serve(static_file, environ, start_response)
 
         def kept(status, headers, exc_info=None):
