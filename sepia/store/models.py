@@ -141,11 +141,11 @@ class Topic(Base):
         back_populates="topic", cascade="all, delete-orphan", order_by="Nugget.position")
     __mapper_args__ = {"version_id_col": version}
 
-    def text_of(self, kind: str, lang: str) -> str | None:
-        return next((t.text for t in self.texts if t.kind == kind and t.lang == lang), None)
-
     def texts_of(self, kind: str, lang: str) -> list[str]:
         return [t.text for t in self.texts if t.kind == kind and t.lang == lang]
+
+    def text_of(self, kind: str, lang: str) -> str | None:
+        return next(iter(self.texts_of(kind, lang)), None)
 
 
 class TopicText(Base):
