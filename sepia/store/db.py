@@ -22,10 +22,12 @@ MIGRATION_LOCK_KEY = zlib.crc32(b"sepia schema migration")
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
     # WAL lets readers (the web tool) work while an import writes; foreign keys are off by default.
+    # The wait comes first: switching a fresh store to WAL needs its lock too, which another process
+    # starting at the same moment may hold for longer than the driver's default 5 s.
     cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
