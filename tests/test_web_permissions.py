@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from sepia.campaign.results import default_settings
 from sepia.campaign.submission import submit_run
+from sepia.qa.evaluate import SETTINGS as QA_SETTINGS
 from sepia.store.models import ROLES, EvaluationResult, Run, TaskWindow
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.results import settings_key
@@ -60,13 +61,15 @@ def test_wrong_role_gets_403_on_every_route(app, role):
 
 def released_campaign(store):
     """Topic set 1 with every window past and released, submission 1 of the participant's team and a
-    scored CCLQA run, so that every route's parameters name something that exists."""
+    scored CCLQA and QA run, so that every route's parameters name something that exists."""
     make_topic(store, answers=[("XIN_CMN_20080101.0001", 8, 20)], nuggets=["病毒"])
     schedule(store, "Formal run", ["ACLIA2-CS-0001"], {"qa": (-1, 1, None), "ir4qa": (-3, -2, -1),
                                                       "cclqa": (-1, 1, None)})
     with store.transaction() as session:
-        submit_run(session, "TEAMX", "par", "run.xml", run_xml("qa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["PERSON"]}),
-                   10**6)
+        qa = submit_run(session, "TEAMX", "par", "run.xml",
+                        run_xml("qa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["PERSON"]}), 10**6)
+        qa_pk = session.scalar(select(Run.id).where(Run.run_id == qa.run_id, Run.kind == "qa"))
+        session.add(EvaluationResult(run_id=qa_pk, measure="accuracy", value=1.0, settings=settings_key(QA_SETTINGS)))
         run = submit_run(session, "TEAMX", "par", "run.xml",
                          run_xml("cclqa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["病毒"]}), 10**6)
         run_pk = session.scalar(select(Run.id).where(Run.run_id == run.run_id, Run.kind == "cclqa"))

@@ -122,9 +122,11 @@ def test_a_team_sees_its_own_results_only_after_release(app, store):
     page = par.get("/results/mine").get_data(as_text=True)
     for matcher in ("human", "binarized"):
         files = expected(matcher)
-        assert f"<strong>{files[OWN]['score']:.4f}</strong>" in page
+        assert f'<td class="docid">{OWN}</td><td class="num">{files[OWN]["score"]:.4f}</td>' in page
         cs = [r for r in files.values() if r["run_id"].split("-")[1:3] == ["EN", "CS"]]
-        assert f"{max(r['score'] for r in cs):.4f}" in page
+        assert f'EN-CS best released run</td><td class="num">{max(r["score"] for r in cs):.4f}</td>' in page
+    # the pair's mean and best once per table (one table per matcher), not under every run
+    assert page.count("EN-CS mean of the released runs") == 2 and page.count("EN-CS best released run") == 2
     assert "TEAMA-CS-CS-01-T" not in page  # no other team's run IDs
     assert re.search(r"<td class=\"docid\">SEPIA-CS-0001</td>", page)  # per topic
     assert par.get("/results/charts/CS-CS.svg").status_code == 404
@@ -174,3 +176,121 @@ def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, 
     assert "TEAMB-CS-CS-01-T" not in page and f"{secret:.4f}" not in page  # not in the table, the mean or the best
     chart = par.get("/results/charts/CS-CS.svg")
     assert chart.status_code == 200 and b"TEAMA-CS-CS-01-T" in chart.data and b"TEAMB-CS-CS-01-T" not in chart.data
+
+
+def cli_json(store, *args) -> dict:
+    """A `--store` command on the web tool's store, without saving: the numbers the pages must show."""
+    result = CliRunner(env={"SEPIA_DATABASE_URL": str(store.engine.url)}).invoke(
+        main, [*args, "--no-save", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    return {r["run_id"]: r for r in json.loads(result.stdout)["runs"]}
+
+
+def ir4qa_and_qa_campaign(app, store, tmp_path):
+    """The CS sample's topics, qrels and TEAMA's IR4QA and QA runs imported; TEAMX uploads its own
+    IR4QA and QA runs in open windows."""
+    from campaign_helpers import run_xml
+
+    from sepia.ir4qa.qrels import read_qrels_rows
+    from sepia.store.relevance import import_qrels
+
+    with store.transaction() as session:
+        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
+        import_qrels(session, read_qrels_rows(CORPUS / "qrels.tsv"))
+        store_io.import_run(session, read_file(CORPUS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
+        store_io.import_run(session, read_file(CORPUS / "qa" / "TEAMA-CS-CS-01-T.xml"))
+    topics = read_file(CORPUS / "topics.xml").topics
+    set_id = schedule(store, "Formal run", [t.topic_id for t in topics], {"qa": (-1, 1, None), "ir4qa": (-1, 1, None)})
+    relevant = [line.split("\t")[1] for line in (CORPUS / "qrels.tsv").read_text().splitlines()[1:]]
+    par = browser_for(app, "par")
+    own = {"ir4qa": run_xml("ir4qa", "TEAMX-CS-CS-01-T", {t.topic_id: relevant[::-3][:5] for t in topics[:4]}),
+           "qa": run_xml("qa", "TEAMX-CS-CS-01-T", {t.topic_id: ["DEFINITION"] for t in topics})}
+    for kind, data in own.items():
+        response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), f"{kind}.xml")},
+                                   content_type="multipart/form-data")
+        assert response.status_code == 302, response.get_data(as_text=True)
+        par.get(response.headers["Location"])
+    return set_id, par
+
+
+def csv_rows(browser, key: str) -> list[list[str]]:
+    response = browser.get(f"/results/tables/{key}.csv")
+    assert response.status_code == 200, key
+    return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+
+
+def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app, store, tmp_path):
+    ir4qa_and_qa_campaign(app, store, tmp_path)
+    org = browser_for(app, "org")
+    bad = org.post("/results/score", data={"measures": "AP,Nope@3"}, follow_redirects=True).get_data(as_text=True)
+    assert "Nothing scored" in bad and "Nope" in bad
+    with store.transaction() as session:
+        assert session.query(EvaluationResult).count() == 0
+    page = org.post("/results/score", data={"measures": "P@10, nERR@10", "gains": ""},
+                    follow_redirects=True).get_data(as_text=True)
+    assert "2 IR4QA runs scored (AP, Q, nDCG, P@10, nERR@10; gains 1:2)" in page
+    assert "2 Question Analysis runs scored" in page
+    assert "CCLQA runs scored" not in page and "CCLQA: nothing scored" not in page  # no CCLQA run is stored
+    ir4qa = cli_json(store, "evaluate-ir4qa", "--store", "--measures", "AP,Q,nDCG,P@10,nERR@10")
+    rows = csv_rows(org, "CS-CS-ir4qa")
+    assert rows[0] == ["Run", "AP", "Q", "nDCG", "P@10", "nERR@10"]
+    assert [r[0] for r in rows[1:]] == list(ir4qa)  # ranked as the command ranks
+    for row in rows[1:]:
+        assert row[1:] == [f"{ir4qa[row[0]][m]:.4f}" for m in rows[0][1:]], row
+    qa = cli_json(store, "evaluate-qa", "--store")
+    rows = csv_rows(org, "CS-CS-qa")
+    assert rows[0][:2] == ["Run", "Accuracy"] and rows[0][-2:] == ["KT recall", "KT precision"]
+    assert [r[0] for r in rows[1:]] == list(qa)
+    for row in rows[1:]:
+        expected_row = [qa[row[0]]["accuracy"], *(qa[row[0]]["by_type"].get(t) for t in ANSWER_TYPES
+                                                  if t[:3] in rows[0][2:-2]),
+                        qa[row[0]]["key_term_recall"], qa[row[0]]["key_term_precision"]]
+        assert row[1:] == ["" if v is None else f"{v:.4f}" for v in expected_row], row
+    latex = org.get("/results/tables/CS-CS-ir4qa.tex").get_data(as_text=True)
+    assert r"\caption{CS-CS: IR4QA (2 runs)}" in latex and "nERR@10" in latex
+    overview = org.get("/results/").get_data(as_text=True)
+    assert 'value="AP,Q,nDCG,P@10,nERR@10"' in overview  # the organiser's choice is kept
+    for task in ("ir4qa", "qa"):
+        assert f"/results/charts/{task}/CS-CS.svg" in overview and f"/results/tables/CS-CS-{task}.csv" in overview
+        chart = org.get(f"/results/charts/{task}/CS-CS.svg")
+        assert chart.status_code == 200 and b"TEAMX-CS-CS-01-T" in chart.data
+        # matplotlib's inline styles may apply when the SVG is opened on its own; nothing may run
+        policy = chart.headers["Content-Security-Policy"]
+        assert "style-src 'unsafe-inline'" in policy and "default-src 'none'" in policy and "script" not in policy
+    assert org.get("/results/charts/nope/CS-CS.svg").status_code == 404
+    assert org.get("/results/charts/ir4qa/JA-JA.svg").status_code == 404
+    # the command, saving, stores the same numbers under the same settings: the page does not change
+    before = csv_rows(org, "CS-CS-ir4qa")
+    result = CliRunner(env={"SEPIA_DATABASE_URL": str(store.engine.url)}).invoke(
+        main, ["evaluate-ir4qa", "--store", "--measures", "P@10,nERR@10"])
+    assert result.exit_code == 0 and csv_rows(org, "CS-CS-ir4qa") == before
+
+
+def test_a_team_sees_its_ir4qa_and_qa_results_after_each_tasks_release(app, store, tmp_path):
+    set_id, par = ir4qa_and_qa_campaign(app, store, tmp_path)
+    org = browser_for(app, "org")
+    org.post("/results/score", data={"measures": "AP,Q,nDCG"})
+    page = par.get("/results/mine").get_data(as_text=True)
+    assert "No results are released" in page and "TEAMX-CS-CS-01-T" not in page
+    assert par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 404
+    move_window(store, set_id, "ir4qa", -3, -2, -1)  # IR4QA released, QA not yet
+    ir4qa = cli_json(store, "evaluate-ir4qa", "--store")
+    page = par.get("/results/mine").get_data(as_text=True)
+    own = ir4qa["TEAMX-CS-CS-01-T"]
+    assert 'id="mine-ir4qa"' in page and 'id="mine-qa"' not in page
+    assert (f'<td class="docid">TEAMX-CS-CS-01-T</td><td class="num">{own["AP"]:.4f}</td>'
+            f'<td class="num">{own["Q"]:.4f}</td><td class="num">{own["nDCG"]:.4f}</td>') in page
+    mean_q = sum(r["Q"] for r in ir4qa.values()) / len(ir4qa)
+    assert f'<td class="num">{mean_q:.4f}</td>' in page.split("CS-CS mean of the released runs")[1][:200]
+    assert "TEAMA-CS-CS-01-T" not in page  # no other team's run IDs
+    assert re.search(r'<td class="docid">SEPIA-CS-0001</td>', page)  # per topic
+    assert par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 404  # the full table is not public
+    with store.transaction() as session:
+        session.query(TaskWindow).filter_by(topic_set_id=set_id, task="ir4qa").update({"publish_full_table": True})
+    page = par.get("/results/mine").get_data(as_text=True)
+    assert "TEAMA-CS-CS-01-T" in page and par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 200
+    assert par.get("/results/charts/qa/CS-CS.svg").status_code == 404
+    move_window(store, set_id, "qa", -3, -2, -1)
+    page = par.get("/results/mine").get_data(as_text=True)
+    qa = cli_json(store, "evaluate-qa", "--store")["TEAMX-CS-CS-01-T"]
+    assert 'id="mine-qa"' in page and f'<td class="num">{qa["accuracy"]:.4f}</td>' in page

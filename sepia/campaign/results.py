@@ -4,15 +4,14 @@ runs by team and language pair, the IR4QA x CCLQA collaboration matrix, and a ba
 confidence intervals. A team sees its own runs beside the mean and the best of their language pair."""
 from __future__ import annotations
 
-import io
 import statistics
 from dataclasses import dataclass, field
 
-from scipy import stats
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sepia import vocab
+from sepia.campaign import charts, task_results
 from sepia.campaign.schedule import TASK_LABELS, TASKS
 from sepia.campaign.tables import Table
 from sepia.scoring.evaluate import Settings
@@ -48,14 +47,6 @@ class RunResult:
             groups.setdefault(topic.answer_type or "OTHER", []).append(topic.f)
         return {t: statistics.fmean(v) for t, v in groups.items()}
 
-    def interval(self, level: float = 0.95) -> tuple[float, float]:
-        """A t confidence interval of the mean F over the topics (a point when there is one topic)."""
-        values = [t.f for t in self.topics]
-        if len(values) < 2:
-            return self.score, self.score
-        half = stats.t.ppf((1 + level) / 2, len(values) - 1) * statistics.stdev(values) / len(values) ** 0.5
-        return self.score - half, self.score + half
-
 
 def default_settings(matcher: str) -> dict:
     """The settings the results pages score with, and look for in the store."""
@@ -89,14 +80,19 @@ def answer_types(results: list[RunResult]) -> list[str]:
 
 @dataclass
 class PairSection:
-    """One language pair: a table per matcher (ACLIA's Tables 8-19) and one chart of them all."""
+    """One language pair: a table per matcher (ACLIA's Tables 8-19) and one chart of them all, then
+    the IR4QA and Question Analysis tables (each with its chart) of the pair, if scored."""
     pair: str
     tables: list[Table]
+    others: dict[str, Table] = field(default_factory=dict)  # task -> its table
 
 
-def pair_sections(results: dict[str, list[RunResult]]) -> list[PairSection]:
+def pair_sections(results: dict[str, list[RunResult]],
+                  others: dict[str, task_results.TaskResults | None] | None = None) -> list[PairSection]:
+    others = {task: found for task, found in (others or {}).items() if found is not None}
+    pairs = {r.pair for runs in results.values() for r in runs} | {p for found in others.values() for p in found.pairs()}
     sections = []
-    for pair in sorted({r.pair for runs in results.values() for r in runs}, key=_pair_order):
+    for pair in sorted(pairs, key=_pair_order):
         tables = []
         for matcher in MATCHERS:
             runs = [r for r in results.get(matcher, []) if r.pair == pair]
@@ -105,16 +101,20 @@ def pair_sections(results: dict[str, list[RunResult]]) -> list[PairSection]:
                 tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
                                     ["Run", "ALL"] + [t[:3] for t in types],
                                     [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs]))
-        sections.append(PairSection(pair, tables))
+        sections.append(PairSection(pair, tables, {task: table for task, found in others.items()
+                                                   if (table := found.table(pair)) is not None}))
     return sections
 
 
 def find_table(session: Session, key: str) -> Table | None:
     """One table of the results pages by its key (`pair_sections`, `runs_by_team`, `collaboration`),
-    made from only what it shows: one matcher's results, or none."""
+    made from only what it shows: one matcher's results, or one task's, or none."""
     if key.startswith("runs-"):
         return next((t for t in runs_by_team(session) if t.key == key), None)
     kind, _, matcher = key.rpartition("-")
+    if matcher in task_results.TASKS:
+        found = task_results.load(session, matcher)
+        return found.table(kind) if found is not None else None
     if matcher not in MATCHERS:
         return None
     results = load_results(session, matcher)
@@ -164,62 +164,35 @@ def collaboration(session: Session, results: list[RunResult], matcher: str) -> T
 
 def bar_chart_svg(results: dict[str, list[RunResult]], pair: str) -> str:
     """The runs of a language pair, best first, one bar per matcher: mean F3 with its 95% confidence
-    interval over topics; as SVG."""
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.figure import Figure
-
-    by_matcher = {m: {r.run_id: r for r in results.get(m, []) if r.pair == pair} for m in MATCHERS}
-    by_matcher = {m: runs for m, runs in by_matcher.items() if runs}
-    first = next(iter(by_matcher.values()), {})
-    run_ids = sorted(first, key=lambda r: -first[r].score)
-    # A Figure of its own (not pyplot): nothing is shared between the server's threads.
-    figure = Figure(figsize=(min(12.0, max(4.5, 0.7 * len(run_ids) + 2)), 3.2))
-    FigureCanvasSVG(figure)
-    axes = figure.add_subplot()
-    width = 0.8 / max(1, len(by_matcher))
-    for i, (matcher, runs) in enumerate(by_matcher.items()):
-        shown = [runs[r] for r in run_ids if r in runs]
-        means = [r.score for r in shown]
-        low, high = zip(*(r.interval() for r in shown))
-        axes.bar([x + i * width for x in range(len(shown))], means, width, label=MATCHER_LABELS[matcher],
-                 color=("#2f5fd0", "#9bb3ea")[i % 2],
-                 yerr=[[m - lo for m, lo in zip(means, low)], [hi - m for m, hi in zip(means, high)]],
-                 capsize=3, ecolor="#1d2330")
-    axes.set_xticks([x + width * (len(by_matcher) - 1) / 2 for x in range(len(run_ids))], run_ids,
-                    rotation=30, ha="right", fontsize=8)
-    axes.set_ylabel("F3 (95% CI)", fontsize=9)
-    axes.set_ylim(0, 1.05)
-    axes.legend(fontsize=8, frameon=False, loc="upper right")
-    axes.set_title(f"{pair}: mean F3 over topics", fontsize=10)
-    figure.tight_layout()
-    out = io.StringIO()
-    figure.savefig(out, format="svg")
-    return out.getvalue()
+    interval over topics (`sepia.campaign.charts`); as SVG."""
+    series = [charts.Bars(MATCHER_LABELS[m], {r.run_id: r.score for r in runs if r.pair == pair},
+                          {r.run_id: [t.f for t in r.topics] for r in runs if r.pair == pair})
+              for m in MATCHERS if (runs := results.get(m))]
+    series = [s for s in series if s.means]
+    first = series[0].means if series else {}
+    return charts.bar_chart_svg(f"{pair}: mean F3 over topics", "F3", series, sorted(first, key=lambda r: -first[r]))
 
 
 def _pair_order(pair: str) -> int:
     return vocab.LANGUAGE_PAIRS.index(pair) if pair in vocab.LANGUAGE_PAIRS else len(vocab.LANGUAGE_PAIRS)
 
 
-@dataclass
-class TeamRow:
-    """One of a team's runs under one matcher, beside the mean and the best run of its language pair."""
-    run: RunResult
-    pair_mean: float
-    pair_best: float
-    type_mean: dict[str, float]
-    type_best: dict[str, float]
+def team_table(table: Table, own: set[str]) -> Table | None:
+    """A team's rows of a pair's table (every released run of the pair), best first as there, then
+    once the pair's mean and best of each column; None when the team has no run in it."""
+    mine = [row for row in table.rows if row[0] in own]
+    if not mine:
+        return None
+    pair = "-".join(table.key.split("-")[:2])
+    columns = [[row[i] for row in table.rows if row[i] is not None] for i in range(1, len(table.columns))]
+    return Table(table.key, table.title.rsplit(" (", 1)[0], table.columns, mine + [
+        [f"{pair} mean of the released runs", *(statistics.fmean(c) if c else None for c in columns)],
+        [f"{pair} best released run", *(max(c) if c else None for c in columns)]], context=2)
 
 
-def team_rows(results: list[RunResult], run_ids: set[str]) -> list[TeamRow]:
-    rows = []
-    for run in results:
-        if run.run_id not in run_ids:
-            continue
-        pair = [r for r in results if r.pair == run.pair]
-        by_type = [r.by_type for r in pair]
-        types = {t for b in by_type for t in b}
-        rows.append(TeamRow(run, statistics.fmean(r.score for r in pair), max(r.score for r in pair),
-                            {t: statistics.fmean(b[t] for b in by_type if t in b) for t in types},
-                            {t: max(b[t] for b in by_type if t in b) for t in types}))
-    return rows
+def topic_table(run: RunResult) -> Table:
+    """One run's F3, recall and precision per topic."""
+    return Table(f"{run.run_id}-{run.matcher}-topics",
+                 f"{run.run_id}, {MATCHER_LABELS[run.matcher]}: {len(run.topics)} topics",
+                 ["Topic", "Type", "F3", "Recall", "Precision"],
+                 [[t.topic_id, t.answer_type, t.f, t.recall, t.precision] for t in run.topics])

@@ -16,6 +16,7 @@ class Table:
     columns: list[str]
     rows: list[list] = field(default_factory=list)  # numbers stay numbers until shown
     digits: int = 4
+    context: int = 0  # the last rows give context (a language pair's mean and best), not runs
 
     def cell(self, value) -> str:
         if value is None:

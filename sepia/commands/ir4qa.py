@@ -11,7 +11,8 @@ from sepia.commands.common import check_store_use, expand_run_paths, load_or_exi
 from sepia.formats.model import IR4QARun
 from sepia.formats.read import expect, read_file
 from sepia.ir4qa import trec
-from sepia.ir4qa.evaluate import MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa, rankings_of
+from sepia.ir4qa.evaluate import (MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa, rankings_of,
+                                  stored_measures)
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
@@ -49,7 +50,7 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--measures") from None
     # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
-    options = {"measures": tuple(dict.fromkeys((*MEASURES, *shown))) if from_store else shown,
+    options = {"measures": stored_measures(shown) if from_store else shown,
                "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
     try:
         if from_store:

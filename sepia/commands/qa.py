@@ -5,20 +5,12 @@ import sys
 
 import click
 
-from sepia import vocab
-from sepia.commands.common import check_store_use, expand_run_paths, score_or_exit, warn
+from sepia.commands.common import check_store_use, expand_run_paths, score_or_exit, store_options, warn
 from sepia.formats.model import GoldStandard, QARun, Topic, TopicSet
 from sepia.formats.validate import validate_file
-from sepia.qa.evaluate import evaluate_qa
+from sepia.qa.evaluate import SETTINGS, evaluate_qa
 from sepia.qa.report import as_json, confusion_tables, table, tsv
 
-SETTINGS = {
-    "answer_type": "the run's ANSWER_TYPE with the highest SCORE (equal scores: the first in the file; a missing "
-                   "SCORE ranks last); a topic the run leaves out counts as wrong",
-    "key_terms": "gold KEY_TERMs of the topic in the run's source and target languages; texts equal after NFKC "
-                 "and lower case (and LANG equal when the run gives one); recall and precision macro averaged "
-                 "over the topics with gold key terms",
-}
 
 
 @click.command("evaluate-qa")
@@ -28,17 +20,12 @@ SETTINGS = {
 @click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
               help="Question Analysis run XML, or a folder of them; repeat for several runs.")
 @click.argument("more_runs", nargs=-1, type=click.Path(exists=True))
-@click.option("--store", "from_store", is_flag=True,
-              help="Score the QA runs held in the campaign store against its topics' answer types "
-                   "(the store keeps no gold key terms; scores are printed, not kept).")
-@click.option("--run-id", "run_ids", multiple=True, metavar="RUN_ID",
-              help="With --store: only this stored run; repeat for several (default: every QA run).")
-@click.option("--lang-pair", "lang_pairs", multiple=True, type=click.Choice(vocab.LANGUAGE_PAIRS, case_sensitive=False),
-              help="With --store: only the runs of this language pair; repeat for several.")
+@store_options
 @click.option("--confusion", is_flag=True, help="Table format: also print each run's confusion matrix of answer "
                                                 "types (gold by predicted); JSON always has it.")
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
-def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, lang_pairs, confusion, output):
+def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, lang_pairs, save, confusion,
+                        output):
     """Score Question Analysis runs: answer-type accuracy (overall, by answer type, confusion matrix)
     and, where the topics have gold KEY_TERMs, key-term recall and precision; one table per
     language pair. Every file is validated first; problems are printed as PATH:LINE:COLUMN."""
@@ -47,7 +34,7 @@ def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, 
         from sepia.qa.campaign import score_stored_qa
         from sepia.store.db import Store
 
-        results = score_or_exit(score_stored_qa, Store(), run_ids, lang_pairs)
+        results = score_or_exit(score_stored_qa, Store(), run_ids, lang_pairs, save=save)
     else:
         results = _score_files(topics_path, expand_run_paths(run_paths + more_runs))
     for message in dict.fromkeys(w for r in results for w in r.warnings):

@@ -16,6 +16,11 @@ from sepia.ir4qa.qrels import Qrels
 MEASURES = registry.DEFAULT  # what the store keeps; --measures may ask for others
 
 
+def stored_measures(shown: Sequence[str]) -> tuple[str, ...]:
+    """What a scoring of the store computes: AP, Q and nDCG always, then the measures asked for."""
+    return tuple(dict.fromkeys((*MEASURES, *shown)))
+
+
 @dataclass
 class IRRunScore:
     run_id: str

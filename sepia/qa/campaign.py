@@ -1,21 +1,24 @@
 """Scoring the Question Analysis runs the campaign store holds against its topics' answer types and
-gold key terms, as from files; the scores are printed, not kept.
+gold key terms, as from files; the scores are kept in the store (`sepia.store.results.replace_qa_scores`)
+for the results pages.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
 from sepia import vocab
-from sepia.qa.evaluate import QARunScore, evaluate_qa_run, ranked_qa
+from sepia.qa.evaluate import SETTINGS, QARunScore, evaluate_qa_run, ranked_qa
 from sepia.scoring.campaign import NothingToScore
 from sepia.store import io
 from sepia.store.db import Store
+from sepia.store.results import replace_qa_scores
 
 
 def score_stored_qa(store: Store, run_ids: Sequence[str] | None = None,
-                    lang_pairs: Sequence[str] | None = None) -> list[QARunScore]:
+                    lang_pairs: Sequence[str] | None = None, save: bool = True) -> list[QARunScore]:
     """The stored QA runs (all, those named, or those of the language pairs given), one at a time,
-    against the stored topics. Raises NothingToScore when the store lacks runs or topics."""
+    against the stored topics; with `save`, the scores replace those the runs had in the store.
+    Raises NothingToScore when the store lacks runs or topics."""
     with store.transaction() as session:
         ids = _stored_qa_runs(session, run_ids, lang_pairs)
         topics = io.export_topics(session).topics
@@ -26,6 +29,9 @@ def score_stored_qa(store: Store, run_ids: Sequence[str] | None = None,
         for run_id in ids:
             results.append(evaluate_qa_run(topics, io.export_run(session, run_id, "qa")))
             session.expunge_all()  # the rows of this run are not needed again
+    if save:
+        with store.transaction() as session:
+            replace_qa_scores(session, results, SETTINGS)
     return ranked_qa(results)
 
 

@@ -17,6 +17,15 @@ from sepia.formats.model import QARun, Topic
 from sepia.qa.answer_types import predicted_type
 from sepia.qa.key_terms import KeyTermMatch, match_key_terms
 
+# How the runs are scored, as the JSON reports and the store (with the scores) keep it.
+SETTINGS = {
+    "answer_type": "the run's ANSWER_TYPE with the highest SCORE (equal scores: the first in the file; a missing "
+                   "SCORE ranks last); a topic the run leaves out counts as wrong",
+    "key_terms": "gold KEY_TERMs of the topic in the run's source and target languages; texts equal after NFKC "
+                 "and lower case (and LANG equal when the run gives one); recall and precision macro averaged "
+                 "over the topics with gold key terms",
+}
+
 
 @dataclass(frozen=True)
 class QATopicScore:

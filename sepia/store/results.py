@@ -8,7 +8,8 @@ from typing import Sequence
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from sepia.ir4qa.evaluate import MEASURES, IRRunScore
+from sepia.ir4qa.evaluate import IRRunScore
+from sepia.qa.evaluate import QARunScore
 from sepia.scoring.evaluate import RunScore
 from sepia.store import io
 from sepia.store import models as db
@@ -33,18 +34,42 @@ def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings:
     return io.save_scores(session, scores, settings)
 
 
-def replace_ir4qa_scores(session: Session, scores: Sequence[IRRunScore], settings: dict) -> int:
-    """Keep AP, Q and nDCG of IR4QA runs: per run and topic, plus the means (topic NULL)."""
-    forget_scores(session, "ir4qa", [s.run_id for s in scores], settings)
+def _replace(session: Session, kind: str, scores: Sequence, settings: dict, rows_of) -> int:
+    """Forget the runs' scores under these settings and add `rows_of(score, common)` for each run,
+    `common` being the run's and settings' columns; how many rows were added."""
+    forget_scores(session, kind, [s.run_id for s in scores], settings)
     runs = dict(session.execute(select(db.Run.run_id, db.Run.id).where(
-        db.Run.kind == "ir4qa", db.Run.run_id.in_([s.run_id for s in scores]))).all())
+        db.Run.kind == kind, db.Run.run_id.in_([s.run_id for s in scores]))).all())
     key = settings_key(settings)
-    rows = []
-    for score in scores:
-        common = {"run_id": runs[score.run_id], "settings": key}
-        rows += [db.EvaluationResult(**common, measure=m, value=score.means[m]) for m in MEASURES]
-        rows += [db.EvaluationResult(**common, measure=m, topic_id=topic_id, value=getattr(s, m.lower()))
-                 for topic_id, s in score.topics.items() for m in MEASURES]
+    rows = [row for score in scores for row in rows_of(score, {"run_id": runs[score.run_id], "settings": key})]
     session.add_all(rows)
     session.flush()
     return len(rows)
+
+
+def replace_ir4qa_scores(session: Session, scores: Sequence[IRRunScore], settings: dict) -> int:
+    """Keep every measure the IR4QA runs were scored with (AP, Q and nDCG, and those asked for beside
+    them): per run and topic, plus the means (topic NULL)."""
+    def rows_of(score: IRRunScore, common: dict) -> list:
+        return [db.EvaluationResult(**common, measure=m, value=value) for m, value in score.means.items()] + [
+            db.EvaluationResult(**common, measure=m, topic_id=topic_id, value=s.values[m])
+            for topic_id, s in score.topics.items() for m in score.means]
+    return _replace(session, "ir4qa", scores, settings, rows_of)
+
+
+QA_MEASURES = ("accuracy", "KT-recall", "KT-precision")
+
+
+def replace_qa_scores(session: Session, scores: Sequence[QARunScore], settings: dict) -> int:
+    """Keep the scores of Question Analysis runs: per topic, whether the answer type is right (1 or
+    0, with the topic's gold answer type; topics with one only) and the key terms' recall and
+    precision (topics with gold key terms only); per run (topic NULL) the means that exist."""
+    def rows_of(score: QARunScore, common: dict) -> list:
+        means = zip(QA_MEASURES, (score.accuracy, score.key_term_recall, score.key_term_precision))
+        return ([db.EvaluationResult(**common, measure=m, value=v) for m, v in means if v is not None]
+                + [db.EvaluationResult(**common, measure="accuracy", topic_id=t.topic_id, answer_type=t.gold_type,
+                                       value=float(t.correct)) for t in score.typed]
+                + [db.EvaluationResult(**common, measure=m, topic_id=t.topic_id, answer_type=t.gold_type, value=v)
+                   for t in score.topics if t.key_terms is not None
+                   for m, v in (("KT-recall", t.key_terms.recall), ("KT-precision", t.key_terms.precision))])
+    return _replace(session, "qa", scores, settings, rows_of)

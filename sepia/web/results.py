@@ -1,12 +1,17 @@
-"""Results: organisers score the stored runs on demand and see the overview's tables at any time;
-after release a team sees its own runs beside the mean and the best of their language pair."""
+"""Results: organisers score the stored runs on demand (CCLQA, IR4QA and Question Analysis, as the
+`--store` commands do) and see the overview's tables at any time; after a topic set's release of a
+task a team sees its own runs of that task beside the mean and the best of their language pair."""
 from __future__ import annotations
 
-from flask import Blueprint, Response, abort, flash, g, redirect, render_template, url_for
+from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy import func, select
 
-from sepia.campaign import results, schedule
-from sepia.scoring.campaign import NothingToScore, score_stored_runs
+from sepia.campaign import charts, results, schedule, task_results
+from sepia.campaign.schedule import TASK_LABELS
+from sepia.ir4qa.evaluate import stored_measures
+from sepia.ir4qa.registry import parse_measures
+from sepia.qa.campaign import score_stored_qa
+from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sepia.store.models import NuggetJudgment, Run, RunTopic, Submission, TaskWindow, Topic, utcnow
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
@@ -15,9 +20,15 @@ from sepia.web.security import roles_required
 
 bp = Blueprint("results", __name__, url_prefix="/results")
 
+TASK_ORDER = ("cclqa", "ir4qa", "qa")  # as the pages show them
+
 
 def _all_results() -> dict[str, list[results.RunResult]]:
     return {m: results.load_results(db(), m) for m in results.MATCHERS}
+
+
+def _task_results() -> dict[str, task_results.TaskResults | None]:
+    return {task: task_results.load(db(), task) for task in task_results.TASKS}
 
 
 def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
@@ -29,26 +40,54 @@ def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
 @bp.route("/")
 @roles_required("organiser")
 def overview():
-    scores = _all_results()
-    return render_template("results/overview.html", sections=results.pair_sections(scores),
-                           tables=_campaign_tables(scores), scored=any(scores.values()))
+    scores, others = _all_results(), _task_results()
+    ir4qa = others["ir4qa"]
+    return render_template("results/overview.html", sections=results.pair_sections(scores, others),
+                           tables=_campaign_tables(scores), scored=any(scores.values()) or any(others.values()),
+                           measures=",".join(ir4qa.measures if ir4qa else stored_measures(())),
+                           ir4qa_settings=ir4qa.settings if ir4qa else None)
+
+
+def _score_cclqa() -> str:
+    """Every stored CCLQA run with the automatic matcher and, when judgments exist, the human one."""
+    matchers = ["binarized"]
+    if db().scalar(select(func.count()).select_from(NuggetJudgment)):
+        matchers.insert(0, "human")
+    for matcher in matchers:
+        scored = score_stored_runs(store(), {"matcher": matcher}, save=True)
+    return f"{len(scored)} CCLQA runs scored ({', '.join(results.MATCHER_LABELS[m] for m in matchers)})."
+
+
+def _score_ir4qa(measures: tuple[str, ...], gains: str | None) -> str:
+    scored = score_stored_ir4qa(store(), gains, measures=measures, save=True)
+    return f"{len(scored.runs)} IR4QA runs scored ({', '.join(scored.measures)}; gains {scored.settings['gains']})."
+
+
+def _score_qa() -> str:
+    return f"{len(score_stored_qa(store(), save=True))} Question Analysis runs scored."
 
 
 @bp.route("/score", methods=["POST"])
 @roles_required("organiser")
 def score():
-    """Score every stored CCLQA run with the automatic matcher and, when judgments exist, the human one."""
-    matchers = ["binarized"]
-    if db().scalar(select(func.count()).select_from(NuggetJudgment)):
-        matchers.insert(0, "human")
-    db().close()  # scoring opens its own transactions
+    """Each task that has stored runs, as `sepia evaluate --store`, `sepia evaluate-ir4qa --store
+    --measures ...` and `sepia evaluate-qa --store` do; a task that lacks what it needs says so."""
     try:
-        for matcher in matchers:
-            scored = score_stored_runs(store(), {"matcher": matcher}, save=True)
-    except NothingToScore as problem:
+        measures = stored_measures(parse_measures(request.form.get("measures", "").strip() or None))
+    except ValueError as problem:
         flash(f"Nothing scored: {problem}.", "error")
         return redirect(url_for("results.overview"))
-    flash(f"{len(scored)} CCLQA runs scored ({', '.join(results.MATCHER_LABELS[m] for m in matchers)}).", "success")
+    gains = request.form.get("gains", "").strip() or None
+    kinds = set(db().scalars(select(Run.kind).distinct()))
+    db().close()  # scoring opens its own transactions
+    scorers = {"cclqa": _score_cclqa, "ir4qa": lambda: _score_ir4qa(measures, gains), "qa": _score_qa}
+    for task in (t for t in TASK_ORDER if t in kinds):
+        try:
+            flash(scorers[task](), "success")
+        except (NothingToScore, ValueError) as problem:
+            flash(f"{TASK_LABELS[task]}: nothing scored: {problem}.", "error")
+    if not kinds:
+        flash("Nothing scored: the store holds no runs.", "error")
     return redirect(url_for("results.overview"))
 
 
@@ -71,43 +110,59 @@ def table_latex(key: str):
     return file_response(_table(key).to_latex(), f"{key}.tex", "application/x-tex; charset=utf-8")
 
 
-@bp.route("/charts/<pair>.svg")
+@bp.route("/charts/<pair>.svg", defaults={"task": "cclqa"})
+@bp.route("/charts/<task>/<pair>.svg")
 @roles_required("organiser", "participant")
-def chart(pair: str):
-    scores = _all_results()
+def chart(task: str, pair: str):
+    if task not in TASK_ORDER:
+        abort(404)
+    public = None
     if g.user.role == "participant":
-        own, _, public = _team_view(team_name() or "")
+        own, _, public = _team_view(team_name() or "", task)
         if not own & public:
             abort(404, "The organisers have not published the full table.")
-        scores = _only(scores, public)
-    if not any(r.pair == pair for runs in scores.values() for r in runs):
+    if task == "cclqa":
+        scores = _all_results()
+        if public is not None:
+            scores = _only(scores, public)
+        if not any(r.pair == pair for runs in scores.values() for r in runs):
+            abort(404, "No scored runs of that language pair.")
+        return svg_response(results.bar_chart_svg(scores, pair))
+    found = task_results.load(db(), task)
+    if found is not None and public is not None:
+        found = found.only(public)
+    if found is None or pair not in found.pairs():
         abort(404, "No scored runs of that language pair.")
-    return Response(results.bar_chart_svg(scores, pair), mimetype="image/svg+xml")
+    return svg_response(found.chart_svg(pair))
 
 
-def _visible_runs() -> tuple[set[str], set[str]]:
-    """CCLQA run IDs whose scores participants may see: (released, also in the public full table).
+def svg_response(svg: str) -> Response:
+    return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": charts.SVG_POLICY})
+
+
+def _visible_runs(task: str) -> tuple[set[str], set[str]]:
+    """Run IDs of a task whose scores participants may see: (released, also in the public full table).
     A run belongs to the topic sets of the topics it answers; it is released when every one of them
-    has released its CCLQA results, so a run of a formal run stays hidden while only the dry run's
+    has released that task's results, so a run of a formal run stays hidden while only the dry run's
     results are out, also from the pair's mean and best."""
     now = utcnow()
-    windows = {w.topic_set_id: w for w in db().scalars(select(TaskWindow).where(TaskWindow.task == "cclqa"))}
+    windows = {w.topic_set_id: w for w in db().scalars(select(TaskWindow).where(TaskWindow.task == task))}
     sets: dict[str, set] = {}
     for run_id, set_id in db().execute(select(Run.run_id, Topic.topic_set_id).distinct()
                                        .join(RunTopic, RunTopic.run_id == Run.id)
-                                       .join(Topic, Topic.id == RunTopic.topic_id).where(Run.kind == "cclqa")):
+                                       .join(Topic, Topic.id == RunTopic.topic_id).where(Run.kind == task)):
         sets.setdefault(run_id, set()).add(set_id)
     released = {run_id for run_id, ids in sets.items()
                 if all(i in windows and schedule.phase(windows[i], now) == schedule.RELEASED for i in ids)}
     return released, {r for r in released if all(windows[i].publish_full_table for i in sets[r])}
 
 
-def _team_view(team: str) -> tuple[set[str], set[str], set[str]]:
-    """What a team may see: (its own current CCLQA runs that are released, every released run, the
-    runs of the public full table)."""
-    released, public = _visible_runs()
+def _team_view(team: str, task: str) -> tuple[set[str], set[str], set[str]]:
+    """What a team may see of a task: (its own current runs that are released, every released run,
+    the runs of the public full table)."""
+    released, public = _visible_runs(task)
     own = set(db().scalars(select(Submission.run_id).where(
-        Submission.team == team, Submission.kind == "cclqa", Submission.superseded_at.is_(None))))
+        Submission.team == team, Submission.kind == task, Submission.superseded_at.is_(None))))
     return own & released, released, public
 
 
@@ -115,12 +170,33 @@ def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict
     return {m: [r for r in runs if r.run_id in run_ids] for m, runs in scores.items()}
 
 
+def _sections(team: str, task: str) -> tuple[list, list, list]:
+    """A team's view of one task: (its tables, per pair with the pair's mean and best; its runs'
+    per-topic tables; the public full table's sections), each empty when nothing is released."""
+    own, released, public = _team_view(team, task)
+    if not own:
+        return [], [], []
+    if task == "cclqa":
+        scores = _all_results()
+        shown = results.pair_sections(_only(scores, released))
+        mine = [t for s in shown for t in s.tables]
+        topics = [results.topic_table(r) for m in results.MATCHERS for r in scores[m] if r.run_id in own]
+        full = results.pair_sections(_only(scores, public)) if own & public else []
+    else:
+        found = task_results.load(db(), task)
+        if found is None:
+            return [], [], []
+        shown = found.only(released)
+        mine = [t for p in shown.pairs() if (t := shown.table(p)) is not None]
+        topics = [found.topic_table(r) for r in found.runs if r.run_id in own]
+        full = results.pair_sections({}, {task: found.only(public)}) if own & public else []
+    return [t for table in mine if (t := results.team_table(table, own)) is not None], topics, full
+
+
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
-    run_ids, released, public = _team_view(team_name() or "")
-    scores = _all_results() if run_ids else {m: [] for m in results.MATCHERS}
-    rows = {m: results.team_rows(_only(scores, released)[m], run_ids) for m in results.MATCHERS}
-    return render_template("results/mine.html", rows=rows, labels=results.MATCHER_LABELS, released=bool(run_ids),
-                           sections=results.pair_sections(_only(scores, public)) if run_ids & public else [],
-                           types={m: results.answer_types([r.run for r in rows[m]]) for m in rows})
+    team = team_name() or ""
+    tasks = {task: _sections(team, task) for task in TASK_ORDER}
+    return render_template("results/mine.html", tasks=tasks, labels=TASK_LABELS,
+                           released=any(tables for tables, _, _ in tasks.values()))
