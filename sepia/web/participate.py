@@ -1,10 +1,13 @@
 """Participants: the schedule, run submission (browser and `sepia submit`), receipts, API tokens."""
 from __future__ import annotations
 
+import re
 import secrets
+from datetime import datetime, timezone
 
 from flask import (Blueprint, abort, current_app, flash, g, jsonify, redirect, render_template, request,
                    url_for)
+from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import selectinload
@@ -19,6 +22,31 @@ from sepia.web.security import digest, roles_required, token_required
 
 bp = Blueprint("participate", __name__)
 TOKEN_PREFIX = "sepia_"
+WARNINGS_SHOWN = 20  # each a message in the session cookie; `sepia validate` lists every one
+UTC_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC")
+
+
+@bp.app_template_filter("local_times")
+def local_times(message: str) -> Markup:
+    """A message with each UTC moment in it (`2026-05-01 12:00 UTC`) marked up as the `when` filter
+    does, so that the reader sees it in their own time zone."""
+    from sepia.web.app import when
+
+    out, at = Markup(), 0
+    for moment in UTC_MOMENT.finditer(message):
+        parsed = datetime.strptime(moment.group(), "%Y-%m-%d %H:%M UTC").replace(tzinfo=timezone.utc)
+        out += escape(message[at:moment.start()]) + when(parsed)
+        at = moment.end()
+    return out + escape(message[at:])
+
+
+def _flash_warnings(filename: str, warnings: list[str]) -> None:
+    """The run's warnings, as `sepia submit` prints them (FILE:LINE:COLUMN: message)."""
+    for warning in warnings[:WARNINGS_SHOWN]:
+        flash(f"{filename}:{warning}", "warning")
+    if len(warnings) > WARNINGS_SHOWN:
+        flash(f"{filename}: {len(warnings) - WARNINGS_SHOWN:,} more warnings; `sepia validate {filename}` lists "
+              "every one.", "warning")
 
 
 def team_name() -> str | None:
@@ -69,7 +97,10 @@ def upload():
         return _home(409, refused={"filename": upload.filename, "problems": [
             "The same run was being stored by another upload at this moment; look at your submissions below "
             "and upload again if it is not there."]})
-    flash(f"{receipt.run_id} {'replaced' if receipt.replaced else 'accepted'}.", "success")
+    flash(f"{receipt.run_id} {'replaced' if receipt.replaced else 'accepted'}"
+          + (f", with {len(receipt.warnings):,} warning{'s' if len(receipt.warnings) != 1 else ''}." if receipt.warnings
+             else "."), "success")
+    _flash_warnings(upload.filename, receipt.warnings)
     return redirect(url_for("participate.receipt", submission_id=receipt.submission_id))
 
 
