@@ -29,7 +29,8 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
                replace: bool = False, lang: str | None = None, priorities: Iterable[int] | None = None) -> db.Pool:
     """Pool the top `depth` documents (ir4qa) or responses (cclqa) of every run of that kind (of that
     target language; of those priorities, or of priority at most `max_priority`; all when neither),
-    on every topic that is not retired."""
+    on every topic that is not retired. Refuses (ImportRefused) a pool that exists unless `replace`,
+    and a pool that would be empty."""
     if kind not in DEFAULT_DEPTH:
         raise ValueError(f"pool kind must be ir4qa or cclqa, not {kind!r}")
     if depth < 1:
@@ -70,6 +71,9 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
                         items[key] = db.PoolEntry(topic_id=topic.topic_id, response_id=response.id)
                         pool.entries.append(items[key])
                     items[key].members.append(response)
+    if not pool.entries:  # nothing for anyone to judge: a mistake of language, task or priorities
+        among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {pool.priorities}" if wanted else ""]))
+        raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
     session.add(pool)
     session.flush()
     return pool

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import Counter
 
 from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from sepia.corpus.lookup import get_document
 from sepia.store import judging
 from sepia.store.io import ImportRefused
-from sepia.store.models import Nugget, Pool, Topic, User
+from sepia.store.models import Nugget, Pool, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
@@ -32,8 +32,10 @@ def pools():
     rows = db().scalars(select(Pool).order_by(Pool.created_at)).all()
     assessors = db().scalars(select(User.username).where(User.role == "assessor", User.active)
                              .order_by(User.username)).all()
+    runs = {(kind, lang): n for kind, lang, n in db().execute(
+        select(Run.kind, Run.target_lang, func.count()).group_by(Run.kind, Run.target_lang))}
     return render_template("judging/pools.html", pools=rows, progress=judging.progress(db()), assessors=assessors,
-                           languages=LANGUAGES, default_depth=DEFAULT_DEPTH)
+                           languages=LANGUAGES, default_depth=DEFAULT_DEPTH, runs=runs)
 
 
 @bp.route("/pools/", methods=["POST"])
@@ -48,7 +50,11 @@ def build():
         depth = parse_id(form.get("depth") or str(DEFAULT_DEPTH.get(kind, 30)), "depth")
         if not name or kind not in DEFAULT_DEPTH or lang not in (None, *LANGUAGES) or depth < 1:
             raise FormError("Give the pool a name, a task, a language and a depth of at least 1.")
-        built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities)
+        replace = form.get("replace") == "1"
+        if not replace and db().scalar(select(Pool.id).where(Pool.name == name)) is not None:
+            raise FormError(f"A pool named {name} exists: tick “Replace the pool of that name” to build it anew, "
+                            "or choose another name.")
+        built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities, replace=replace)
         built.suggest = kind == "cclqa" and form.get("suggest") == "1"
         db().commit()
     except (FormError, ImportRefused) as error:
@@ -74,6 +80,37 @@ def assign(pool_id: int):
         flash(f"{pool.name}: {error}.", "error")
         return redirect(url_for("judging.pools"))
     flash(f"{pool.name}: {added} items assigned to {', '.join(assessors)}.", "success")
+    return redirect(url_for("judging.pools"))
+
+
+@bp.route("/pools/<int:pool_id>/rebuild", methods=["POST"])
+@roles_required("organiser")
+def rebuild(pool_id: int):
+    """The pool built anew with its own settings from the runs stored now (its assignments go; the
+    judgments stay, as they belong to the responses and documents, not to the pool)."""
+    pool = get_or_404(Pool, pool_id, "pool")
+    name, suggest = pool.name, pool.suggest
+    priorities = [int(p) for p in (pool.priorities or "").split(",") if p]
+    try:
+        built = build_pool(db(), name, pool.kind, pool.depth, pool.max_priority, replace=True, lang=pool.lang,
+                           priorities=priorities)
+        built.suggest = suggest
+        db().commit()
+    except ImportRefused as error:
+        db().rollback()
+        flash("; ".join(error.reasons), "error")
+        return redirect(url_for("judging.pools"))
+    flash(f"Pool {name} rebuilt: {len(built.entries)} items; assign it again.", "success")
+    return redirect(url_for("judging.pools"))
+
+
+@bp.route("/pools/<int:pool_id>/delete", methods=["POST"])
+@roles_required("organiser")
+def delete(pool_id: int):
+    pool = get_or_404(Pool, pool_id, "pool")
+    db().delete(pool)
+    db().commit()
+    flash(f"Pool {pool.name} deleted; the judgments made in it are kept.", "success")
     return redirect(url_for("judging.pools"))
 
 
