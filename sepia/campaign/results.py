@@ -178,9 +178,10 @@ def _pair_order(pair: str) -> int:
 
 
 def team_table(table: Table, own: set[str]) -> Table | None:
-    """A team's rows of a pair's table (every released run of the pair), best first as there, then
-    once the pair's mean and best of each column; None when the team has no run in it."""
-    mine = [row for row in table.rows if row[0] in own]
+    """A team's rows of a pair's table (every released run of the pair) in run ID order, so that its
+    runs stand in the same rows in every table, then once the pair's mean and best of each column;
+    None when the team has no run in it."""
+    mine = sorted((row for row in table.rows if row[0] in own), key=lambda row: row[0])
     if not mine:
         return None
     pair = "-".join(table.key.split("-")[:2])

@@ -19,7 +19,7 @@ from sepia.campaign import schedule
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.write import to_xml
 from sepia.store import io
-from sepia.store.models import Submission, Topic, TopicSet, utcnow
+from sepia.store.models import Submission, Topic, TopicSet, as_utc, utcnow
 from sepia.vocab import language_pair_of
 from sepia.web.db import db
 from sepia.web.security import roles_required
@@ -118,7 +118,8 @@ def runs(set_id: int, task: str):
         for row in rows:
             name = f"{row.run_id}.xml"
             bundle.writestr(name, row.content)
-            writer.writerow([row.run_id, row.team, task, language_pair_of(row.run_id), name, row.sha256, row.size, row.topics, row.items, row.submitted_at.isoformat()])
+            writer.writerow([row.run_id, row.team, task, language_pair_of(row.run_id), name, row.sha256, row.size, row.topics, row.items,
+                             as_utc(row.submitted_at).isoformat()])  # SQLite gives it back without its zone
             db().expunge(row)
         bundle.writestr("MANIFEST.tsv", manifest.getvalue())
     archive.seek(0)

@@ -7,6 +7,7 @@ from sqlalchemy.exc import IntegrityError
 from sepia.vocab import LANGUAGES
 from sepia.web import analysis, voting
 from sepia.web.db import db
+from sepia.web.first_steps import first_steps
 from sepia.web.forms import FormError, parse_ids
 from sepia.web.gold import gold_xml
 from sepia.web.security import roles_required
@@ -116,7 +117,8 @@ def overview():
     agreement = {code: analysis.vote_agreement(group) for code, group in by_lang.items()}
     return render_template("votes/overview.html", matrices=matrices, agreement=agreement, lang=lang,
                            languages=LANGUAGES, schemes=analysis.SCHEMES, notes=problems, status=status,
-                           statuses=STATUSES, page=page, pages=pages, shown=len(topics))
+                           statuses=STATUSES, page=page, pages=pages, shown=len(topics),
+                           steps=first_steps(db()) if not topics and not lang and not status else None)
 
 
 MATRICES_PER_PAGE = 20

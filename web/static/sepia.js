@@ -178,7 +178,7 @@ function setupTopicPage() {
     current = { docid: data.docid, text: data.text };
     $("#doc-title").textContent = data.title || data.docid;
     $("#doc-docid").textContent = data.docid;
-    $("#doc-date").textContent = data.date || "";
+    $("#doc-date").textContent = data.date ? ` · ${data.date}` : "";  // an undated document: no dangling separator
     // Text nodes and <mark>s only, built from the stored text, so offsets map back exactly.
     // Hits come in code points; the DOM wants UTF-16, so walk the text by code point.
     const units = [0];
