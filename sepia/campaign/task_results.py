@@ -21,6 +21,7 @@ from sepia.store.results import QA_MEASURES
 
 TASKS = ("ir4qa", "qa")
 LABELS = {"ir4qa": "IR4QA", "qa": "Question Analysis"}
+SHORT = {"ir4qa": "IR4QA", "qa": "QA"}  # in chart titles
 QA_LABELS = {"accuracy": "Accuracy", "KT-recall": "KT recall", "KT-precision": "KT precision"}
 CHARTED = 4  # measures drawn per chart at most (the table has them all)
 
@@ -89,8 +90,7 @@ class TaskResults:
         measures = [m for m in self.measures if any(m in r.means for r in runs)][:CHARTED]
         series = [charts.Bars(QA_LABELS.get(m, m), {r.run_id: r.means[m] for r in runs if m in r.means},
                               {r.run_id: list(r.topics.get(m, {}).values()) for r in runs}) for m in measures]
-        what = "mean over topics" if self.task == "ir4qa" else "accuracy and key terms over topics"
-        return charts.bar_chart_svg(f"{pair}: {LABELS[self.task]} {what}", "score", series,
+        return charts.bar_chart_svg(f"{pair}: {SHORT[self.task]} means over topics", "score", series,
                                     [r.run_id for r in runs])
 
 

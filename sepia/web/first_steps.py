@@ -16,6 +16,7 @@ class Step:
     how: str  # what to do, in a sentence
     endpoint: str | None  # the page where it is done, if it is done in the web tool
     done: bool
+    command: str | None = None  # the command that does it (or does it too) on the server
 
 
 def first_steps(session: Session) -> list[Step] | None:
@@ -27,15 +28,16 @@ def first_steps(session: Session) -> list[Step] | None:
     if topics:
         return None
     return [
-        Step("Add the collections", "sepia corpus add LANG FILES…, then sepia index build, on the server", None,
-             documents > 0),
+        Step("Add the collections", "load and index them on the server", None, documents > 0,
+             "sepia corpus add LANG FILE… && sepia index build"),
         Step("Create the accounts", "topic developers, assessors and participants (each participant in a team)",
              "admin.users", others > 1),
-        Step("Develop or import topics", "topic developers write them beside the search; or sepia import TOPICS.xml",
-             "topics.index", topics > 0),
+        Step("Develop or import topics", "topic developers write them beside the search, or import them",
+             "topics.index", topics > 0, "sepia import TOPICS.xml"),
         Step("Schedule the tasks", "topic sets with their submission windows and release moments",
              "schedule.index", windows > 0),
-        Step("Collect runs", "teams upload in the browser or with sepia submit; or sepia import RUN.xml", None, runs > 0),
+        Step("Collect runs", "teams upload in the browser or with sepia submit, or organisers import them", None,
+             runs > 0, "sepia import RUN.xml"),
         Step("Pool and judge", "build pools from the runs and share them out to the assessors", "judging.pools",
              pools > 0),
         Step("Score and release", "score the stored runs; teams see them at each release", "results.overview", False),
