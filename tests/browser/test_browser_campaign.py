@@ -192,12 +192,20 @@ def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
     assert par.locator("#submissions tr.inactive").count() == 3  # the drafts, superseded and kept
     shot(par, "replaced", "#submissions")
 
-    # The CCLQA deadline passes: a late upload is refused with the deadline.
+    # The CCLQA deadline passes while a page opened before it is still up: the upload is refused with
+    # the deadline, in the reader's time zone and without the file's name before it; the page loaded
+    # anew has its upload form off.
+    par.goto(f"{site.url}/me")
+    par.set_input_files("input[name=run]", str(own["CS"]))
     for lang in LANGS:
         set_windows(org, f"{lang} formal run", {"qa": (-7, -6, None), "ir4qa": (-5, -4, None),
                                                  "cclqa": (-3, -2, 48)})
-    upload(par, own["CS"], expect_ok=False)
-    assert "the deadline has passed" in par.locator("#problems").inner_text()
+    with par.expect_navigation():
+        par.get_by_role("button", name="Upload and check").click()
+    late = par.locator("#problems li").first.inner_text()
+    assert late.startswith("CCLQA submissions closed at ") and "the deadline has passed" in late, late
+    assert "UTC" not in late and ("JST" in late or "GMT+9" in late), late  # Tokyo time
+    assert par.get_by_role("button", name="Upload and check").is_disabled()
 
     # Assessment happens elsewhere; its judgments of the submitted runs come into the store.
     submitted = {f"TEAMA-{lang}-{lang}-01-T" for lang in LANGS} | {f"TEAMX-EN-{lang}-01-T" for lang in LANGS}
