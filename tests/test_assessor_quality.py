@@ -146,3 +146,98 @@ def test_three_category_agreement_beside_the_yes_no_collapse():
     assert row.kappa == pytest.approx(sm_fleiss_kappa(two))
     assert row.kappa3 == pytest.approx(sm_fleiss_kappa(three))
     assert row.kappa3 < row.kappa  # (1, 0.5) agrees only when partial counts as a yes
+
+
+# ---------------------------------------------------------------- score change between two rounds
+
+def _round_campaign():
+    from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
+
+    nuggets = [GoldNugget("N1", "a", votes=[("v", True)]), GoldNugget("N2", "b", votes=[("v", True)])]
+    gold = GoldStandard("CS", [GoldTopic("ACLIA2-CS-0001", "PERSON", [], nuggets),
+                               GoldTopic("ACLIA2-CS-0002", "PERSON", [], nuggets)])
+    run = CCLQARun(Metadata("TEAM-CS-CS-01-T"), [CCLQATopic("ACLIA2-CS-0001", [Answer(1, "x")]),
+                                                CCLQATopic("ACLIA2-CS-0002", [Answer(1, "y")])])
+    return gold, run
+
+
+def _j(topic, nugget, match, assessor):
+    return Judgment(f"ACLIA2-CS-000{topic}", "TEAM-CS-CS-01-T", 1, nugget, match, assessor)
+
+
+def test_score_change_split_by_topic_and_assessor_by_hand():
+    from sepia.metaeval.rounds import score_change
+    from sepia.scoring.evaluate import Settings
+
+    gold, run = _round_campaign()
+    before = [_j(1, "N1", 0, "alice"), _j(1, "N2", 0, "alice"),
+              _j(2, "N1", 0, "bob"), _j(2, "N1", 0, "carol"), _j(2, "N2", 0, "bob"), _j(2, "N2", 0, "carol")]
+    # topic 1: alice alone finds N1; topic 2: bob and carol both find N1, and one of two is a match
+    # (at least half), so either change alone flips it: they share that topic's change equally.
+    after = [_j(1, "N1", 1, "alice"), _j(1, "N2", 0, "alice"),
+             _j(2, "N1", 1, "bob"), _j(2, "N1", 1, "carol"), _j(2, "N2", 0, "bob"), _j(2, "N2", 0, "carol")]
+    [change] = score_change(gold, [run], before, after, Settings(allowance=1000))
+    f_half = 10 * 1 * 0.5 / (9 * 1 + 0.5)  # precision 1 (allowance 1000), recall 1/2
+    assert change.before == 0 and change.after == pytest.approx(f_half)
+    assert change.by_topic == pytest.approx({"ACLIA2-CS-0001": f_half / 2, "ACLIA2-CS-0002": f_half / 2})
+    assert change.by_assessor == pytest.approx({"alice": f_half / 2, "bob": f_half / 4, "carol": f_half / 4})
+    assert sum(change.by_assessor.values()) == pytest.approx(change.change)
+
+
+def test_an_adjudication_that_overrules_is_its_own_part():
+    from sepia.metaeval.rounds import score_change
+    from sepia.scoring.evaluate import Settings
+
+    gold, run = _round_campaign()
+    before = [_j(1, "N1", 1, "alice"), _j(1, "N1", 0, "bob")]  # one of two: a match
+    after = before + [_j(1, "N1", 0, ADJUDICATED)]  # the organiser decides: no match
+    [change] = score_change(gold, [run], before, after, Settings(allowance=1000))
+    f_half = 5 / 9.5
+    assert change.change == pytest.approx(-f_half / 2)
+    assert change.by_assessor == pytest.approx({ADJUDICATED: -f_half / 2})
+    [same] = score_change(gold, [run], before, before, Settings(allowance=1000))
+    assert same.change == 0 and same.by_topic == {} and same.by_assessor == {}
+
+
+# ---------------------------------------------------------------- the command
+
+def test_agreement_command_by_group_and_between_rounds(tmp_path):
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+    from sepia.formats.judgments import read_judgments
+
+    sample = Path(__file__).resolve().parents[1] / "corpora" / "cs"
+    source = (sample / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    # the second round: cs-a2 now sees a nugget that nobody saw in any of TEAMA's responses to a topic
+    rows = [line.split("\t") for line in source[1:]]
+    seen = {(r[0], r[3]) for r in rows if r[1] == "TEAMA-CS-CS-01-T" and r[4] != "0"}
+    index = 1 + next(i for i, r in enumerate(rows) if r[1] == "TEAMA-CS-CS-01-T" and r[5] == "cs-a2"
+                     and (r[0], r[3]) not in seen)
+    cells = source[index].split("\t")
+    cells[4] = "1"
+    after = tmp_path / "after.tsv"
+    after.write_text("\n".join(source[:index] + ["\t".join(cells)] + source[index + 1:]) + "\n", encoding="utf-8")
+    args = ["agreement", "--gold", str(sample / "gold.xml"), "--judgments", str(sample / "judgments.tsv"),
+            "--by", "assessor", "--by", "topic", "--by", "run", "--format", "json"]
+    result = CliRunner().invoke(main, args + ["--after", str(after), "--run", str(sample / "runs")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    quality = {(r["kind"], r["assessor"]): r for r in report["by"]["assessor"]["quality"]}
+    assert quality["match", "cs-a2"]["items"] == len({(j.topic_id, j.run_id, j.answer_rank, j.nugget_id)
+                                                      for j in read_judgments(sample / "judgments.tsv")
+                                                      if j.assessor == "cs-a2"})
+    assert set(report["by"]["disputes"]) == {"assessor", "topic", "run"}
+    changes = {c["run_id"]: c for c in report["changes"]}
+    moved = changes["TEAMA-CS-CS-01-T"]
+    assert sum(moved["by_assessor"].values()) == pytest.approx(moved["change"])
+    assert moved["change"] > 0 and list(moved["by_assessor"]) == ["cs-a2"] and list(moved["by_topic"]) == [cells[0]]
+    assert all(c["change"] == 0 for r, c in changes.items() if r != "TEAMA-CS-CS-01-T")
+    table = CliRunner().invoke(main, args[:-2] + ["--by", "type"])
+    assert "Cohen's kappa per pair" in table.output and "Disputes by type" in table.output
+    assert "kappa 3 cat." in table.output
+    refused = CliRunner().invoke(main, args + ["--after", str(after)])
+    assert refused.exit_code == 2 and "--after and --run go together" in refused.output
