@@ -89,7 +89,7 @@ def save_nugget_judgment(session: Session, assignment: db.Assignment, nugget_ids
                          matched: set[int], comment: str = "") -> None:
     """The assessor's judgment of a CCLQA item; the caller commits."""
     write_nugget_matches(session, assignment.entry, assignment.assessor, nugget_ids, matched)
-    _judged(assignment, comment)
+    mark_judged(assignment, comment)
 
 
 def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, nugget_ids: list[int],
@@ -107,7 +107,7 @@ def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, n
 def save_relevance(session: Session, assignment: db.Assignment, level: int, comment: str = "") -> None:
     """The assessor's judgment of an IR4QA item; the caller commits."""
     write_relevance(session, assignment.entry, assignment.assessor, level)
-    _judged(assignment, comment)
+    mark_judged(assignment, comment)
 
 
 def write_relevance(session: Session, entry: db.PoolEntry, assessor: str, level: int) -> None:
@@ -122,10 +122,19 @@ def skip(assignment: db.Assignment, comment: str = "") -> None:
     assignment.comment = comment
 
 
-def _judged(assignment: db.Assignment, comment: str) -> None:
+def mark_judged(assignment: db.Assignment, comment: str) -> None:
     assignment.judged_at = db.utcnow()
     assignment.skipped = False
     assignment.comment = comment
+
+
+SECONDS_KEPT = 3600.0  # longer on one item is a screen left open, not judging time
+
+
+def add_seconds(assignment: db.Assignment, seconds: float | None) -> None:
+    """Add the seconds the screen timed for this save to the item's (nothing if untimed or absurd)."""
+    if seconds is not None and 0 <= seconds <= SECONDS_KEPT:
+        assignment.seconds = (assignment.seconds or 0.0) + seconds
 
 
 # ---------------------------------------------------------------- disputes and agreement
@@ -148,8 +157,8 @@ class Dispute:
 
 
 def _entries(pool: db.Pool, entry_id: int | None):
-    """The pool's entries, or only the one with this ID."""
-    chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
+    """The pool's entries (not the control items mixed in), or only the one with this ID."""
+    chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id, db.PoolEntry.control_id.is_(None))
     return chosen if entry_id is None else chosen.where(db.PoolEntry.id == entry_id)
 
 
@@ -258,7 +267,7 @@ def suggestion_agreement(session: Session, pool: db.Pool) -> tuple[int, int]:
     """(judgments equal to the suggestion, judgments) over the pool's judged CCLQA items, one per item,
     nugget and assessor: how far the assessors followed what was pre-marked (a suggestion biases
     people: this measures it)."""
-    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id).options(
+    entries = session.scalars(_entries(pool, None).options(
         selectinload(db.PoolEntry.assignments), selectinload(db.PoolEntry.members))).all()
     judged = {e.response_id: e for e in entries if any(a.judged_at is not None for a in e.assignments)}
     nuggets = {}
