@@ -74,7 +74,7 @@ def _units():
 
 
 def test_assessor_quality_by_hand():
-    rows = {r.assessor: r for r in assessor_quality(_units(), {"alice": [3.0, 10.0, 4.0]})}
+    rows = {r.assessor: r for r in assessor_quality(_units(), {("match", "alice"): [3.0, 10.0, 4.0], ("vote", "bob"): [1.0]})}
     assert set(rows) == {"alice", "bob", "carol"}  # the adjudication is no assessor
     alice, bob, carol = rows["alice"], rows["bob"], rows["carol"]
     assert (alice.items, alice.adjudicated, alice.agree_adjudicated) == (4, 2, 1)   # 1 = 1, 1 != 0.5

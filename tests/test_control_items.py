@@ -38,8 +38,8 @@ def _judge_all(session, pool_name, marks):
         judging.save_nugget_judgment(session, a, nuggets, {nuggets[i] for i in marks(a.assessor, a.entry.members[0].text)})
 
 
-@pytest.fixture
-def campaign(store):
+def two_topics_and_runs(store):
+    """A dry-run topic and a formal one, with nuggets, and two teams' CCLQA runs answering both."""
     make_topic(store, DRY, nuggets=["甲", "乙"])
     make_topic(store, FORMAL, nuggets=["丙", "丁"])
     with store.transaction() as session:
@@ -47,6 +47,12 @@ def campaign(store):
             io.import_run(session, model.CCLQARun(model.Metadata(run_id), [
                 model.CCLQATopic(t, [model.Answer(i + 1, text) for i, text in enumerate(texts)])
                 for t, texts in topics.items()]))
+
+
+@pytest.fixture
+def campaign(store):
+    two_topics_and_runs(store)
+    with store.transaction() as session:
         # the dry run: DRY judged twice, the item 甲乙 disputed and adjudicated
         _retire(session, FORMAL)
         build_pool(session, "dry", "cclqa", 30)

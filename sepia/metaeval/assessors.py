@@ -190,8 +190,9 @@ def _share(part: int, whole: int) -> float:
     return part / whole if whole else float("nan")
 
 
-def assessor_quality(units: Sequence[Unit], seconds: dict[str, Sequence[float]] | None = None) -> list[AssessorQuality]:
-    """One row per kind and assessor. `seconds`: assessor -> seconds spent on each item judged."""
+def assessor_quality(units: Sequence[Unit],
+                     seconds: dict[tuple[str, str], Sequence[float]] | None = None) -> list[AssessorQuality]:
+    """One row per kind and assessor. `seconds`: (kind, assessor) -> seconds spent on each item judged."""
     seconds = seconds or {}
     tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     for unit in units:
@@ -208,7 +209,7 @@ def assessor_quality(units: Sequence[Unit], seconds: dict[str, Sequence[float]] 
                 t[4] += len(others) == 1 and value not in others
     rows = []
     for (kind, assessor), (items, adjudicated, agree, shared, alone) in sorted(tally.items()):
-        spent = seconds.get(assessor)
+        spent = seconds.get((kind, assessor))
         rows.append(AssessorQuality(kind, assessor, items, adjudicated, agree, _share(agree, adjudicated),
                                     shared, alone, _share(alone, shared), median(spent) if spent else None))
     return rows

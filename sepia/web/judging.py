@@ -258,10 +258,15 @@ def adjudicate(pool_id: int, entry_id: int):
             if level >= current_app.config["RELEVANCE_LEVELS"]:
                 raise FormError(f"Level L{level} is not a level of this campaign.")
             judging.adjudicate(db(), entry, level=level)
+        if request.form.get("control") == "1":
+            reason = bounded_text(request.form.get("reason", "").strip(), COMMENT_MAX_CHARS, "A reason")
+            db().flush()
+            controls.mark_control(db(), entry, reason, g.user.username)
         db().commit()
-    except FormError as error:
+    except (FormError, ImportRefused) as error:
         db().rollback()
-        flash(str(error), "error")
+        flash(str(error) if isinstance(error, FormError) else "; ".join(error.reasons), "error")
     else:
-        flash(f"Item {entry.id} of {entry.topic_id} decided: that judgment is now the official one.", "success")
+        kept = " and a control item" if request.form.get("control") == "1" else ""
+        flash(f"Item {entry.id} of {entry.topic_id} decided: that judgment is now the official one{kept}.", "success")
     return redirect(url_for("judging.disputes", pool_id=pool_id) + f"#item-{entry_id}")
