@@ -218,6 +218,10 @@ class AgreementRow:
     units: int  # CCLQA: item x nugget pairs; IR4QA: items; each judged by two or more assessors
     kappa: float  # Fleiss
     alpha: float  # Krippendorff: nominal for nugget matches, ordinal for relevance levels
+    # CCLQA: the categories above are the values judged (support 1, partial 0.5, not 0); these count
+    # a partial support as a yes (1 and 0.5 against 0). NaN for relevance.
+    kappa_yes_no: float = float("nan")
+    alpha_yes_no: float = float("nan")
 
 
 def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
@@ -246,8 +250,13 @@ def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
         values = sorted({v for unit in ratings for v in unit})
         counts = np.array([[unit.count(v) for v in values] for unit in ratings], float)
         level = "nominal" if pool.kind == "cclqa" else "ordinal"
-        rows.append(AgreementRow(lang, answer_type, len(ratings), fleiss_kappa(counts),
-                                 krippendorff_alpha_counts(counts, np.array(values, float), level)))
+        row = AgreementRow(lang, answer_type, len(ratings), fleiss_kappa(counts),
+                           krippendorff_alpha_counts(counts, np.array(values, float), level))
+        if pool.kind == "cclqa":
+            yes_no = np.array([[sum(v == 0 for v in unit), sum(v > 0 for v in unit)] for unit in ratings], float)
+            row.kappa_yes_no = fleiss_kappa(yes_no)
+            row.alpha_yes_no = krippendorff_alpha_counts(yes_no, np.array([0.0, 1.0]), "nominal")
+        rows.append(row)
     return rows
 
 

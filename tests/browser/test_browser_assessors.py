@@ -94,6 +94,10 @@ def test_the_assessor_page_for_organisers_only(chromium, site, artifacts):
     with org.expect_download() as download:
         org.locator("a", has_text="quality.csv").click()
     assert download.value.suggested_filename == "assessors-quality.csv"
+    org.goto(f"{base}/pools/1/disputes")  # where control items are kept, and partial support told apart
+    assert "κ yes/no" in org.locator("main").inner_text() and org.locator("input[name=control]").count()
+    org.screenshot(path=str(artifacts / "assessors-disputes.png"))
+    org.goto(f"{base}/assessors/")
     org.fill("input[name=threshold]", "2")
     with org.expect_navigation():
         org.get_by_role("button", name="Apply").click()
