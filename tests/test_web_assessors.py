@@ -116,3 +116,19 @@ def test_only_organisers_see_the_assessor_page(app, campaign, user):
         assert browser.get(path).status_code == 403
     assert browser.post("/assessors/controls/mix", {"pool": campaign[4], "rate": "10"}).status_code == 403
     assert "/assessors/" not in browser.get("/", follow_redirects=True).get_data(as_text=True)
+
+
+def test_untimed_or_absurd_seconds_are_not_kept(app, store, campaign):
+    as1, formal = campaign[1], campaign[4]
+    page = as1.get(f"/judge/{formal}/{FORMAL}").get_data(as_text=True)
+    action = re.search(r'action="(/judge/\d+/[^/]+/(\d+))"', page)
+    for seconds in ("nan", "inf", "-3", "1e9", "abc", ""):  # the same item saved again each time
+        assert as1.post(action.group(1), {"action": "save", "seconds": seconds}).status_code == 302
+    with store.transaction() as session:
+        judged, seconds = session.execute(select(Assignment.judged_at, Assignment.seconds)
+                                          .where(Assignment.id == int(action.group(2)))).one()
+    assert judged is not None and seconds is None
+    as1.post(action.group(1), {"action": "save", "seconds": "4.5"})
+    as1.post(action.group(1), {"action": "save", "seconds": "2"})  # back to it later: the time adds up
+    with store.transaction() as session:
+        assert session.get(Assignment, int(action.group(2))).seconds == 6.5

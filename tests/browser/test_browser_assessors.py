@@ -78,6 +78,9 @@ def test_the_assessor_page_for_organisers_only(chromium, site, artifacts):
     feedback = as1.locator("#control-feedback")
     assert "Not the expected answer" in feedback.inner_text() and "both the launch" in feedback.inner_text()
     as1.screenshot(path=str(artifacts / "assessors-training.png"))
+    with site.app.extensions["sepia_store"].transaction() as session:  # the screen timed the item
+        timed = session.scalar(select(Assignment.seconds).join(PoolEntry).where(PoolEntry.control_id.is_not(None)))
+    assert timed is not None and 0 < timed < 60
     assert as1.locator("a", has_text="Assessors").count() == 0
     assert as1.goto(f"{base}/assessors/").status == 403
 
