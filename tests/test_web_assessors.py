@@ -132,3 +132,33 @@ def test_untimed_or_absurd_seconds_are_not_kept(app, store, campaign):
     as1.post(action.group(1), {"action": "save", "seconds": "2"})  # back to it later: the time adds up
     with store.transaction() as session:
         assert session.get(Assignment, int(action.group(2))).seconds == 6.5
+
+
+def _statements(app, send) -> int:
+    from sqlalchemy import event
+
+    seen = []
+
+    def listener(*args, **kwargs):
+        seen.append(1)
+
+    engine = app.extensions["sepia_store"].engine
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        send()
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    return len(seen)
+
+
+def test_timing_costs_a_save_no_statement_and_the_page_does_not_grow(app, store, campaign):
+    from test_web_query_counts import grow
+
+    org, as1, formal = campaign[0], campaign[1], campaign[4]
+    page = as1.get(f"/judge/{formal}/{FORMAL}").get_data(as_text=True)
+    action = re.search(r'action="(/judge/\d+/[^/]+/\d+)"', page).group(1)
+    untimed = _statements(app, lambda: as1.post(action, {"action": "save"}))
+    assert _statements(app, lambda: as1.post(action, {"action": "save", "seconds": "3.5"})) == untimed
+    small = _statements(app, lambda: org.get("/assessors/"))
+    grow(app, store, 10, 4)  # more topics, nuggets, votes and runs: the page sends as many statements
+    assert _statements(app, lambda: org.get("/assessors/")) == small

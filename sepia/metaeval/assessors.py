@@ -260,12 +260,13 @@ def dispute_rates(units: Sequence[Unit], by: str) -> list[DisputeRate]:
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson's score interval of a proportion: sound for small counts and for 0 or all correct."""
-    from scipy.stats import norm
+    """Wilson's score interval of a proportion: sound for small counts and for 0 or all correct.
+    (The standard library's normal quantile: a web page need not import scipy for it.)"""
+    from statistics import NormalDist
 
     if trials == 0:
         return float("nan"), float("nan")
-    z = norm.ppf(0.5 + confidence / 2)
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * np.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)

@@ -108,17 +108,22 @@ def report(session: Session, threshold: float) -> dict:
     threshold), per-assessor quality with items done, Cohen's kappa per pair, and dispute rates by
     topic, answer type, language, run and assessor."""
     from sepia.metaeval.assessors import GROUPS, assessor_quality, dispute_rates, kappa_matrix
-    from sepia.metaeval.render import json_ready
     from sepia.store.controls import accuracy
 
     found = units(session)
     done = items_done(session)
-    quality = [r.as_dict() | {"done": done.get((r.kind, r.assessor))}
-               for r in assessor_quality(found, seconds(session))]
-    return json_ready({
-        "threshold": threshold,
-        "controls": [r.as_dict() for r in accuracy(session, threshold)],
-        "quality": quality,
-        "kappa": [p.as_dict() for p in kappa_matrix(found)],
-        "disputes": [r.as_dict() for by in GROUPS for r in dispute_rates(found, by)],
-    })
+    tables = {
+        "controls": accuracy(session, threshold),
+        "quality": assessor_quality(found, seconds(session)),
+        "kappa": kappa_matrix(found),
+        "disputes": [r for by in GROUPS for r in dispute_rates(found, by)],
+    }
+    report = {name: [_defined(r.as_dict()) for r in rows] for name, rows in tables.items()}
+    for row in report["quality"]:
+        row["done"] = done.get((row["kind"], row["assessor"]))
+    return {"threshold": threshold, **report}
+
+
+def _defined(row: dict) -> dict:
+    """An undefined figure (NaN: nothing to measure) as None, so that the JSON is valid."""
+    return {k: None if isinstance(v, float) and v != v else v for k, v in row.items()}
