@@ -135,3 +135,39 @@ def test_a_relevance_control_expects_the_adjudicated_level(store):
         control = controls.mark_control(session, entry, "the whole answer")
         assert (control.kind, control.expected, control.docid) == ("ir4qa", "2", "d1")
         assert controls.mark_control(session, entry, "changed").id == control.id  # one control item per item
+
+
+def test_control_command_written_answers_mixing_and_accuracy(campaign, monkeypatch, store_url):
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+
+    store, dry_item = campaign
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    runner = CliRunner()
+    with store.transaction() as session:
+        items = {e.members[0].text: e.id for e in get_pool(session, "formal").entries}
+    # an item written for training: its answer given by the organiser, not adjudicated
+    added = runner.invoke(main, ["control", "add", "formal", "--item", str(items["丁丙"]), "--expect", "N001 N002",
+                                 "--reason", "丁丙 names both"])
+    assert added.exit_code == 0 and "(cclqa, expected" in added.output, added.output
+    undecided = runner.invoke(main, ["control", "add", "formal", "--item", str(items["戊"])])
+    assert undecided.exit_code == 1 and "has no expected answer: decide it (adjudicate) or give the answer" in \
+        undecided.output
+    unknown = runner.invoke(main, ["control", "add", "formal", "--item", str(items["戊"]), "--expect", "N009"])
+    assert unknown.exit_code == 1 and "N009: not a nugget of ACLIA2-CS-0002" in unknown.output
+    level = runner.invoke(main, ["control", "add", "formal", "--item", str(items["戊"]), "--level", "2"])
+    assert level.exit_code == 1 and "is a response: its expected answer is the nuggets it contains" in level.output
+    assert runner.invoke(main, ["control", "add", "dry", "--item", str(dry_item)]).exit_code == 0  # adjudicated
+    with store.transaction() as session:
+        assert session.query(ControlItem).count() == 2
+        expected = session.scalar(select(ControlItem.expected).where(ControlItem.reason == "丁丙 names both"))
+        assert expected == controls.nugget_answer(_nuggets(session, FORMAL))
+    # as2's dry-run queue has DRY's items only: the formal control item can be mixed in
+    mixed = runner.invoke(main, ["control", "mix", "dry", "--rate", "0.25", "--training"])
+    assert mixed.exit_code == 0 and "pool dry: 2 control item(s) mixed in (training)" in mixed.output  # 1 each
+    bad_rate = runner.invoke(main, ["control", "mix", "dry", "--rate", "1"])
+    assert bad_rate.exit_code == 2 and "the control rate is a share of the queue" in bad_rate.output
+    bad = runner.invoke(main, ["control", "accuracy", "--threshold", "1.2"])
+    assert bad.exit_code == 2 and "the flag threshold is an accuracy between 0 and 1, not 1.2" in bad.output
+    assert runner.invoke(main, ["control", "accuracy", "--format", "json"]).exit_code == 0

@@ -37,15 +37,34 @@ def _adjudicated(session: Session, entry: db.PoolEntry) -> str | None:
     return nugget_answer(n for n, m in rows if m >= 1) if rows else None
 
 
-def mark_control(session: Session, entry: db.PoolEntry, reason: str = "", created_by: str | None = None) -> db.ControlItem:
-    """Make an adjudicated item a control item (or update the one made from it); its decision is the
-    expected answer. An item nobody decided has no answer to expect: refused."""
+def written_answer(session: Session, entry: db.PoolEntry, nugget_labels: list[str] | None = None,
+                   level: int | None = None) -> str:
+    """An expected answer an organiser writes for an item (one written for training): the labels of
+    the nuggets the response contains (CCLQA), or the level (IR4QA)."""
+    if entry.response_id is None:
+        if level is None or level < 0 or nugget_labels:
+            raise ImportRefused([f"item {entry.id} is a document: its expected answer is a level (0 or more)"])
+        return str(level)
+    if level is not None or nugget_labels is None:
+        raise ImportRefused([f"item {entry.id} is a response: its expected answer is the nuggets it contains"])
+    ids = dict(session.execute(select(db.Nugget.label, db.Nugget.id).where(db.Nugget.topic_id == entry.topic_id)).all())
+    unknown = [label for label in nugget_labels if label not in ids]
+    if unknown:
+        raise ImportRefused([f"{', '.join(unknown)}: not a nugget of {entry.topic_id}"])
+    return nugget_answer(ids[label] for label in nugget_labels)
+
+
+def mark_control(session: Session, entry: db.PoolEntry, reason: str = "", created_by: str | None = None,
+                 expected: str | None = None) -> db.ControlItem:
+    """Make an item a control item (or update the one made from it). The expected answer is the one
+    given (`written_answer`), else the organiser's decision on the item; an item without either has no
+    answer to expect: refused."""
     if entry.control_id is not None:
         raise ImportRefused([f"item {entry.id} is itself a control item mixed into a pool"])
-    expected = _adjudicated(session, entry)
+    expected = expected if expected is not None else _adjudicated(session, entry)
     if expected is None:
         raise ImportRefused([f"item {entry.id} of {entry.topic_id} has no expected answer: decide it "
-                             "(adjudicate) before making it a control item"])
+                             "(adjudicate) or give the answer before making it a control item"])
     kind = "ir4qa" if entry.response_id is None else "cclqa"
     control = session.scalar(select(db.ControlItem).where(
         db.ControlItem.kind == kind, db.ControlItem.topic_id == entry.topic_id,
