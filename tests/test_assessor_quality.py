@@ -241,3 +241,15 @@ def test_agreement_command_by_group_and_between_rounds(tmp_path):
     assert "kappa 3 cat." in table.output
     refused = CliRunner().invoke(main, args + ["--after", str(after)])
     assert refused.exit_code == 2 and "--after and --run go together" in refused.output
+
+
+@pytest.mark.parametrize("weights, wt", [(None, None), ("linear", "linear"), ("quadratic", "quadratic")])
+def test_cohen_kappa_equals_statsmodels_on_a_contingency_table(weights, wt):
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    # four relevance levels, 40 documents: first rater's level x second rater's level
+    table = np.array([[8, 2, 1, 0], [1, 6, 3, 0], [0, 2, 7, 2], [0, 0, 1, 7]])
+    first = [i for i in range(4) for j in range(4) for _ in range(table[i, j])]
+    second = [j for i in range(4) for j in range(4) for _ in range(table[i, j])]
+    expected = cohens_kappa(table, wt=wt).kappa if wt else cohens_kappa(table).kappa
+    assert cohen_kappa(first, second, [0, 1, 2, 3], weights) == pytest.approx(expected)
