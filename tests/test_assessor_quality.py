@@ -253,3 +253,18 @@ def test_cohen_kappa_equals_statsmodels_on_a_contingency_table(weights, wt):
     second = [j for i in range(4) for j in range(4) for _ in range(table[i, j])]
     expected = cohens_kappa(table, wt=wt).kappa if wt else cohens_kappa(table).kappa
     assert cohen_kappa(first, second, [0, 1, 2, 3], weights) == pytest.approx(expected)
+
+
+def test_before_and_after_adjudication_as_the_store_exports_them():
+    """before = each assessor's own (export --individual), after = the official ones (export): the
+    change goes half to the decision, half to the overruled assessor; who agreed with it gets none."""
+    from sepia.metaeval.rounds import score_change
+    from sepia.scoring.evaluate import Settings
+
+    gold, run = _round_campaign()
+    before = [_j(1, "N1", 1, "alice"), _j(1, "N1", 0, "bob")]  # one of two: a match
+    after = [_j(1, "N1", 0, ADJUDICATED)]  # the decision replaces both
+    [change] = score_change(gold, [run], before, after, Settings(allowance=1000))
+    f_half = 5 / 9.5
+    assert change.by_assessor == pytest.approx({"alice": -f_half / 4, ADJUDICATED: -f_half / 4})
+    assert change.change == pytest.approx(-f_half / 2)
