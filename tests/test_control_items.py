@@ -171,3 +171,43 @@ def test_control_command_written_answers_mixing_and_accuracy(campaign, monkeypat
     bad = runner.invoke(main, ["control", "accuracy", "--threshold", "1.2"])
     assert bad.exit_code == 2 and "the flag threshold is an accuracy between 0 and 1, not 1.2" in bad.output
     assert runner.invoke(main, ["control", "accuracy", "--format", "json"]).exit_code == 0
+
+
+def test_a_replaced_run_takes_its_control_items_along(campaign):
+    store, dry_item = campaign
+    with store.transaction() as session:
+        control = controls.mark_control(session, session.get(PoolEntry, dry_item), "both")
+        assert controls.mix_controls(session, get_pool(session, "formal"), 0.5) == 1
+        answered = session.scalar(select(Assignment).join(PoolEntry).where(PoolEntry.control_id == control.id))
+        controls.answer_control(session, answered, "")
+        run_id = next(r for r, topics in RUNS.items() if "甲乙" in topics[DRY])
+    with store.transaction() as session:  # the team uploads the run again: its responses are new rows
+        io.import_run(session, model.CCLQARun(model.Metadata(run_id), [
+            model.CCLQATopic(t, [model.Answer(i + 1, text) for i, text in enumerate(texts)])
+            for t, texts in RUNS[run_id].items()]), replace=True)
+    with store.transaction() as session:
+        assert session.query(ControlItem).count() == 0 and session.query(ControlAnswer).count() == 0
+        assert session.scalar(select(PoolEntry).where(PoolEntry.control_id.is_not(None))) is None
+
+
+def test_a_relevance_control_item_is_answered_by_level(store):
+    with store.transaction() as session:
+        for run_id, topic_id, docs in (("A-CS-CS-01-T", DRY, ["d1"]), ("B-CS-CS-01-T", FORMAL, ["d7", "d8"])):
+            io.import_run(session, model.IR4QARun(model.Metadata(run_id), [
+                model.IR4QATopic(topic_id, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
+        dry = build_pool(session, "ir dry", "ir4qa", 10, priorities=[1])
+        [entry] = [e for e in dry.entries if e.docid == "d1"]
+        judging.adjudicate(session, entry, level=1)
+        controls.mark_control(session, entry, "partly")
+        formal = build_pool(session, "ir formal", "ir4qa", 10)
+        entries = [e for e in formal.entries if e.topic_id == FORMAL]
+        for e in entries:
+            e.assignments.append(Assignment(assessor="as2", position=0))
+        session.flush()
+        assert controls.mix_controls(session, formal, 0.5) == 1
+        placed = session.scalar(select(Assignment).join(PoolEntry).where(PoolEntry.control_id.is_not(None)))
+        assert (placed.entry.docid, placed.entry.topic_id) == ("d1", DRY)
+        assert controls.answer_control(session, placed, "1").correct
+        assert not controls.answer_control(session, placed, "2").correct
+        answer_id = session.scalar(select(ControlAnswer.id))
+        assert controls.feedback(session, answer_id, "as2").expected == "L1"
