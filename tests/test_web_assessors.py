@@ -162,3 +162,11 @@ def test_timing_costs_a_save_no_statement_and_the_page_does_not_grow(app, store,
     small = _statements(app, lambda: org.get("/assessors/"))
     grow(app, store, 10, 4)  # more topics, nuggets, votes and runs: the page sends as many statements
     assert _statements(app, lambda: org.get("/assessors/")) == small
+
+
+def test_the_page_on_an_empty_store(app):
+    org = browser_for(app, "org")
+    page = org.get("/assessors/").get_data(as_text=True)
+    assert "No control item has been answered yet." in page and "No votes or judgments yet." in page
+    assert json.loads(org.get("/assessors/report.json").get_data(as_text=True))["quality"] == []
+    assert org.get("/assessors/kappa.csv").get_data(as_text=True) == "kind,first,second,units,kappa,weighted,weights\n"

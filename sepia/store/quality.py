@@ -127,3 +127,14 @@ def report(session: Session, threshold: float) -> dict:
 def _defined(row: dict) -> dict:
     """An undefined figure (NaN: nothing to measure) as None, so that the JSON is valid."""
     return {k: None if isinstance(v, float) and v != v else v for k, v in row.items()}
+
+
+def columns(table: str) -> list[str]:
+    """The columns of one of the report's tables, also when it has no rows."""
+    from dataclasses import fields
+
+    from sepia.metaeval.assessors import AssessorQuality, DisputeRate, PairKappa
+    from sepia.store.controls import ControlAccuracy
+
+    kinds = {"controls": ControlAccuracy, "quality": AssessorQuality, "kappa": PairKappa, "disputes": DisputeRate}
+    return [f.name for f in fields(kinds[table])] + (["done"] if table == "quality" else [])

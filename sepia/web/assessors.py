@@ -64,10 +64,9 @@ def report_json():
 def table_csv(key: str):
     rows = quality.report(db(), _download_threshold())[key]
     out = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+    writer = csv.DictWriter(out, fieldnames=quality.columns(key), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
     return file_response(out.getvalue(), f"assessors-{key}.csv", "text/csv; charset=utf-8")
 
 
