@@ -190,24 +190,38 @@ def test_a_replaced_run_takes_its_control_items_along(campaign):
         assert session.scalar(select(PoolEntry).where(PoolEntry.control_id.is_not(None))) is None
 
 
+def _relevance_control(session) -> Assignment:
+    """d1 of DRY decided L1 in a dry pool and kept as a control item, placed in as2's queue of FORMAL."""
+    for run_id, topic_id, docs in (("A-CS-CS-01-T", DRY, ["d1"]), ("B-CS-CS-01-T", FORMAL, ["d7", "d8"])):
+        io.import_run(session, model.IR4QARun(model.Metadata(run_id), [
+            model.IR4QATopic(topic_id, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
+    dry = build_pool(session, "ir dry", "ir4qa", 10, priorities=[1])
+    [entry] = [e for e in dry.entries if e.docid == "d1"]
+    judging.adjudicate(session, entry, level=1)
+    controls.mark_control(session, entry, "partly")
+    formal = build_pool(session, "ir formal", "ir4qa", 10)
+    for e in formal.entries:
+        if e.topic_id == FORMAL:
+            e.assignments.append(Assignment(assessor="as2", position=0))
+    session.flush()
+    assert controls.mix_controls(session, formal, 0.5) == 1
+    return session.scalar(select(Assignment).join(PoolEntry).where(PoolEntry.control_id.is_not(None)))
+
+
 def test_a_relevance_control_item_is_answered_by_level(store):
     with store.transaction() as session:
-        for run_id, topic_id, docs in (("A-CS-CS-01-T", DRY, ["d1"]), ("B-CS-CS-01-T", FORMAL, ["d7", "d8"])):
-            io.import_run(session, model.IR4QARun(model.Metadata(run_id), [
-                model.IR4QATopic(topic_id, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
-        dry = build_pool(session, "ir dry", "ir4qa", 10, priorities=[1])
-        [entry] = [e for e in dry.entries if e.docid == "d1"]
-        judging.adjudicate(session, entry, level=1)
-        controls.mark_control(session, entry, "partly")
-        formal = build_pool(session, "ir formal", "ir4qa", 10)
-        entries = [e for e in formal.entries if e.topic_id == FORMAL]
-        for e in entries:
-            e.assignments.append(Assignment(assessor="as2", position=0))
-        session.flush()
-        assert controls.mix_controls(session, formal, 0.5) == 1
-        placed = session.scalar(select(Assignment).join(PoolEntry).where(PoolEntry.control_id.is_not(None)))
+        placed = _relevance_control(session)
         assert (placed.entry.docid, placed.entry.topic_id) == ("d1", DRY)
         assert controls.answer_control(session, placed, "1").correct
         assert not controls.answer_control(session, placed, "2").correct
         answer_id = session.scalar(select(ControlAnswer.id))
         assert controls.feedback(session, answer_id, "as2").expected == "L1"
+
+
+def test_emptying_the_campaign_removes_control_items(store):
+    with store.transaction() as session:
+        controls.answer_control(session, _relevance_control(session), "1")
+    with store.transaction() as session:
+        io.delete_all(session)
+    with store.transaction() as session:
+        assert session.query(ControlItem).count() == 0 and session.query(ControlAnswer).count() == 0
