@@ -116,6 +116,9 @@ def test_bad_control_input_gets_a_clear_message(campaign):
         undecided = session.scalar(select(PoolEntry).where(PoolEntry.id != dry_item, PoolEntry.topic_id == DRY))
         with pytest.raises(ImportRefused, match="has no expected answer: decide it"):
             controls.mark_control(session, undecided)
+        decided = session.get(PoolEntry, dry_item)
+        with pytest.raises(ImportRefused, match="reason is at most 2,000 characters, not 2,001"):
+            controls.mark_control(session, decided, "x" * 2001)
         for rate in (1.0, -0.1):
             with pytest.raises(ValueError, match="control rate is a share"):
                 controls.mix_controls(session, get_pool(session, "formal"), rate)

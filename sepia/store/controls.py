@@ -20,6 +20,9 @@ from sepia.store.io import ImportRefused
 from sepia.store.judging import ADJUDICATED, mark_judged
 
 
+REASON_MAX_CHARS = 2_000  # as a judging comment
+
+
 def nugget_answer(nugget_ids) -> str:
     """A CCLQA answer as stored: the matched nuggets' IDs, ascending, space separated ("" = none)."""
     return " ".join(str(n) for n in sorted(set(nugget_ids)))
@@ -61,6 +64,8 @@ def mark_control(session: Session, entry: db.PoolEntry, reason: str = "", create
     answer to expect: refused."""
     if entry.control_id is not None:
         raise ImportRefused([f"item {entry.id} is itself a control item mixed into a pool"])
+    if len(reason) > REASON_MAX_CHARS:
+        raise ImportRefused([f"a control item's reason is at most {REASON_MAX_CHARS:,} characters, not {len(reason):,}"])
     expected = expected if expected is not None else _adjudicated(session, entry)
     if expected is None:
         raise ImportRefused([f"item {entry.id} of {entry.topic_id} has no expected answer: decide it "
