@@ -21,6 +21,7 @@ COMMANDS = {
     "evaluate-ir4qa": "sepia.commands.ir4qa:evaluate_ir4qa_command",
     "evaluate-qa": "sepia.commands.qa:evaluate_qa_command",
     "pool": "sepia.commands.pool:pool",
+    "control": "sepia.commands.control:control",
     "corpus": "sepia.commands.corpus:corpus",
     "index": "sepia.commands.index:index",
     "search": "sepia.commands.search:search",

@@ -10,7 +10,7 @@ nugget) tuple for judgments. Only items with two or more decisions can agree or 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -75,11 +75,17 @@ class AgreementRow:
     decisions: int
     assessors: int
     observed: float       # share of agreeing pairs of decisions
-    kappa: float
+    kappa: float          # yes / no: a partial support (0.5) counts as a yes
     alpha: float
+    # Judgments only: three categories (support 1, partial 0.5, not 0), nominal; NaN for votes.
+    kappa3: float = float("nan")
+    alpha3: float = float("nan")
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
+
+
+PARTIAL_CATEGORIES = (0.0, 0.5, 1.0)  # not, partial support, support
 
 
 def agreement_row(lang: str, kind: str, items: Sequence[Item]) -> AgreementRow:
@@ -88,8 +94,14 @@ def agreement_row(lang: str, kind: str, items: Sequence[Item]) -> AgreementRow:
     names = {a for i in usable for a, _ in i.decisions if a is not None}
     pairs = counts.sum(1) * (counts.sum(1) - 1)
     observed = float(((counts * (counts - 1)).sum(1).sum() / pairs.sum())) if len(usable) else float("nan")
-    return AgreementRow(lang, kind, len(usable), int(counts.sum()), len(names), observed,
-                        fleiss_kappa(counts), krippendorff_alpha_counts(counts, [0, 1], "nominal"))
+    row = AgreementRow(lang, kind, len(usable), int(counts.sum()), len(names), observed,
+                       fleiss_kappa(counts), krippendorff_alpha_counts(counts, [0, 1], "nominal"))
+    if kind != "judgment":
+        return row
+    three = np.array([[sum(float(d) == c for _, d in i.decisions) for c in PARTIAL_CATEGORIES] for i in usable],
+                     float).reshape(-1, 3)
+    return replace(row, kappa3=fleiss_kappa(three),
+                   alpha3=krippendorff_alpha_counts(three, PARTIAL_CATEGORIES, "nominal"))
 
 
 def agreement_table(labelled: Sequence[tuple[str, Item]]) -> list[AgreementRow]:

@@ -115,10 +115,13 @@ def disagreement_text(d: dict, limit: int | None = None) -> list[str]:
 
 
 def agreement_text(rows: Sequence[dict], assessors: Sequence[dict], splits: Sequence[dict]) -> str:
-    lines = ["Assessor agreement (items decided by two or more assessors):"]
-    lines += align([["kind", "lang", "items", "decisions", "assessors", "observed", "Fleiss kappa", "Kripp. alpha"]] +
+    lines = ["Assessor agreement (items decided by two or more assessors); yes/no counts a partial support",
+             "(0.5) as a yes, 3 cat. keeps support, partial and not apart (judgments only):"]
+    lines += align([["kind", "lang", "items", "decisions", "assessors", "observed", "kappa yes/no", "alpha yes/no",
+                     "kappa 3 cat.", "alpha 3 cat."]] +
                    [[r["kind"], r["lang"], str(r["items"]), str(r["decisions"]), str(r["assessors"]),
-                     fmt(r["observed"]), fmt(r["kappa"]), fmt(r["alpha"])] for r in rows])
+                     fmt(r["observed"]), fmt(r["kappa"]), fmt(r["alpha"]), fmt(r.get("kappa3")), fmt(r.get("alpha3"))]
+                    for r in rows])
     lines += ["", "Lone dissent per assessor (items with three or more decisions where they alone disagree):"]
     lines += align([["kind", "assessor", "items", "alone", "share"]] +
                    [[a["kind"], a["assessor"], str(a["decided"]), str(a["lone_dissents"]), fmt(a["share"])]

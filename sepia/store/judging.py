@@ -89,7 +89,7 @@ def save_nugget_judgment(session: Session, assignment: db.Assignment, nugget_ids
                          matched: set[int], comment: str = "") -> None:
     """The assessor's judgment of a CCLQA item; the caller commits."""
     write_nugget_matches(session, assignment.entry, assignment.assessor, nugget_ids, matched)
-    _judged(assignment, comment)
+    mark_judged(assignment, comment)
 
 
 def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, nugget_ids: list[int],
@@ -107,7 +107,7 @@ def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, n
 def save_relevance(session: Session, assignment: db.Assignment, level: int, comment: str = "") -> None:
     """The assessor's judgment of an IR4QA item; the caller commits."""
     write_relevance(session, assignment.entry, assignment.assessor, level)
-    _judged(assignment, comment)
+    mark_judged(assignment, comment)
 
 
 def write_relevance(session: Session, entry: db.PoolEntry, assessor: str, level: int) -> None:
@@ -122,10 +122,19 @@ def skip(assignment: db.Assignment, comment: str = "") -> None:
     assignment.comment = comment
 
 
-def _judged(assignment: db.Assignment, comment: str) -> None:
+def mark_judged(assignment: db.Assignment, comment: str) -> None:
     assignment.judged_at = db.utcnow()
     assignment.skipped = False
     assignment.comment = comment
+
+
+SECONDS_KEPT = 3600.0  # longer on one item is a screen left open, not judging time
+
+
+def add_seconds(assignment: db.Assignment, seconds: float | None) -> None:
+    """Add the seconds the screen timed for this save to the item's (nothing if untimed or absurd)."""
+    if seconds is not None and 0 <= seconds <= SECONDS_KEPT:
+        assignment.seconds = (assignment.seconds or 0.0) + seconds
 
 
 # ---------------------------------------------------------------- disputes and agreement
@@ -148,8 +157,8 @@ class Dispute:
 
 
 def _entries(pool: db.Pool, entry_id: int | None):
-    """The pool's entries, or only the one with this ID."""
-    chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
+    """The pool's entries (not the control items mixed in), or only the one with this ID."""
+    chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id, db.PoolEntry.control_id.is_(None))
     return chosen if entry_id is None else chosen.where(db.PoolEntry.id == entry_id)
 
 
@@ -209,6 +218,10 @@ class AgreementRow:
     units: int  # CCLQA: item x nugget pairs; IR4QA: items; each judged by two or more assessors
     kappa: float  # Fleiss
     alpha: float  # Krippendorff: nominal for nugget matches, ordinal for relevance levels
+    # CCLQA: the categories above are the values judged (support 1, partial 0.5, not 0); these count
+    # a partial support as a yes (1 and 0.5 against 0). NaN for relevance.
+    kappa_yes_no: float = float("nan")
+    alpha_yes_no: float = float("nan")
 
 
 def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
@@ -237,8 +250,13 @@ def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
         values = sorted({v for unit in ratings for v in unit})
         counts = np.array([[unit.count(v) for v in values] for unit in ratings], float)
         level = "nominal" if pool.kind == "cclqa" else "ordinal"
-        rows.append(AgreementRow(lang, answer_type, len(ratings), fleiss_kappa(counts),
-                                 krippendorff_alpha_counts(counts, np.array(values, float), level)))
+        row = AgreementRow(lang, answer_type, len(ratings), fleiss_kappa(counts),
+                           krippendorff_alpha_counts(counts, np.array(values, float), level))
+        if pool.kind == "cclqa":
+            yes_no = np.array([[sum(v == 0 for v in unit), sum(v > 0 for v in unit)] for unit in ratings], float)
+            row.kappa_yes_no = fleiss_kappa(yes_no)
+            row.alpha_yes_no = krippendorff_alpha_counts(yes_no, np.array([0.0, 1.0]), "nominal")
+        rows.append(row)
     return rows
 
 
@@ -258,7 +276,7 @@ def suggestion_agreement(session: Session, pool: db.Pool) -> tuple[int, int]:
     """(judgments equal to the suggestion, judgments) over the pool's judged CCLQA items, one per item,
     nugget and assessor: how far the assessors followed what was pre-marked (a suggestion biases
     people: this measures it)."""
-    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id).options(
+    entries = session.scalars(_entries(pool, None).options(
         selectinload(db.PoolEntry.assignments), selectinload(db.PoolEntry.members))).all()
     judged = {e.response_id: e for e in entries if any(a.judged_at is not None for a in e.assignments)}
     nuggets = {}

@@ -389,6 +389,8 @@ class Pool(Base):
     # Pre-mark the BINARIZED matcher's decision on the judging screen (off: a suggestion biases people).
     suggest: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    # Training: after answering a control item the assessor sees the expected answer and its reason.
+    training: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     entries: Mapped[list[PoolEntry]] = relationship(cascade="all, delete-orphan", order_by="PoolEntry.id")
 
 
@@ -401,6 +403,11 @@ class PoolEntry(Base):
     topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), index=True)
     response_id: Mapped[int | None] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"))
     docid: Mapped[str | None] = mapped_column(String(limits.DOCID))
+    # Set on a control item mixed into the pool's queues (sepia.store.controls): judged like the
+    # others, blind, but its answers go to control_answer, never to the judgments that score runs.
+    # No ON DELETE action (SQLite adds the column in place and cannot reflect one, as for
+    # topic.topic_set_id): sepia.store.controls removes these entries before their control item.
+    control_id: Mapped[int | None] = mapped_column(ForeignKey("control_item.id"), index=True)
     members: Mapped[list[Response]] = relationship(secondary="pool_member", order_by="Response.id")
     assignments: Mapped[list[Assignment]] = relationship(
         back_populates="entry", cascade="all, delete-orphan", order_by="Assignment.id")
@@ -425,6 +432,8 @@ class Assignment(Base):
     comment: Mapped[str] = mapped_column(Text, default="")
     skipped: Mapped[bool] = mapped_column(Boolean, default=False)
     judged_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # Seconds the item was on the judging screen before its saves (summed), as the browser timed them.
+    seconds: Mapped[float | None] = mapped_column(Float)
     entry: Mapped[PoolEntry] = relationship(back_populates="assignments")
 
 
@@ -450,6 +459,38 @@ class RelevanceJudgment(Base):
     assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
     level: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ControlItem(Base):
+    """An item with a known answer (an adjudicated item of a dry run, or one written for training),
+    mixed blind into assessors' queues to measure their accuracy (qualification)."""
+    __tablename__ = "control_item"
+    __table_args__ = (CheckConstraint("kind IN ('cclqa', 'ir4qa')", name="ck_control_item_kind"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), index=True)
+    response_id: Mapped[int | None] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"))  # CCLQA
+    docid: Mapped[str | None] = mapped_column(String(limits.DOCID))  # IR4QA
+    # The expected answer: CCLQA, the IDs of the topic's nuggets the response contains, space
+    # separated ("" = none of them); IR4QA, the relevance level.
+    expected: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    source: Mapped[str] = mapped_column(String(200), default="")  # e.g. "pool CS-dry item 12"
+    created_by: Mapped[str | None] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ControlAnswer(Base):
+    """An assessor's answer to a control item mixed into a pool, and whether it was the expected one."""
+    __tablename__ = "control_answer"
+    __table_args__ = (UniqueConstraint("entry_id", "assessor", name="uq_control_answer"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    entry_id: Mapped[int] = mapped_column(ForeignKey("pool_entry.id", ondelete="CASCADE"), index=True)
+    control_id: Mapped[int] = mapped_column(ForeignKey("control_item.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR), index=True)
+    answer: Mapped[str] = mapped_column(Text)  # in the form of ControlItem.expected
+    correct: Mapped[bool] = mapped_column(Boolean)
+    answered_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 # ---------------------------------------------------------------- results

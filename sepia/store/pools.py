@@ -92,13 +92,13 @@ def pool_rows(session: Session, name: str) -> tuple[list[str], list[tuple]]:
     responses judged as one share it."""
     pool = get_pool(session, name)
     if pool.kind == "ir4qa":
-        return ["topic_id", "docid"], sorted((e.topic_id, e.docid) for e in pool.entries)
+        return ["topic_id", "docid"], sorted((e.topic_id, e.docid) for e in pool.entries if e.control_id is None)
     rows = session.execute(
         select(db.PoolEntry.topic_id, db.PoolEntry.id, db.Run.run_id, db.Response.rank, db.Response.text)
         .join(db.pool_member, db.pool_member.c.entry_id == db.PoolEntry.id)
         .join(db.Response, db.pool_member.c.response_id == db.Response.id)
         .join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run)
-        .where(db.PoolEntry.pool_id == pool.id))
+        .where(db.PoolEntry.pool_id == pool.id, db.PoolEntry.control_id.is_(None)))
     return ["topic_id", "item", "run_id", "answer_rank", "text"], sorted(tuple(r) for r in rows)
 
 
@@ -142,7 +142,8 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     if overlap and len(assessors) < 2:
         raise ValueError("overlap needs at least two assessors")
     pool = get_pool(session, name)
-    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id)
+    entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
+                                                         db.PoolEntry.control_id.is_(None))
                               .options(selectinload(db.PoolEntry.assignments)).order_by(db.PoolEntry.id)).all()
     by_topic: dict[str, list[db.PoolEntry]] = {}
     for entry in entries:

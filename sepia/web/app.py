@@ -105,6 +105,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp, schedule.bp, participate.bp, downloads.bp,
                       results.bp, judging.bp):
         app.register_blueprint(blueprint)
+    from sepia.web import assessors
+
+    app.register_blueprint(assessors.bp)
 
     app.before_request(security.load_current_user)
     app.teardown_appcontext(_close_session)

@@ -3,6 +3,7 @@ one pooled item at a time, blind (no run or team shown), with the keyboard. Ever
 when it is made, so a closed tab loses nothing and the screen resumes at the first open item."""
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
@@ -10,7 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from sepia.corpus.lookup import get_document
-from sepia.store import judging
+from sepia.store import controls, judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
@@ -145,8 +146,10 @@ def screen(pool_id: int, topic_id: str):
     wanted = request.args.get("item", type=int)
     current = next((a for a in items if a.id == wanted), None) or judging.next_open(items)
     topic = _topic(topic_id)
+    shown = request.args.get("feedback", type=int)
+    told = controls.feedback(db(), shown, g.user.username) if shown and pool.training else None
     if current is None:
-        return render_template("judging/done.html", pool=pool, topic=topic, items=items)
+        return render_template("judging/done.html", pool=pool, topic=topic, items=items, feedback=told)
     document, pieces = None, []
     if pool.kind == "ir4qa":
         document = get_document(db(), current.entry.docid)
@@ -161,7 +164,7 @@ def screen(pool_id: int, topic_id: str):
     level = judging.relevance_level(db(), current) if pool.kind == "ir4qa" else None
     return render_template("judging/screen.html", pool=pool, topic=topic, items=items, current=current,
                            index=items.index(current), marked=marked, suggested=suggested, level=level,
-                           document=document, pieces=pieces,
+                           document=document, pieces=pieces, feedback=told,
                            levels=range(current_app.config["RELEVANCE_LEVELS"]))
 
 
@@ -197,10 +200,13 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
     if current is None:
         abort(404, "This item is not in your queue.")
     form = request.form
+    answered = None
     try:
         comment = bounded_text(form.get("comment", "").strip(), COMMENT_MAX_CHARS, "A comment")
         if form.get("action") == "skip":
             judging.skip(current, comment)
+        elif current.entry.control_id is not None:
+            answered = controls.answer_control(db(), current, _control_answer(pool, topic_id), comment)
         elif pool.kind == "cclqa":
             nugget_ids = db().scalars(select(Nugget.id).where(Nugget.topic_id == topic_id)
                                       .order_by(Nugget.position)).all()
@@ -213,6 +219,8 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
             if level >= current_app.config["RELEVANCE_LEVELS"]:
                 raise FormError(f"Level L{level} is not a level of this campaign.")
             judging.save_relevance(db(), current, level, comment)
+        if form.get("action") != "skip":
+            judging.add_seconds(current, _seconds(form.get("seconds")))
         db().commit()
     except FormError as error:
         db().rollback()
@@ -220,7 +228,33 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
         return redirect(url_for("judging.screen", pool_id=pool_id, topic_id=topic_id, item=assignment_id))
     following = judging.next_open(items, items.index(current))
     target = {"item": following.id} if following is not None else {}
+    if answered is not None and pool.training:
+        target["feedback"] = answered.id
     return redirect(url_for("judging.screen", pool_id=pool_id, topic_id=topic_id, **target))
+
+
+def _seconds(value: str | None) -> float | None:
+    """The screen's timing of an item, sent with the save; missing or malformed: not timed."""
+    try:
+        seconds = float(value or "")
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) else None
+
+
+def _control_answer(pool: Pool, topic_id: str) -> str:
+    """A control item's answer from the form, in the form its expected answer is kept."""
+    form = request.form
+    if pool.kind == "cclqa":
+        nugget_ids = set(db().scalars(select(Nugget.id).where(Nugget.topic_id == topic_id)))
+        matched = parse_ids(form.getlist("nugget"), "nugget")
+        if not matched <= nugget_ids:
+            raise FormError("A nugget you ticked is not a nugget of this topic; reload the page.")
+        return controls.nugget_answer(matched)
+    level = parse_id(form.get("level", ""), "relevance level")
+    if level >= current_app.config["RELEVANCE_LEVELS"]:
+        raise FormError(f"Level L{level} is not a level of this campaign.")
+    return str(level)
 
 
 # ---------------------------------------------------------------- organisers: disputes and agreement
@@ -261,10 +295,15 @@ def adjudicate(pool_id: int, entry_id: int):
             if level >= current_app.config["RELEVANCE_LEVELS"]:
                 raise FormError(f"Level L{level} is not a level of this campaign.")
             judging.adjudicate(db(), entry, level=level)
+        if request.form.get("control") == "1":
+            reason = bounded_text(request.form.get("reason", "").strip(), COMMENT_MAX_CHARS, "A reason")
+            db().flush()
+            controls.mark_control(db(), entry, reason, g.user.username)
         db().commit()
-    except FormError as error:
+    except (FormError, ImportRefused) as error:
         db().rollback()
-        flash(str(error), "error")
+        flash(str(error) if isinstance(error, FormError) else "; ".join(error.reasons), "error")
     else:
-        flash(f"Item {entry.id} of {entry.topic_id} decided: that judgment is now the official one.", "success")
+        kept = " and a control item" if request.form.get("control") == "1" else ""
+        flash(f"Item {entry.id} of {entry.topic_id} decided: that judgment is now the official one{kept}.", "success")
     return redirect(url_for("judging.disputes", pool_id=pool_id) + f"#item-{entry_id}")
