@@ -12,7 +12,7 @@ from scipy import stats
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from sepia import vocab
+from sepia import matchers, vocab
 from sepia.campaign.schedule import TASK_LABELS, TASKS
 from sepia.campaign.tables import Table
 from sepia.scoring.evaluate import Settings
@@ -20,7 +20,7 @@ from sepia.store import models as db
 from sepia.store.results import settings_key
 
 MATCHERS = ("human", "binarized")  # the official score, then ACLIA's automatic one
-MATCHER_LABELS = {"human": "human", "binarized": "automatic (BINARIZED)"}
+MATCHER_LABELS = {m: matchers.kind(m).title for m in MATCHERS}  # as their descriptors name them
 
 
 @dataclass

@@ -11,6 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_o
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.matchers.base import NUMBER_RULES
 from sepia.versions import stamped
 
 
@@ -32,6 +33,8 @@ def expand(paths, pattern: str) -> list[Path]:
               help="Automatic matchers to compare (default: binarized, softmatch and exact); a plug-in's name too.")
 @auto_judgments_option
 @f_score_options
+@click.option("--numbers", type=click.Choice(NUMBER_RULES), default="lenient", show_default=True,
+              help="binarized and softmatch: strict = a nugget's numbers and dates must be in the response.")
 @click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
               help="Permutations per test and bootstrap resamples.")
 @click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
@@ -42,7 +45,8 @@ def expand(paths, pattern: str) -> list[Path]:
 @click.option("--plots", "plot_dir", type=click.Path(file_okay=False), help="Write PNG and SVG figures here.")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
-def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, permutations, repetitions,
+def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, numbers,
+             permutations, repetitions,
              seed, limit, plot_dir, output):
     """Automatic versus human scores for every matcher: correlations at four levels, confidence
     intervals, discriminative power, ranking consistency, run-ranking agreement, disagreements.
@@ -74,7 +78,7 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
         warn("with fewer than three runs, most system-level correlations are undefined or trivial")
     auto = list(load_auto_matchers(auto_judgment_specs, gold).values()) if auto_judgment_specs else []
     data = score_matrices(gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
-                          theta=theta, weights=weights)
+                          theta=theta, weights=weights, numbers=numbers)
     for message in data.warnings:
         warn(message)
     report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
