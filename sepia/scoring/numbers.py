@@ -37,6 +37,8 @@ def cjk_value(numeral: str) -> int | None:
         return int("".join(str(_DIGITS[c]) for c in numeral))
     total, section, digit = 0, 0, None
     for c in numeral:
+        if c in "零〇":  # a place holder between units: 一百零五 = 105
+            continue
         if c in _DIGITS:
             if digit is not None:  # two digits in a row inside a unit numeral: not a number
                 return None
