@@ -12,6 +12,7 @@ from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.matchers.base import NUMBER_RULES
+from sepia.metaeval.probes import PROBES
 from sepia.versions import stamped
 
 
@@ -275,3 +276,68 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
                               indent=1))
     else:
         click.echo(tukey_text(results), nl=False)
+
+
+@metaeval.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML.")
+@click.option("--matcher", "matchers", multiple=True, type=MatcherName(automatic_only=True),
+              help="A matcher to probe; repeat (default: every automatic matcher, plug-ins included).")
+@click.option("--numbers", "number_rules", multiple=True, type=click.Choice(NUMBER_RULES),
+              help="Number rules to probe the matchers that take one with; repeat (default: lenient and strict).")
+@auto_judgments_option
+@click.option("--probe", "probes", multiple=True, type=click.Choice(list(PROBES)),
+              help="Only this perturbation; repeat (default: all).")
+@f_score_options
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the shuffles.")
+@click.option("--write-runs", "runs_dir", type=click.Path(file_okay=False),
+              help="Also write the faithful and perturbed responses here as CCLQA runs, for an automatic "
+                   "assessor to judge (its judgments then come back with --auto-judgments).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+              help="Write the fooled rates as a chart (PATH.png and PATH.svg).")
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, theta, beta, weights, seed,
+                runs_dir, plot_path, output):
+    """Can a matcher be fooled? For every topic a faithful response (its nuggets' text) and perturbed
+    ones (numbers and dates changed, named entities swapped, a negation, characters shuffled, word
+    salad, padding), scored by every matcher: the fooled rate is the share of topics where the
+    perturbed response scores at least as high as the faithful one.
+
+    Example: sepia metaeval adversarial --gold gold.xml --plot figures/adversarial
+    """
+    from sepia import matchers as registered
+    from sepia.metaeval.adversarial import fooled_rates, make_evaluators, probe_context, probe_runs
+    from sepia.metaeval.adversarial_report import fooled_chart, fooled_table, fooled_tsv
+    from sepia.scoring.evaluate import Settings
+
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    try:
+        ctx = probe_context(gold, seed)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    probes = list(probes or PROBES)
+    auto = load_auto_matchers(auto_judgment_specs, gold) if auto_judgment_specs else {}
+    names = list(matchers or ([] if auto else registered.names(automatic_only=True)))
+    settings = Settings(beta=beta, theta=theta, weights=weights)
+    evaluators = make_evaluators(gold, names, number_rules or NUMBER_RULES, auto, settings)
+    if runs_dir:
+        from sepia.formats.write import to_xml
+
+        Path(runs_dir).mkdir(parents=True, exist_ok=True)
+        for run in probe_runs(ctx, probes)[0]:
+            (Path(runs_dir) / f"{run.run_id}.xml").write_bytes(to_xml(run))
+    rows, _ = fooled_rates(gold, evaluators, ctx, probes)
+    for message in dict.fromkeys(w for e in evaluators.values() for w in e.warnings):
+        warn(message)
+    written = fooled_chart(rows, Path(plot_path)) if plot_path else []
+    if output == "json":
+        click.echo(json.dumps(stamped({"topics": len(ctx.topic_ids), "probes": {p: PROBES[p].label for p in probes},
+                                       "matchers": list(evaluators), "fooled": [r.as_dict() for r in rows],
+                                       "plots": [str(p) for p in written]}), ensure_ascii=False, indent=1))
+        return
+    click.echo(fooled_tsv(rows) if output == "tsv" else fooled_table(rows), nl=False)
+    if output == "table":
+        if runs_dir:
+            click.echo(f"wrote the probe runs to {runs_dir}")
+        for path in written:
+            click.echo(f"wrote {path}")
