@@ -1,6 +1,7 @@
 """The adversarial probes' fooled rates as a table, TSV, JSON and a chart."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Sequence
 
@@ -54,7 +55,9 @@ def fooled_chart(rows: Sequence[Fooled], path: Path) -> list[Path]:
     for k, matcher in enumerate(matchers):
         xs = [i + (k - (len(matchers) - 1) / 2) * width for i in range(len(probes))]
         ax.bar(xs, [100 * (rates.get((matcher, p)) or 0) for p in probes], width, label=matcher)
-    ax.set_xticks(range(len(probes)), [PROBES[p].label.replace(" (", "\n(") for p in probes], fontsize=8)
+    topics = {r.probe: r.topics for r in rows}
+    ax.set_xticks(range(len(probes)), [textwrap.fill(PROBES[p].label, 16) + f"\n({topics[p]} topics)" for p in probes],
+                  fontsize=8)
     ax.set_ylabel("fooled rate (%)")
     ax.set_ylim(0, 100)
     ax.axhline(10, color="grey", linewidth=0.8, linestyle="--")
