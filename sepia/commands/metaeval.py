@@ -16,6 +16,13 @@ from sepia.metaeval.probes import PROBES
 from sepia.versions import stamped
 
 
+def _needs_judgments(matcher: str, judgment_paths) -> None:
+    from sepia import matchers
+
+    if matchers.kind(matcher).needs_judgments and not judgment_paths:
+        raise click.UsageError(f"--matcher {matcher} needs --judgments FILE.tsv")
+
+
 def expand(paths, pattern: str) -> list[Path]:
     """Files as given, directories as the files in them that match the pattern."""
     found = []
@@ -212,8 +219,7 @@ def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights,
     """
     if len(run_paths) != 2:
         raise click.UsageError("compare needs exactly two runs: --run A.xml --run B.xml")
-    if matcher == "human" and not judgment_paths:
-        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    _needs_judgments(matcher, judgment_paths)
     from sepia.metaeval.render import json_ready, runpair_text
     from sepia.metaeval.runpair import compare_runs
     from sepia.scoring.evaluate import evaluate_runs
@@ -256,8 +262,7 @@ def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights,
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, trials, seed, plot_path, output):
     """All pairs of runs of each language pair: randomised Tukey HSD on the per-topic F-scores."""
-    if matcher == "human" and not judgment_paths:
-        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    _needs_judgments(matcher, judgment_paths)
     from sepia.commands.common import expand_run_paths
     from sepia.metaeval.tukey_command import plot_tukey, tukey_by_language_pair, tukey_text
     from sepia.scoring.evaluate import evaluate_runs
