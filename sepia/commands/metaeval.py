@@ -310,35 +310,31 @@ def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, 
 
     Example: sepia metaeval adversarial --gold gold.xml --plot figures/adversarial
     """
-    from sepia import matchers as registered
-    from sepia.metaeval.adversarial import fooled_rates, make_evaluators, probe_context, probe_runs
+    from sepia.metaeval.adversarial import probe_runs, run_probes
     from sepia.metaeval.adversarial_report import fooled_chart, fooled_table, fooled_tsv
     from sepia.scoring.evaluate import Settings
 
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    try:
-        ctx = probe_context(gold, seed)
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
     probes = list(probes or PROBES)
     auto = load_auto_matchers(auto_judgment_specs, gold) if auto_judgment_specs else {}
-    names = list(matchers or ([] if auto else registered.names(automatic_only=True)))
-    settings = Settings(beta=beta, theta=theta, weights=weights)
-    evaluators = make_evaluators(gold, names, number_rules or NUMBER_RULES, auto, settings)
+    try:
+        report = run_probes(gold, matchers, number_rules or NUMBER_RULES, auto,
+                            Settings(beta=beta, theta=theta, weights=weights), probes, seed)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     if runs_dir:
         from sepia.formats.write import to_xml
 
         Path(runs_dir).mkdir(parents=True, exist_ok=True)
-        for run in probe_runs(ctx, probes)[0]:
+        for run in probe_runs(report.context, probes)[0]:
             (Path(runs_dir) / f"{run.run_id}.xml").write_bytes(to_xml(run))
-    rows, _ = fooled_rates(gold, evaluators, ctx, probes)
-    for message in dict.fromkeys(w for e in evaluators.values() for w in e.warnings):
+    for message in report.warnings:
         warn(message)
+    rows = report.rows
     written = fooled_chart(rows, Path(plot_path)) if plot_path else []
     if output == "json":
-        click.echo(json.dumps(stamped({"topics": len(ctx.topic_ids), "probes": {p: PROBES[p].label for p in probes},
-                                       "matchers": list(evaluators), "fooled": [r.as_dict() for r in rows],
-                                       "plots": [str(p) for p in written]}), ensure_ascii=False, indent=1))
+        click.echo(json.dumps(stamped({**report.as_dict(), "plots": [str(p) for p in written]}), ensure_ascii=False,
+                              indent=1))
         return
     click.echo(fooled_tsv(rows) if output == "tsv" else fooled_table(rows), nl=False)
     if output == "table":

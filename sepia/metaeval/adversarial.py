@@ -123,3 +123,33 @@ def make_evaluators(gold: GoldStandard, matchers: Sequence[str], number_rules: S
     for name, matcher in auto.items():
         evaluators[name] = Evaluator(gold, replace(settings, matcher=name), None, matcher)
     return evaluators
+
+
+@dataclass
+class ProbeReport:
+    context: ProbeContext
+    matchers: list[str]          # the labels, in order
+    rows: list[Fooled]
+    warnings: list[str]
+
+    def as_dict(self) -> dict:
+        from sepia.metaeval.probes import PROBES
+
+        probes = list(dict.fromkeys(r.probe for r in self.rows))
+        return {"topics": len(self.context.topic_ids), "probes": {p: PROBES[p].label for p in probes},
+                "matchers": self.matchers, "fooled": [r.as_dict() for r in self.rows]}
+
+
+def run_probes(gold: GoldStandard, matchers: Sequence[str] = (), number_rules: Sequence[str] = ("lenient", "strict"),
+               auto: dict | None = None, settings: Settings | None = None, probes: Sequence[str] = tuple(PROBES),
+               seed: int = 0) -> ProbeReport:
+    """The whole probe: every matcher named (by default every automatic one, unless assessors' files
+    are given), each number rule, every probe. ValueError for a gold standard without nuggets."""
+    from sepia import matchers as registered
+
+    ctx = probe_context(gold, seed)
+    names = list(matchers or ([] if auto else registered.names(automatic_only=True)))
+    evaluators = make_evaluators(gold, names, number_rules, auto or {}, settings or Settings())
+    rows, _ = fooled_rates(gold, evaluators, ctx, probes)
+    warnings = list(dict.fromkeys(w for e in evaluators.values() for w in e.warnings))
+    return ProbeReport(ctx, list(evaluators), rows, warnings)

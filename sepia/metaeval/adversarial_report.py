@@ -1,6 +1,7 @@
 """The adversarial probes' fooled rates as a table, TSV, JSON and a chart."""
 from __future__ import annotations
 
+import io
 import textwrap
 from pathlib import Path
 from typing import Sequence
@@ -40,22 +41,23 @@ def fooled_tsv(rows: Sequence[Fooled]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def fooled_chart(rows: Sequence[Fooled], path: Path) -> list[Path]:
-    """Grouped bars: one group per probe, one bar per matcher; written as PNG and SVG beside each other."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def fooled_figure(rows: Sequence[Fooled]):
+    """Grouped bars: one group per probe, one bar per matcher, the 10% aim dashed. A Figure of its own,
+    not pyplot's: nothing is shared between the web server's threads."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
     probes = list(dict.fromkeys(r.probe for r in rows))
     matchers = list(dict.fromkeys(r.matcher for r in rows))
     rates = {(r.matcher, r.probe): r.rate for r in rows}
+    topics = {r.probe: r.topics for r in rows}
     width = 0.8 / max(len(matchers), 1)
-    fig, ax = plt.subplots(figsize=(1.6 * len(probes) + 2, 4))
+    figure = Figure(figsize=(1.6 * len(probes) + 2, 4))
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
     for k, matcher in enumerate(matchers):
         xs = [i + (k - (len(matchers) - 1) / 2) * width for i in range(len(probes))]
         ax.bar(xs, [100 * (rates.get((matcher, p)) or 0) for p in probes], width, label=matcher)
-    topics = {r.probe: r.topics for r in rows}
     ax.set_xticks(range(len(probes)), [textwrap.fill(PROBES[p].label, 16) + f"\n({topics[p]} topics)" for p in probes],
                   fontsize=8)
     ax.set_ylabel("fooled rate (%)")
@@ -63,12 +65,23 @@ def fooled_chart(rows: Sequence[Fooled], path: Path) -> list[Path]:
     ax.axhline(10, color="grey", linewidth=0.8, linestyle="--")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
     ax.set_title("Adversarial probes: how often a perturbed response scores as high as the faithful one")
+    return figure
+
+
+def fooled_png(rows: Sequence[Fooled]) -> bytes:
+    out = io.BytesIO()
+    fooled_figure(rows).savefig(out, format="png", dpi=100, bbox_inches="tight")
+    return out.getvalue()
+
+
+def fooled_chart(rows: Sequence[Fooled], path: Path) -> list[Path]:
+    """The chart as PATH.png and PATH.svg."""
+    figure = fooled_figure(rows)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = []
     for suffix in (".png", ".svg"):
         target = path.with_suffix(suffix)
-        fig.savefig(target, dpi=120, bbox_inches="tight")
+        figure.savefig(target, dpi=120, bbox_inches="tight")
         written.append(target)
-    plt.close(fig)
     return written
