@@ -110,6 +110,8 @@ def test_adding_a_matcher_is_one_file(one_more_file):
     assert refused.exit_code == 2 and "takes no option depth" in refused.output and "skip" in refused.output
     bad = CliRunner().invoke(main, base + ["--matcher", "lastchar", "--matcher-option", "skip"])
     assert bad.exit_code == 2 and "NAME=VALUE" in bad.output
+    probed = CliRunner().invoke(main, ["metaeval", "adversarial", "--gold", str(CS / "gold.xml"), "--format", "json"])
+    assert "lastchar" in json.loads(probed.stdout)["matchers"]  # the probes take every automatic matcher
 
 
 PLUGIN_WITH_A_DESCRIPTOR = ONE_FILE.replace('name="lastchar"', 'name="lastcharplugin"')
