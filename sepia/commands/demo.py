@@ -79,4 +79,4 @@ def _title(matcher: str) -> str:
     from sepia import matchers
 
     kind = matchers.kind(matcher)
-    return f"{kind.label[:1].upper()}{kind.label[1:]} F3 ({kind.summary}{', theta 0.5' if 'theta' in kind.options else ''})"
+    return f"{kind.label[:1].upper()}{kind.label[1:]} F3 ({kind.summary})"

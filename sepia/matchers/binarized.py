@@ -24,4 +24,4 @@ KIND = MatcherKind(
     name="binarized", label="BINARIZED", automatic=True,
     make=lambda o: BinarizedMatcher(o.tokenizer, o.as_set, numbers=o.numbers, theta=o.theta),
     options=("theta", "tokenizer", "as_set", "numbers"),
-    summary="ACLIA's official automatic matcher: a match when the best softmatch is above theta")
+    summary="ACLIA's official automatic matcher: a match when the best softmatch is above theta (0.5 by default)")
