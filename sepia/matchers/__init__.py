@@ -5,7 +5,7 @@ read.
 A built-in matcher is one module of this package that defines `KIND`; a plug-in is a package that
 declares its descriptor as an entry point of the group `sepia.matchers`
 (`name = "package.module:KIND"`). Adding a matcher is adding one such file: nothing else names it.
-An entry point may still name a factory instead of a descriptor (SEPIA 1's plug-ins): it is called with
+An entry point may still name a factory instead of a descriptor (the earlier plug-in form): it is called with
 keyword options (theta, judgments, tokenizer, as_set, partial) and described as an automatic matcher.
 A plug-in cannot take the name of a built-in matcher.
 """
@@ -20,8 +20,8 @@ from sepia.matchers.base import Matcher, MatcherKind, MatcherOptions
 ENTRY_POINT_GROUP = "sepia.matchers"
 _NOT_MATCHERS = {"base"}
 
-__all__ = ["ENTRY_POINT_GROUP", "Matcher", "MatcherKind", "MatcherOptions", "builtin_kinds", "kind", "kinds",
-           "make", "names"]
+__all__ = ["ENTRY_POINT_GROUP", "Matcher", "MatcherKind", "MatcherOptions", "builtin_kinds", "kind", "make",
+           "names"]
 
 
 @lru_cache(maxsize=1)
@@ -68,10 +68,6 @@ def kind(name: str) -> MatcherKind:
         return loaded
     return MatcherKind(name=name, label=name, automatic=True, make=lambda o: loaded(
         theta=o.theta, judgments=o.judgments, tokenizer=o.tokenizer, as_set=o.as_set, partial=o.partial))
-
-
-def kinds() -> list[MatcherKind]:
-    return [kind(n) for n in names()]
 
 
 def make(name: str, options: MatcherOptions | None = None) -> Matcher:

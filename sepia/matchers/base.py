@@ -2,7 +2,7 @@
 the descriptor it registers with (docs/matchers.md says how to add one)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from sepia.formats.model import Answer, GoldNugget, Judgment
@@ -38,11 +38,6 @@ class MatcherOptions:
     extra: Mapping[str, str] = field(default_factory=dict)  # a matcher's own options, --matcher-option K=V
 
 
-# The options a descriptor may name, and the flag that sets each.
-OPTION_FLAGS = {"theta": "--theta", "tokenizer": "--stem/--stopwords", "as_set": "--set", "partial": "--partial",
-                "numbers": "--numbers", "judgments": "--judgments"}
-
-
 @dataclass(frozen=True)
 class MatcherKind:
     """A matcher's descriptor: what the CLI, reports, the web tool, the demo and the docs know of it.
@@ -65,6 +60,6 @@ class MatcherKind:
         return f"automatic ({self.label})" if self.automatic else self.label
 
     def __post_init__(self):
-        unknown = set(self.options) - set(OPTION_FLAGS)
+        unknown = set(self.options) - ({f.name for f in fields(MatcherOptions)} - {"extra"})
         if unknown:
             raise ValueError(f"matcher {self.name!r} names unknown options: {', '.join(sorted(unknown))}")

@@ -108,8 +108,3 @@ def month_number(name: str) -> int:
     """January = 1; `Sept.` and `Sep` = 9."""
     key = name.rstrip(".").lower()[:3]
     return next(k for k, m in enumerate(MONTHS, start=1) if m.startswith(key))
-
-
-def states_numbers_of(nugget_numbers: frozenset[str], response_numbers: frozenset[str]) -> bool:
-    """Whether the response states every number of the nugget (a nugget without any always does)."""
-    return nugget_numbers <= response_numbers
