@@ -51,6 +51,18 @@ def rows(name: str, gold, runs, judgments) -> list[str]:
     return lines
 
 
+def theta_table(gold, runs, judgments, thetas=(0.4, 0.5, 0.6)) -> str:
+    """BINARIZED's run tau-b against human F3 at a few thresholds, lenient and strict: whether the
+    difference at theta 0.5 is the rule's or the threshold's."""
+    human = {r.run_id: r.score for r in evaluate_runs(gold, runs, matcher="human", judgments=judgments)}
+    lines = ["| BINARIZED theta | lenient tau-b | strict tau-b |", "|---|---|---|"]
+    for theta in thetas:
+        taus = [tau_b(human, {r.run_id: r.score for r in evaluate_runs(gold, runs, theta=theta, numbers=rule)})
+                for rule in RULES]
+        lines.append(f"| {theta:g} | {taus[0]:.3f} | {taus[1]:.3f} |")
+    return "\n".join(lines)
+
+
 def main(rag24: Path = RAG24) -> None:
     print("| data | matcher | numbers | changed-numbers probe fooled | run tau-b vs human F3 |")
     print("|---|---|---|---|---|")
@@ -64,6 +76,8 @@ def main(rag24: Path = RAG24) -> None:
             gold, runs, judgments = read_campaign(out)
             for line in rows(f"TREC RAG 2024 ({len(runs)} runs)", gold, runs, judgments):
                 print(line)
+            print()
+            print(theta_table(gold, runs, judgments))
     else:
         print(f"(TREC RAG 2024 data not found at {rag24})")
 
