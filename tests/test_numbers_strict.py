@@ -80,3 +80,10 @@ def test_evaluate_takes_numbers_strict_and_says_so():
     table = CliRunner().invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
                                       "--numbers", "strict"])
     assert "(numbers strict)" in table.output
+
+
+def test_strict_numbers_are_refused_for_a_matcher_without_a_number_rule():
+    result = CliRunner().invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                       "--matcher", "exact", "--numbers", "strict"])
+    assert result.exit_code == 2
+    assert "the exact matcher has no number rule (matchers that do: binarized, softmatch)" in result.output

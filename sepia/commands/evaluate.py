@@ -87,8 +87,15 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
 
 
 def _check_matcher_options(settings: Settings) -> None:
-    """A matcher's own options must be ones its descriptor names: refused before anything is read."""
+    """A matcher's own options must be ones its descriptor names, and --numbers strict needs a matcher
+    that reads it: refused before anything is read."""
     kind = settings.matcher_kind()
+    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
+        from sepia import matchers
+
+        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
+        raise click.BadParameter(f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})",
+                                 param_hint="--numbers")
     unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
     if unknown:
         takes = ", ".join(kind.extra) if kind and kind.extra else "none"
