@@ -1,7 +1,7 @@
 """Named entities in a nugget's text, for the adversarial probes' entity swap: the spans a swap
 replaces. Chinese (simplified, and traditional through the offset-keeping conversion the search
 uses) by jieba's part-of-speech tags for person, place, organisation and other proper names
-(nr*, ns, nt, nz); Japanese by Sudachi's 固有名詞 (proper noun); English by runs of capitalised
+(nr*, ns, nt, nz; with jieba's HMM for names outside its dictionary); Japanese by Sudachi's 固有名詞 (proper noun); English by runs of capitalised
 words, the text's first word only when a capitalised word follows it."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def chinese_entities(text: str, traditional: bool = False) -> list[tuple[int, in
 
     simplified = to_simplified(text) if traditional else text
     spans, at = [], 0
-    for pair in _chinese_pos().cut(simplified, HMM=False):
+    for pair in _chinese_pos().cut(simplified, HMM=True):  # the HMM finds names the dictionary lacks (刘伯明)
         start = simplified.find(pair.word, at)
         at = start + len(pair.word)
         if pair.flag.startswith(_PROPER_TAGS) and len(pair.word) > 1:
