@@ -137,3 +137,18 @@ def test_sample_gold_standards_strict_numbers_are_never_fooled_by_changed_number
     evaluators = make_evaluators(standard, ["binarized", "softmatch"], ["strict"], {}, Settings())
     rows, _ = fooled_rates(standard, evaluators, probe_context(standard), ["numbers"])
     assert all(r.topics >= 3 and r.rate <= 0.10 for r in rows), [(r.matcher, r.fooled, r.topics) for r in rows]
+
+
+RAG24 = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24" / "rag24_nugget_assignment.20241108.jl"
+
+
+@pytest.mark.skipif(not RAG24.exists(), reason="TREC RAG 2024 data not in ../shared/data")
+def test_trec_rag24_nuggets_strict_numbers_meet_the_aim():
+    from sepia.convert.nuggetizer import convert_nuggetizer
+
+    standard = convert_nuggetizer(RAG24).gold
+    evaluators = make_evaluators(standard, ["binarized", "softmatch"], ["lenient", "strict"], {}, Settings())
+    rows, _ = fooled_rates(standard, evaluators, probe_context(standard), ["numbers"])
+    rates = {r.matcher: (r.fooled, r.topics) for r in rows}
+    assert rates["binarized"] == (6, 6)  # every topic with a number fools BINARIZED without the rule
+    assert rates["binarized --numbers strict"] == rates["softmatch --numbers strict"] == (0, 6)
