@@ -44,7 +44,9 @@ class MatcherKind:
 
     `options` names the MatcherOptions fields the matcher reads; `extra` the names (with a line of
     help each) of its own options, given as `--matcher-option NAME=VALUE`. `needs_judgments`: it
-    cannot be made without human judgments. `make` builds the matcher from a MatcherOptions."""
+    cannot be made without human judgments; `learns_from_other_runs`: it is given every run's judgments
+    at once (a learned matcher leaves out the run it scores), not each run's own with the run, as
+    `--store` hands the human matcher its judgments. `make` builds the matcher from a MatcherOptions."""
     name: str
     label: str
     automatic: bool
@@ -52,6 +54,7 @@ class MatcherKind:
     options: tuple[str, ...] = ()
     extra: Mapping[str, str] = field(default_factory=dict)
     needs_judgments: bool = False
+    learns_from_other_runs: bool = False
     summary: str = ""
 
     @property
