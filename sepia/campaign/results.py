@@ -12,12 +12,13 @@ from scipy import stats
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from sepia import matchers, vocab
+from sepia import vocab
 from sepia.campaign.schedule import TASK_LABELS, TASKS
 from sepia.campaign.tables import Table
 from sepia.scoring.evaluate import Settings
 from sepia.store import models as db
 from sepia.store.results import settings_key
+from sepia import matchers
 
 MATCHERS = ("human", "binarized")  # the official score, then ACLIA's automatic one
 MATCHER_LABELS = {m: matchers.kind(m).title for m in MATCHERS}  # as their descriptors name them
