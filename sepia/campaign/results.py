@@ -17,9 +17,10 @@ from sepia.campaign.tables import Table
 from sepia.scoring.evaluate import Settings
 from sepia.store import models as db
 from sepia.store.results import settings_key
+from sepia import matchers
 
 MATCHERS = ("human", "binarized")  # the official score, then ACLIA's automatic one
-MATCHER_LABELS = {"human": "human", "binarized": "automatic (BINARIZED)"}
+MATCHER_LABELS = {m: matchers.kind(m).title for m in MATCHERS}  # as their descriptors name them
 
 
 @dataclass

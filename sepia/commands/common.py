@@ -59,9 +59,9 @@ class MatcherName(click.ParamType):
         self.automatic_only = automatic_only
 
     def names(self) -> list[str]:
-        from sepia.scoring.matchers import matcher_names
+        from sepia import matchers
 
-        return [n for n in matcher_names() if not (self.automatic_only and n == "human")]
+        return matchers.names(self.automatic_only)
 
     def get_metavar(self, param, ctx=None) -> str:
         return "[" + "|".join(self.names()) + "]"
@@ -72,6 +72,42 @@ class MatcherName(click.ParamType):
             self.fail(f"{value!r} is not a matcher; choose one of {', '.join(names)} (plug-ins register "
                       "themselves as entry points of the group sepia.matchers)", param, ctx)
         return value
+
+
+def matcher_help(automatic_only: bool = False) -> str:
+    """The built-in matchers as their descriptors say, for --matcher's help (plug-ins are not imported
+    for it: a learned model's libraries would slow every command's start)."""
+    from sepia.matchers import builtin_kinds
+
+    described = "; ".join(f"{k.name}: {k.summary}" for k in builtin_kinds().values()
+                          if k.automatic or not automatic_only)
+    return f"{described}; or a plug-in's name (entry points sepia.matchers)."
+
+
+def _key_values(ctx, param, values) -> dict[str, str]:
+    pairs = {}
+    for value in values:
+        key, sep, given = value.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"{value!r} is not NAME=VALUE", ctx, param)
+        pairs[key.strip()] = given
+    return pairs
+
+
+def matcher_option_flags(command):
+    """--numbers and --matcher-option: the options of the matchers beyond F(beta)'s."""
+    from sepia.matchers.base import NUMBER_RULES
+
+    options = [
+        click.option("--numbers", type=click.Choice(NUMBER_RULES), default="lenient", show_default=True,
+                     help="binarized and softmatch: with strict, a nugget whose numbers or dates (after NFKC and "
+                          "CJK numerals) a response lacks or states differently cannot match that response."),
+        click.option("--matcher-option", "matcher_options", multiple=True, metavar="NAME=VALUE",
+                     callback=_key_values, help="An option of the matcher's own (see docs/matchers.md); repeat."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 auto_judgments_option = click.option(

@@ -45,10 +45,9 @@ def demo(home, serve, host, port, progress):
                    f"{report.answer_texts} answer texts, {len(report.runs)} runs, {report.judgments} judgments, "
                    f"{report.relevance_judgments} relevance judgments")
     results = score_store(store)
-    for matcher, title in (("human", "Human F3 (assessors' judgments)"),
-                           ("binarized", "BINARIZED F3 (automatic, character unigrams, theta 0.5)")):
+    for matcher, scores in results.items():
         click.echo("")
-        click.echo(table(results[matcher], f"== {title}, pyramid weights, C = mean nugget length =="), nl=False)
+        click.echo(table(scores, f"== {_title(matcher)}, pyramid weights, C = mean nugget length =="), nl=False)
     ir_results = score_ir4qa(store)
     if ir_results:
         click.echo("")
@@ -73,3 +72,11 @@ def _serve(store, host: str, port: int) -> None:
         click.echo(f"  {role:16} {username:12} password {password}")
     click.echo("Press Ctrl+C to stop.")
     run_server(host, port)
+
+
+def _title(matcher: str) -> str:
+    """A table's title from the matcher's descriptor: `Human F3 (the assessors' judgments)`."""
+    from sepia import matchers
+
+    kind = matchers.kind(matcher)
+    return f"{kind.label[:1].upper()}{kind.label[1:]} F3 ({kind.summary})"

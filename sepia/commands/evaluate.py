@@ -6,8 +6,8 @@ from dataclasses import replace
 import click
 
 from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
-                                   f_score_options, load_auto_matchers, load_or_exit, partial_option, score_or_exit,
-                                   store_options, warn)
+                                   f_score_options, load_auto_matchers, load_or_exit, matcher_help,
+                                   matcher_option_flags, partial_option, score_or_exit, store_options, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
@@ -22,8 +22,7 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--run", "run_paths", multiple=True, type=click.Path(exists=True),
               help="CCLQA run XML, or a folder of them; repeat for several runs.")
 @click.argument("more_runs", nargs=-1, type=click.Path(exists=True))
-@click.option("--matcher", type=MatcherName(), default="binarized", show_default=True,
-              help="binarized, softmatch, exact, human, or a plug-in's name (entry points sepia.matchers).")
+@click.option("--matcher", type=MatcherName(), default="binarized", show_default=True, help=matcher_help())
 @auto_judgments_option
 @click.option("--judgments", "judgments_path", type=click.Path(exists=True, dir_okay=False),
               help="Human nugget judgments TSV (needed by --matcher human).")
@@ -32,6 +31,7 @@ from sepia.scoring.tokenize import Tokenizer
               help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
                    "Default: mean gold nugget length per language and type.")
 @partial_option
+@matcher_option_flags
 @click.option("--measures", "measures", multiple=True, type=click.Choice(["f", "nuggetizer"]),
               help="Add TREC RAG's four nugget scores (strict vital, vital, strict all, all; castorini/"
                    "nuggetizer) beside F, averaged over all topics and over the answered topics.")
@@ -43,7 +43,7 @@ from sepia.scoring.tokenize import Tokenizer
 @store_options
 @click.option("--format", "output", type=click.Choice(FORMATS), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
-             measures, stem, stopwords, as_set, depth, from_store, run_ids, lang_pairs, save, output):
+             numbers, matcher_options, measures, stem, stopwords, as_set, depth, from_store, run_ids, lang_pairs, save, output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
     Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`); with
@@ -56,7 +56,8 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--allowance") from None
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
-                        as_set, partial, depth)
+                        as_set, partial, depth, numbers, matcher_options)
+    _check_matcher_options(settings)
     described = settings.describe()
     out = RankedOutput(output, measures, described)
     if from_store:
@@ -73,13 +74,33 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
 
     def title(name: str) -> str:
         judged = name == "human" or bool(auto_judgment_specs)
+        shown = replace(settings, matcher=name).describe()  # a group's own matcher: its options only
         return (f"F{beta:g} with the {name.upper()} matcher"
-                + (f" (theta {theta:g})" if name == "binarized" else "")
+                + (f" (theta {theta:g})" if shown["theta"] is not None else "")
+                + (f" (numbers {shown['numbers']})" if "numbers" in shown else "")
+                + "".join(f" ({k} {v})" for k, v in shown.get("options", {}).items())
                 + (f" (partial support counts {partial:g})" if judged else "")
                 + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
                 + (f"; the first {depth} responses per topic" if depth else ""))
 
     out.write(lambda text: click.echo(text, nl=False), title)
+
+
+def _check_matcher_options(settings: Settings) -> None:
+    """A matcher's own options must be ones its descriptor names, and --numbers strict needs a matcher
+    that reads it: refused before anything is read."""
+    kind = settings.matcher_kind()
+    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
+        from sepia import matchers
+
+        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
+        raise click.BadParameter(f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})",
+                                 param_hint="--numbers")
+    unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
+    if unknown:
+        takes = ", ".join(kind.extra) if kind and kind.extra else "none"
+        raise click.BadParameter(f"the {settings.matcher} matcher takes no option {', '.join(unknown)} "
+                                 f"(its own: {takes})", param_hint="--matcher-option")
 
 
 def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):
@@ -88,8 +109,9 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
         raise click.UsageError("give the gold standard: --gold GOLD.xml (or --store to score the campaign store)")
     if not run_paths:
         raise click.UsageError("give at least one run: --run RUN.xml (a file or a folder of run files)")
-    if settings.matcher == "human" and not judgments_path:
-        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    kind = settings.matcher_kind()
+    if kind and kind.needs_judgments and not judgments_path:
+        raise click.UsageError(f"--matcher {settings.matcher} needs --judgments FILE.tsv")
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     judgments = load_or_exit(read_judgments, judgments_path) if judgments_path else None
     if auto_specs:  # each automatic assessor's file is scored as a matcher of its own

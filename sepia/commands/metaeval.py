@@ -11,7 +11,16 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_o
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.matchers.base import NUMBER_RULES
+from sepia.metaeval.probes import PROBES
 from sepia.versions import stamped
+
+
+def _needs_judgments(matcher: str, judgment_paths) -> None:
+    from sepia import matchers
+
+    if matchers.kind(matcher).needs_judgments and not judgment_paths:
+        raise click.UsageError(f"--matcher {matcher} needs --judgments FILE.tsv")
 
 
 def expand(paths, pattern: str) -> list[Path]:
@@ -32,6 +41,8 @@ def expand(paths, pattern: str) -> list[Path]:
               help="Automatic matchers to compare (default: binarized, softmatch and exact); a plug-in's name too.")
 @auto_judgments_option
 @f_score_options
+@click.option("--numbers", type=click.Choice(NUMBER_RULES), default="lenient", show_default=True,
+              help="binarized and softmatch: strict = a nugget's numbers and dates must be in the response.")
 @click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
               help="Permutations per test and bootstrap resamples.")
 @click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
@@ -42,7 +53,8 @@ def expand(paths, pattern: str) -> list[Path]:
 @click.option("--plots", "plot_dir", type=click.Path(file_okay=False), help="Write PNG and SVG figures here.")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
-def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, permutations, repetitions,
+def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, numbers,
+             permutations, repetitions,
              seed, limit, plot_dir, output):
     """Automatic versus human scores for every matcher: correlations at four levels, confidence
     intervals, discriminative power, ranking consistency, run-ranking agreement, disagreements.
@@ -74,7 +86,7 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
         warn("with fewer than three runs, most system-level correlations are undefined or trivial")
     auto = list(load_auto_matchers(auto_judgment_specs, gold).values()) if auto_judgment_specs else []
     data = score_matrices(gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
-                          theta=theta, weights=weights)
+                          theta=theta, weights=weights, numbers=numbers)
     for message in data.warnings:
         warn(message)
     report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
@@ -207,8 +219,7 @@ def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights,
     """
     if len(run_paths) != 2:
         raise click.UsageError("compare needs exactly two runs: --run A.xml --run B.xml")
-    if matcher == "human" and not judgment_paths:
-        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    _needs_judgments(matcher, judgment_paths)
     from sepia.metaeval.render import json_ready, runpair_text
     from sepia.metaeval.runpair import compare_runs
     from sepia.scoring.evaluate import evaluate_runs
@@ -251,8 +262,7 @@ def compare(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights,
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, trials, seed, plot_path, output):
     """All pairs of runs of each language pair: randomised Tukey HSD on the per-topic F-scores."""
-    if matcher == "human" and not judgment_paths:
-        raise click.UsageError("--matcher human needs --judgments FILE.tsv")
+    _needs_judgments(matcher, judgment_paths)
     from sepia.commands.common import expand_run_paths
     from sepia.metaeval.tukey_command import plot_tukey, tukey_by_language_pair, tukey_text
     from sepia.scoring.evaluate import evaluate_runs
@@ -271,3 +281,64 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
                               indent=1))
     else:
         click.echo(tukey_text(results), nl=False)
+
+
+@metaeval.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML.")
+@click.option("--matcher", "matchers", multiple=True, type=MatcherName(automatic_only=True),
+              help="A matcher to probe; repeat (default: every automatic matcher, plug-ins included).")
+@click.option("--numbers", "number_rules", multiple=True, type=click.Choice(NUMBER_RULES),
+              help="Number rules to probe the matchers that take one with; repeat (default: lenient and strict).")
+@auto_judgments_option
+@click.option("--probe", "probes", multiple=True, type=click.Choice(list(PROBES)),
+              help="Only this perturbation; repeat (default: all).")
+@f_score_options
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the shuffles.")
+@click.option("--write-runs", "runs_dir", type=click.Path(file_okay=False),
+              help="Also write the faithful and perturbed responses here as CCLQA runs, for an automatic "
+                   "assessor to judge (its judgments then come back with --auto-judgments).")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+              help="Write the fooled rates as a chart (PATH.png and PATH.svg).")
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, theta, beta, weights, seed,
+                runs_dir, plot_path, output):
+    """Can a matcher be fooled? For every topic a faithful response (its nuggets' text) and perturbed
+    ones (numbers and dates changed, named entities swapped, a negation, characters shuffled, word
+    salad, padding), scored by every matcher: the fooled rate is the share of topics where the
+    perturbed response scores at least as high as the faithful one.
+
+    Example: sepia metaeval adversarial --gold gold.xml --plot figures/adversarial
+    """
+    from sepia.metaeval.adversarial import probe_runs, run_probes
+    from sepia.metaeval.adversarial_report import fooled_chart, fooled_table, fooled_tsv
+    from sepia.scoring.evaluate import Settings
+
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    probes = list(probes or PROBES)
+    auto = load_auto_matchers(auto_judgment_specs, gold) if auto_judgment_specs else {}
+    try:
+        report = run_probes(gold, matchers, number_rules or NUMBER_RULES, auto,
+                            Settings(beta=beta, theta=theta, weights=weights), probes, seed)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if runs_dir:
+        from sepia.formats.write import to_xml
+
+        Path(runs_dir).mkdir(parents=True, exist_ok=True)
+        for run in probe_runs(report.context, probes)[0]:
+            (Path(runs_dir) / f"{run.run_id}.xml").write_bytes(to_xml(run))
+    for message in report.warnings:
+        warn(message)
+    rows = report.rows
+    written = fooled_chart(rows, Path(plot_path)) if plot_path else []
+    if output == "json":
+        click.echo(json.dumps(stamped({**report.as_dict(), "plots": [str(p) for p in written]}), ensure_ascii=False,
+                              indent=1))
+        return
+    click.echo(fooled_tsv(rows) if output == "tsv" else fooled_table(rows), nl=False)
+    if output == "table":
+        if runs_dir:
+            click.echo(f"wrote the probe runs to {runs_dir}")
+        for path in written:
+            click.echo(f"wrote {path}")

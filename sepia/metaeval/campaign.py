@@ -37,8 +37,13 @@ def score_matrices(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequ
     name, or a matcher object (an automatic assessor's judgments, `sepia.scoring.autojudgments`)."""
     from sepia.scoring.evaluate import evaluate_runs
 
+    from sepia import matchers as registered
+
+    def reads_judgments(m) -> bool:  # the human matcher, or one that learns from them
+        return isinstance(m, str) and "judgments" in registered.kind(m).options
+
     named = {"human": "human", **{m if isinstance(m, str) else m.name: m for m in matchers}}
-    results = {name: evaluate_runs(gold, runs, matcher=m, judgments=judgments if m == "human" else None,
+    results = {name: evaluate_runs(gold, runs, matcher=m, judgments=judgments if reads_judgments(m) else None,
                                    **settings) for name, m in named.items()}
     run_ids = [r.run_id for r in results["human"]]   # ranked by human score, best first
     topics = list(dict.fromkeys(t.topic_id for r in results["human"] for t in r.topics))

@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from sepia.formats.model import GoldStandard, Judgment
-from sepia.scoring.matchers import BUILTIN, PARTIAL, HumanMatcher
+from sepia.matchers import builtin_kinds
+from sepia.scoring.matchers import PARTIAL, HumanMatcher
 
 JSONL_SUFFIXES = (".jsonl", ".jl", ".json")
 
@@ -47,7 +48,7 @@ def read_auto_judgments(spec: str, gold: GoldStandard | None = None) -> dict[str
                 raise ValueError(f"{path} holds the judgments of {len(found)} assessors "
                                  f"({', '.join(found)}); NAME=FILE names one")
             found = {name: next(iter(found.values()), [])}
-    taken = [n for n in found if n in BUILTIN]
+    taken = [n for n in found if n in builtin_kinds()]
     if taken:
         raise ValueError(f"{path}: {', '.join(taken)} is the name of a built-in matcher; name the file's "
                          "matcher with NAME=FILE")

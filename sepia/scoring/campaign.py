@@ -40,17 +40,20 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
 
     Raises NothingToScore when the store lacks runs, a gold standard or (human) judgments."""
     settings = settings if isinstance(settings, Settings) else Settings(**(settings or {}))
-    human = settings.matcher == "human"
+    kind = settings.matcher_kind()
+    learner = kind is not None and kind.learns_from_other_runs  # given every run's judgments at once
+    human = kind is not None and kind.needs_judgments and not learner  # each run on its own judgments
     with store.transaction() as session:
         ids = stored_run_ids(session, "cclqa", run_ids, lang_pairs)
         gold = io.export_gold(session)
         if not gold.topics:
             raise NothingToScore("the store holds no gold standard (no topic has nuggets): "
                                  "import one with `sepia import GOLD.xml`")
-        if human and not session.scalar(select(func.count()).select_from(db.NuggetJudgment)):
-            raise NothingToScore("the store holds no nugget judgments for the human matcher: import them "
+        if kind is not None and kind.needs_judgments and not session.scalar(
+                select(func.count()).select_from(db.NuggetJudgment)):
+            raise NothingToScore(f"the store holds no nugget judgments for the {settings.matcher} matcher: import them "
                                  "with `sepia import JUDGMENTS.tsv`, or choose an automatic matcher")
-        evaluator = Evaluator(gold, settings, [] if human else None)
+        evaluator = Evaluator(gold, settings, [] if human else io.export_judgments(session) if learner else None)
         results = ranked(evaluator.evaluate(run, judgments)
                          for run, judgments in _stored_runs(session, "cclqa", ids, with_judgments=human))
     if save:

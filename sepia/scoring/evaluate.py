@@ -11,7 +11,9 @@ from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
 from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
 from sepia.scoring.depth import at_depth
-from sepia.scoring.matchers import PARTIAL, HumanMatcher, Matcher, make_matcher
+from sepia import matchers as registered
+from sepia.matchers.base import Matcher, MatcherOptions
+from sepia.scoring.matchers import PARTIAL
 from sepia.scoring.tokenize import Tokenizer, char_length
 from sepia.scoring.weights import nugget_weights
 
@@ -54,16 +56,37 @@ class Settings:
     as_set: bool = False
     partial: float = PARTIAL  # human matcher: what a partial support (judged 0.5) counts for in F
     depth: int | None = None  # only the first N responses of a run per topic count (sepia.scoring.depth)
+    numbers: str = "lenient"  # "strict": a nugget's numbers must be in the response (matchers that take it)
+    matcher_options: dict[str, str] = field(default_factory=dict)  # a matcher's own options (--matcher-option)
+
+    def matcher_kind(self) -> registered.MatcherKind | None:
+        """The matcher's descriptor; None for one that is not registered (an assessor's judgments file)."""
+        try:
+            return registered.kind(self.matcher)
+        except ValueError:
+            return None
+
+    def matcher_options_for(self, judgments: Sequence[Judgment] | None = None) -> MatcherOptions:
+        return MatcherOptions(self.theta, self.tokenizer, self.as_set, self.partial, self.numbers, judgments,
+                              dict(self.matcher_options))
 
     def describe(self) -> dict:
-        """The settings as `sepia evaluate` prints them (and the store keeps them with the scores)."""
+        """The settings as `sepia evaluate` prints them (and the store keeps them with the scores): the
+        options the matcher's descriptor names; `numbers` and a matcher's own options only when set, so
+        scores kept before they existed keep their settings."""
+        kind = self.matcher_kind()
+        takes = kind.options if kind else ()
         allowance = Allowance({}, self.allowance_per_type, self.allowance).describe()
         described = {"matcher": self.matcher, "beta": self.beta,
-                     "theta": self.theta if self.matcher == "binarized" else None, "weights": self.weights,
+                     "theta": self.theta if "theta" in takes else None, "weights": self.weights,
                      "allowance": allowance,
                      "tokens": self.tokenizer.describe() + (", as a set" if self.as_set else ", as a bag")}
-        if self.matcher == "human":
+        if "partial" in takes:
             described["partial"] = self.partial
+        if "numbers" in takes and self.numbers != "lenient":
+            described["numbers"] = self.numbers
+        if self.matcher_options:
+            described["options"] = dict(sorted(self.matcher_options.items()))
         if self.depth is not None:
             described["depth"] = self.depth
         return described
@@ -74,7 +97,7 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
                   weights: str = "pyramid", allowance: float | None = None,
                   allowance_per_type: dict[str, float] | None = None,
                   tokenizer: Tokenizer | None = None, as_set: bool = False,
-                  partial: float = PARTIAL) -> list[RunScore]:
+                  partial: float = PARTIAL, numbers: str = "lenient") -> list[RunScore]:
     """Score every run; the result is ranked by score, best first.
 
     `allowance` overrides C for every answer type, `allowance_per_type` for the types it names.
@@ -82,7 +105,7 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
     assessor, `sepia.scoring.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
     settings = Settings(matcher if instance is None else instance.name, beta, theta, weights, allowance_per_type or {}, allowance,
-                        tokenizer or Tokenizer(), as_set, partial)
+                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers)
     return Evaluator(gold, settings, judgments, instance).rank(runs)
 
 
@@ -93,9 +116,7 @@ class Evaluator:
                  matcher: Matcher | None = None):
         self.gold = gold
         self.settings = settings
-        self.matcher = matcher or make_matcher(settings.matcher, theta=settings.theta, judgments=judgments,
-                                               tokenizer=settings.tokenizer, as_set=settings.as_set,
-                                               partial=settings.partial)
+        self.matcher = matcher or registered.make(settings.matcher, settings.matcher_options_for(judgments))
         judgments = judgments if matcher is None else getattr(matcher, "judgments", None)
         self.allowance = Allowance(mean_nugget_lengths(gold), settings.allowance_per_type, settings.allowance)
         self.warnings: list[str] = []
@@ -123,11 +144,11 @@ class Evaluator:
         return ranked(self.evaluate(run) for run in runs)
 
     def evaluate(self, run: CCLQARun, judgments: Sequence[Judgment] | None = None) -> RunScore:
-        """One run's scores. For the human matcher, `judgments` (when given) replace those the
-        evaluator was made with: a caller may bring each run's judgments with the run."""
+        """One run's scores. For a matcher that reads judgments (`with_judgments`), `judgments` (when
+        given) replace those the evaluator was made with: a caller may bring each run's judgments with the run."""
         matcher = self.matcher
         run = at_depth(run, self.settings.depth)
-        if judgments is not None and isinstance(matcher, HumanMatcher):
+        if judgments is not None and hasattr(matcher, "with_judgments"):
             matcher = matcher.with_judgments(judgments)
         parsed = vocab.parse_run_id(run.run_id)
         lang = parsed.target_lang if parsed else self.gold.lang
@@ -143,7 +164,7 @@ class Evaluator:
         nugget_scores: list[dict[str, float] | None] = []
         answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
         batched = _batched_scores(matcher, run.run_id, topics, answer_lists)
-        judged = isinstance(matcher, HumanMatcher)
+        judged = hasattr(matcher, "unjudged")
         credit = getattr(matcher, "credit", None)
         beta = self.settings.beta
         for i, (topic, answers) in enumerate(zip(topics, answer_lists)):

@@ -69,3 +69,23 @@ def log_in(chromium, site, username, on_dialog=None, **context):
         page.click("button[type=submit]")
     assert "/login" not in page.url, page.content()
     return page
+
+
+def serving(app):
+    """A live server over the app for a fixture to yield from: stopped, and its store disposed, after."""
+    server = LiveServer(app)
+    yield server
+    server.stop()
+    app.extensions["sepia_store"].dispose()
+
+
+def accounts_app(tmp_path, name: str):
+    """A web app on a fresh SQLite store holding the test accounts (web_helpers.add_accounts)."""
+    from web_helpers import add_accounts
+
+    from sepia.web import create_app
+
+    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / f'{name}.db'}", "SECRET_KEY": "browser-test",
+                      "SESSION_COOKIE_SECURE": False})
+    add_accounts(app.extensions["sepia_store"])
+    return app

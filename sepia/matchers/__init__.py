@@ -1,0 +1,87 @@
+"""The matcher registry: every matcher, SEPIA's own and plug-ins alike, is a `MatcherKind` descriptor
+(sepia.matchers.base) that the CLI, reports, `Settings.describe`, the web tool, the demo and the docs
+read.
+
+A built-in matcher is one module of this package that defines `KIND`; a plug-in is a package that
+declares its descriptor as an entry point of the group `sepia.matchers`
+(`name = "package.module:KIND"`). Adding a matcher is adding one such file: nothing else names it.
+An entry point may still name a factory instead of a descriptor (the earlier plug-in form): it is called with
+keyword options (theta, judgments, tokenizer, as_set, partial) and described as an automatic matcher.
+A plug-in cannot take the name of a built-in matcher.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from functools import lru_cache
+
+from sepia.matchers.base import Matcher, MatcherKind, MatcherOptions
+
+ENTRY_POINT_GROUP = "sepia.matchers"
+_NOT_MATCHERS = {"base"}
+
+__all__ = ["ENTRY_POINT_GROUP", "Matcher", "MatcherKind", "MatcherOptions", "builtin_kinds", "kind", "make",
+           "names"]
+
+
+@lru_cache(maxsize=1)
+def builtin_kinds() -> dict[str, MatcherKind]:
+    """SEPIA's own matchers: every module of this package that defines KIND, by name."""
+    found = {}
+    for module in sorted(m.name for m in pkgutil.iter_modules(__path__) if m.name not in _NOT_MATCHERS):
+        described = getattr(importlib.import_module(f"{__name__}.{module}"), "KIND", None)
+        if isinstance(described, MatcherKind):
+            found[described.name] = described
+    return found
+
+
+def _entry_points() -> dict:
+    from importlib.metadata import entry_points
+
+    builtin = builtin_kinds()
+    found: dict = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name not in builtin:
+            found.setdefault(entry.name, entry)
+    return found
+
+
+def names(automatic_only: bool = False) -> list[str]:
+    """Every matcher's name, built-ins first; plug-ins are imported only to ask whether they are automatic."""
+    builtin = [n for n, k in builtin_kinds().items() if k.automatic or not automatic_only]
+    plugins = list(_entry_points())
+    if automatic_only:
+        plugins = [n for n in plugins if kind(n).automatic]
+    return builtin + plugins
+
+
+def kind(name: str) -> MatcherKind:
+    """The descriptor of the matcher of that name; ValueError for an unknown name."""
+    builtin = builtin_kinds()
+    if name in builtin:
+        return builtin[name]
+    entry = _entry_points().get(name)
+    if entry is None:
+        raise ValueError(f"unknown matcher {name!r}; choose one of {', '.join(names())}")
+    loaded = entry.load()  # a plug-in is imported only when it is used
+    if isinstance(loaded, MatcherKind):
+        return loaded
+    return MatcherKind(name=name, label=name, automatic=True, make=lambda o: loaded(
+        theta=o.theta, judgments=o.judgments, tokenizer=o.tokenizer, as_set=o.as_set, partial=o.partial))
+
+
+def make(name: str, options: MatcherOptions | None = None) -> Matcher:
+    """The matcher of that name, made with these options; ValueError for an unknown name, an option the
+    matcher does not take (--matcher-option) or missing judgments."""
+    described = kind(name)
+    options = options or MatcherOptions()
+    unknown = sorted(set(options.extra) - set(described.extra))
+    if unknown:
+        takes = ", ".join(described.extra) or "none"
+        raise ValueError(f"matcher {name!r} takes no option {', '.join(unknown)} (its own options: {takes})")
+    if described.needs_judgments and options.judgments is None:
+        raise ValueError(f"the {name} matcher needs judgments (--judgments FILE.tsv)")
+    matcher = described.make(options)
+    if not getattr(matcher, "name", None):
+        matcher.name = name
+    return matcher

@@ -1,0 +1,37 @@
+"""The adversarial probes page in Chromium: an organiser runs the probes on the stored CS, CT and JA
+gold standards and sees the fooled rates and the chart. Screenshot: test-artifacts/probes.png."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import accounts_app, log_in, serving
+
+from sepia.formats.read import read_file
+from sepia.resources import resource_dir
+from sepia.store import io as store_io
+
+pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture
+def site(tmp_path):
+    app = accounts_app(tmp_path, "probes")
+    with app.extensions["sepia_store"].transaction() as session:
+        for lang in ("cs", "ct", "ja"):
+            store_io.import_topics(session, read_file(resource_dir("corpora") / lang / "topics.xml"))
+            store_io.import_gold(session, read_file(resource_dir("corpora") / lang / "gold.xml"))
+    yield from serving(app)
+
+
+def test_organiser_runs_the_probes(chromium, site, artifacts):
+    page = log_in(chromium, site, "org")
+    page.goto(f"{site.url}/results/")
+    page.click("text=adversarial probes")
+    with page.expect_navigation():
+        page.click("button:has-text('Run the probes')")
+    assert page.locator("h2").first.inner_text() == "Fooled rate, 18 topics"
+    rows = page.locator("table.results tbody tr")
+    assert rows.count() == 5 and rows.nth(0).locator("td").first.inner_text() == "binarized"
+    chart = page.locator("img.chart")
+    assert chart.evaluate("img => img.complete && img.naturalWidth > 400")  # the data URI passed the CSP
+    page.screenshot(path=str(artifacts / "probes.png"), full_page=True)

@@ -1,0 +1,154 @@
+"""Adversarial probes (`sepia metaeval adversarial`): the perturbations, the fooled rates on a gold
+standard worked by hand, every output, assessors' files, and bad input."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sepia.cli import main
+from sepia.formats.judgments import judgments_to_tsv
+from sepia.formats.model import Judgment
+from sepia.formats.read import read_file
+from sepia.formats.write import to_xml
+from sepia.metaeval.adversarial import fooled_rates, make_evaluators, probe_context, probe_runs
+from sepia.metaeval.probes import PROBES, ProbeContext
+from sepia.scoring.evaluate import Settings
+from sepia.scoring.tokenize import Tokenizer
+from tests.helpers import gold, nugget, topic
+
+GOLD = gold("CS", topic("X-CS-0001", "DATE", nugget("N1", "2007年10月24日发射", 1, 1),
+                        nugget("N2", "西昌卫星发射中心", 1, 1)),
+            topic("X-CS-0002", "PERSON", nugget("N1", "嫦娥一号", 1, 1)))
+
+
+def _ctx(*answers, langs=None) -> ProbeContext:
+    langs = langs or ["CS"] * len(answers)
+    return ProbeContext([f"T{i}" for i in range(len(answers))], langs, [list(a) for a in answers])
+
+
+def test_numbers_probe_changes_every_number_and_date():
+    ctx = _ctx(["2007年10月24日发射", "嫦娥一号", "二〇〇七年"], ["fell 26% in 2014-15 since March 3, 2020"], langs=["CS", "EN"])
+    assert PROBES["numbers"].perturb(ctx, 0) == ["2008年11月25日发射", "嫦娥二号", "三〇〇七年"]
+    assert PROBES["numbers"].perturb(ctx, 1) == ["fell 27% in 2014-16 since April 4, 2021"]
+
+
+def test_negation_shuffle_salad_and_padding():
+    ctx = _ctx(["张三是局长", "北京"], ["The tower was built in Paris"], ["Gustave Eiffel"], langs=["CS", "EN", "EN"])
+    assert PROBES["negation"].perturb(ctx, 0) == ["并非张三是局长", "并非北京"]
+    assert PROBES["negation"].perturb(ctx, 1) == ["The tower was not built in Paris"]
+    assert PROBES["negation"].perturb(ctx, 2) == ["It is not true that Gustave Eiffel"]
+    shuffled = PROBES["shuffle"].perturb(ctx, 0)
+    assert [Counter(a) for a in shuffled] == [Counter("张三是局长"), Counter("北京")] and shuffled[0] != "张三是局长"
+    salad = PROBES["salad"].perturb(ctx, 0)
+    assert len(salad) == 2
+    assert Counter(t for a in salad for t in Tokenizer().tokens(a)) == Counter("张三是局长北京")
+    assert PROBES["padding"].perturb(ctx, 1) == ["The tower was built in Paris", "Gustave Eiffel"]  # same language first
+
+
+def test_entities_are_swapped_with_another_topics():
+    ctx = _ctx(["Gustave Eiffel built it in Paris"], ["The Wright Brothers flew at Kitty Hawk"], langs=["EN", "EN"])
+    swapped = PROBES["entities"].perturb(ctx, 0)[0]
+    assert "Eiffel" not in swapped and "Paris" not in swapped
+    assert "The Wright Brothers" in swapped and "Kitty Hawk" in swapped
+
+
+def test_probe_runs_are_runs_of_their_own_and_say_what_changed():
+    ctx = probe_context(GOLD)
+    runs, changed = probe_runs(ctx)
+    assert [r.run_id for r in runs][:3] == ["PROBE-CS-CS-01-T", "PROBE-CS-CS-02-T", "PROBE-CS-CS-03-T"]
+    assert runs[0].topics[0].answers[0].text == "2007年10月24日发射"
+    assert changed["numbers"] == {"X-CS-0001", "X-CS-0002"}
+
+
+def test_fooled_rates_worked_by_hand():
+    """numbers probe: topic 1 answers 2008年11月25日发射 (BINARIZED: 5 of 8 tokens, 0.625 > 0.5, still a
+    match, same length: F unchanged, fooled); topic 2 嫦娥二号 (3 of 4, a match: fooled). Strict: neither
+    response states the nugget's numbers, so N1 fails in both: F drops, not fooled. softmatch: the
+    scores drop to 5/8 and 3/4, F drops: not fooled."""
+    ctx = probe_context(GOLD)
+    evaluators = make_evaluators(GOLD, ["binarized", "softmatch", "exact"], ["lenient", "strict"], {}, Settings())
+    assert list(evaluators) == ["binarized", "binarized --numbers strict", "softmatch", "softmatch --numbers strict",
+                                "exact"]
+    rows, scores = fooled_rates(GOLD, evaluators, ctx, ["numbers"])
+    rates = {r.matcher: (r.fooled, r.topics) for r in rows}
+    assert rates == {"binarized": (2, 2), "binarized --numbers strict": (0, 2), "softmatch": (0, 2),
+                     "softmatch --numbers strict": (0, 2), "exact": (0, 2)}
+    assert scores["binarized"]["faithful"]["X-CS-0002"] == 1.0
+    assert scores["binarized --numbers strict"]["numbers"]["X-CS-0002"] == 0.0
+
+
+def _write_gold(tmp_path: Path, standard=GOLD) -> Path:
+    path = tmp_path / "gold.xml"
+    path.write_bytes(to_xml(standard))
+    return path
+
+
+def test_cli_outputs_table_tsv_json_and_chart(tmp_path):
+    gold_path = _write_gold(tmp_path)
+    base = ["metaeval", "adversarial", "--gold", str(gold_path), "--matcher", "binarized"]
+    table = CliRunner().invoke(main, base + ["--plot", str(tmp_path / "fig" / "adv")])
+    assert table.exit_code == 0, table.output
+    assert "binarized --numbers strict" in table.output and "100% (2/2)" in table.output
+    assert (tmp_path / "fig" / "adv.png").stat().st_size > 0 and (tmp_path / "fig" / "adv.svg").exists()
+    tsv = CliRunner().invoke(main, base + ["--format", "tsv", "--probe", "numbers"]).stdout.splitlines()
+    assert tsv[0].split("\t")[:5] == ["matcher", "probe", "topics", "fooled", "fooled_rate"]
+    assert tsv[1].split("\t")[:5] == ["binarized", "numbers", "2", "2", "1.0000"]
+    report = json.loads(CliRunner().invoke(main, base + ["--format", "json", "--numbers", "strict"]).stdout)
+    assert report["matchers"] == ["binarized --numbers strict"] and set(report["probes"]) == set(PROBES)
+    assert "versions" in report
+
+
+def test_an_assessors_judgments_of_the_probe_runs_are_scored_like_a_matcher(tmp_path):
+    gold_path = _write_gold(tmp_path)
+    runs_dir = tmp_path / "probes"
+    result = CliRunner().invoke(main, ["metaeval", "adversarial", "--gold", str(gold_path), "--matcher", "exact",
+                                       "--write-runs", str(runs_dir)])
+    assert result.exit_code == 0, result.output
+    runs = [read_file(p, "cclqa") for p in sorted(runs_dir.glob("*.xml"))]
+    assert len(runs) == 1 + len(PROBES)
+    # a gullible assessor: every answer holds the nugget of its position, however it was perturbed
+    gullible = [Judgment(t.topic_id, r.run_id, a.rank, f"N{a.rank}", 1, "gullible")
+                for r in runs for t in r.topics for a in t.answers if a.rank <= len(GOLD.topic(t.topic_id).nuggets)]
+    path = tmp_path / "gullible.tsv"
+    path.write_text(judgments_to_tsv(gullible), encoding="utf-8")
+    report = json.loads(CliRunner().invoke(main, ["metaeval", "adversarial", "--gold", str(gold_path),
+                                                  "--auto-judgments", str(path), "--format", "json"]).stdout)
+    assert report["matchers"] == ["gullible"]
+    rows = {r["probe"]: r for r in report["fooled"]}
+    assert rows["numbers"]["fooled_rate"] == 1.0          # same length, same judgments: fooled
+    assert rows["padding"]["kept_recall_rate"] == 1.0     # padding costs precision only
+
+
+def test_a_gold_standard_without_nuggets_is_one_line_of_error(tmp_path):
+    path = _write_gold(tmp_path, gold("CS", topic("X-CS-0001", "DATE")))
+    result = CliRunner().invoke(main, ["metaeval", "adversarial", "--gold", str(path)])
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == ["Error: the gold standard has no nuggets: there is nothing to probe"]
+
+
+@pytest.mark.parametrize("lang", ["cs", "ct", "ja"])
+def test_sample_gold_standards_strict_numbers_are_never_fooled_by_changed_numbers(lang):
+    path = Path(__file__).resolve().parents[1] / "corpora" / lang / "gold.xml"
+    standard = read_file(path, "gold")
+    evaluators = make_evaluators(standard, ["binarized", "softmatch"], ["strict"], {}, Settings())
+    rows, _ = fooled_rates(standard, evaluators, probe_context(standard), ["numbers"])
+    assert all(r.topics >= 3 and r.rate <= 0.10 for r in rows), [(r.matcher, r.fooled, r.topics) for r in rows]
+
+
+RAG24 = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24" / "rag24_nugget_assignment.20241108.jl"
+
+
+@pytest.mark.skipif(not RAG24.exists(), reason="TREC RAG 2024 data not in ../shared/data")
+def test_trec_rag24_nuggets_strict_numbers_meet_the_aim():
+    from sepia.convert.nuggetizer import convert_nuggetizer
+
+    standard = convert_nuggetizer(RAG24).gold
+    evaluators = make_evaluators(standard, ["binarized", "softmatch"], ["lenient", "strict"], {}, Settings())
+    rows, _ = fooled_rates(standard, evaluators, probe_context(standard), ["numbers"])
+    rates = {r.matcher: (r.fooled, r.topics) for r in rows}
+    assert rates["binarized"] == (6, 6)  # every topic with a number fools BINARIZED without the rule
+    assert rates["binarized --numbers strict"] == rates["softmatch --numbers strict"] == (0, 6)

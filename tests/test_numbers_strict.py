@@ -1,0 +1,89 @@
+"""--numbers strict: a nugget whose numbers or dates a response lacks or states differently cannot match
+that response (binarized and softmatch); the numbers after NFKC and CJK numerals."""
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sepia.cli import main
+from sepia.formats.model import Answer
+from sepia.matchers.binarized import BinarizedMatcher
+from sepia.matchers.softmatch import SoftMatcher
+from sepia.scoring.numbers import cjk_value, numbers_in
+from tests.helpers import nugget
+
+CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
+
+
+@pytest.mark.parametrize("text, numbers", [
+    ("2007年10月24日", {"2007", "10", "24"}),
+    ("二〇〇七年十月二十四日", {"2007", "10", "24"}),
+    ("２００７年", {"2007"}),                                  # full-width digits, by NFKC
+    ("1,234.50 yuan and 0.50", {"1234.5", "0.5"}),
+    ("3万人，1.5亿元", {"30000", "150000000"}),
+    ("三千五百万 一亿二千万", {"35000000", "120000000"}),
+    ("两千 十五 一百零五", {"2000", "15", "105"}),
+    ("统一 一起 第一 十分", set()),                          # lone numerals inside words state no number
+    ("十月 一日", {"10", "1"}),                               # a lone numeral before 月 or 日 does
+    ("launched on March 15, 2020", {"3", "15", "2020"}),
+    ("15 May 2019", {"5", "15", "2019"}),
+    ("you may go in March", set()),                          # a month name away from any number is a word
+    ("2020-03-05", {"2020", "3", "5"}),
+])
+def test_numbers_in(text, numbers):
+    assert numbers_in(text) == numbers
+
+
+@pytest.mark.parametrize("numeral, value", [("二〇〇三", 2003), ("十", 10), ("十五", 15), ("二十", 20),
+                                            ("一百零五", 105), ("三千五百万", 35_000_000), ("万", None),
+                                            ("三四十", None)])
+def test_cjk_value(numeral, value):
+    assert cjk_value(numeral) == value
+
+
+NUGGET = nugget("N1", "2007年10月24日发射", 1, 1)  # tokens: 2007 年 10 月 24 日 发 射 (8)
+
+
+def test_a_changed_date_cannot_match_under_strict():
+    wrong = [Answer(1, "2008年10月24日发射")]                # 7 of 8 tokens
+    assert SoftMatcher().scores("r", "t", [NUGGET], wrong) == [7 / 8]
+    assert SoftMatcher(numbers="strict").scores("r", "t", [NUGGET], wrong) == [0.0]
+    assert BinarizedMatcher().scores("r", "t", [NUGGET], wrong) == [1.0]
+    assert BinarizedMatcher(numbers="strict").scores("r", "t", [NUGGET], wrong) == [0.0]
+
+
+def test_strict_keeps_the_best_of_the_responses_that_state_the_numbers():
+    answers = [Answer(1, "2008年10月24日发射"), Answer(2, "二〇〇七年十月二十四日")]
+    # response 2 states 2007, 10, 24 in CJK numerals; its tokens share 年 月 日 with the nugget: 3/8
+    assert SoftMatcher(numbers="strict").scores("r", "t", [NUGGET], answers) == [3 / 8]
+    assert SoftMatcher().scores("r", "t", [NUGGET], answers) == [7 / 8]
+
+
+def test_nuggets_without_numbers_score_as_before():
+    plain = [nugget("N1", "西昌卫星发射中心", 1, 1), NUGGET]
+    answers = [Answer(1, "在西昌卫星发射中心 2007年10月24日")]
+    lenient = SoftMatcher().scores("r", "t", plain, answers)
+    assert SoftMatcher(numbers="strict").scores("r", "t", plain, answers) == lenient == [1.0, 1.0]
+    # a many-topic batch gives each topic's answers their own decisions
+    many = SoftMatcher(numbers="strict").scores_many("r", [(plain, answers), (plain, [Answer(1, "2008年发射")])])
+    assert many == [[1.0, 1.0], [2 / 8, 0.0]]
+
+
+def test_evaluate_takes_numbers_strict_and_says_so():
+    base = ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"), "--format", "json"]
+    strict = CliRunner().invoke(main, base + ["--numbers", "strict"])
+    lenient = CliRunner().invoke(main, base)
+    assert strict.exit_code == 0 and lenient.exit_code == 0, strict.output
+    by_run = [{r["run_id"]: r for r in json.loads(o.stdout)["runs"]} for o in (strict, lenient)]
+    assert all(by_run[0][r]["score"] <= by_run[1][r]["score"] + 1e-12 for r in by_run[1])  # it only takes matches away
+    table = CliRunner().invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                      "--numbers", "strict"])
+    assert "(numbers strict)" in table.output
+
+
+def test_strict_numbers_are_refused_for_a_matcher_without_a_number_rule():
+    result = CliRunner().invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                       "--matcher", "exact", "--numbers", "strict"])
+    assert result.exit_code == 2
+    assert "the exact matcher has no number rule (matchers that do: binarized, softmatch)" in result.output
