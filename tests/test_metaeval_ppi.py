@@ -15,14 +15,16 @@ HUMAN = [0.3, 0.5, 0.5]                  # the judged topics 1-3
 def test_hand_computed_case():
     # f = .2 .4 .6 (mean .4), Y = .3 .5 .5 (mean .4333): cov = ((-.2)(-.1333) + 0 + (.2)(.0667)) / 2 = .02,
     # var f = .04, lambda = .5; mean f over all five = 2.5 / 5 = .5;
-    # residuals Y - .5 f = .2 .3 .2 (mean .2333, sample variance .003333);
-    # estimate = .5 * .5 + .2333 = .48333; se = sqrt((1 - 3/5) * .003333 / 3) = .0210819;
-    # t(2, .975) = 4.302653, half-width .090708.
+    # residuals Y - .5 f = .2 .3 .2 (mean .2333): estimate = .5 * .5 + .2333 = .48333.
+    # Jackknife, lambda re-tuned on the two topics left (the slope through them, clipped):
+    # without 1: slope 0, .5 * 0 + (.5 + .5) / 2 = .5; without 2: slope .5, .25 + (.2 + .2) / 2 = .45;
+    # without 3: slope 1, .5 + (.1 + .1) / 2 = .6. Mean .51667, squared deviations sum .011667;
+    # variance = (1 - 3/5) * (2/3) * .011667 = .0031111, se .0557773; t(2, .975) = 4.302653: half-width .239991.
     e = ppi_mean(HUMAN, AUTOMATIC[:3], AUTOMATIC)
     assert e.lam == pytest.approx(0.5)
     assert e.automatic == pytest.approx(0.5)
     assert e.estimate == pytest.approx(0.483333, abs=1e-6)
-    assert (e.low, e.high) == pytest.approx((0.483333 - 0.090708, 0.483333 + 0.090708), abs=1e-6)
+    assert (e.low, e.high) == pytest.approx((0.483333 - 0.239991, 0.483333 + 0.239991), abs=1e-6)
     assert (e.judged, e.population) == (3, 5)
     # human only (lambda 0): mean .4333, sample variance .013333, se .0421637, half-width .181416
     h = ppi_mean(HUMAN, AUTOMATIC[:3], AUTOMATIC, lam=0)
@@ -36,6 +38,22 @@ def test_human_only_is_scipys_t_interval_with_the_finite_population_correction()
     h = ppi_mean(y, f_all[:8], f_all, level=0.9, lam=0)
     low, high = stats.t.interval(0.9, 7, loc=y.mean(), scale=stats.sem(y) * np.sqrt(1 - 8 / 30))
     assert (h.low, h.high) == pytest.approx((low, high))
+
+
+def test_jackknife_against_recomputing_without_each_topic():
+    rng = np.random.default_rng(7)
+    f_all = rng.random(25)
+    judged = rng.choice(25, 9, replace=False)
+    y = np.clip(0.3 * f_all[judged] + rng.normal(0.2, 0.2, 9), 0, 1)
+    e = ppi_mean(y, f_all[judged], f_all, level=0.9)
+    dropped = []
+    for i in range(9):
+        keep = np.arange(9) != i
+        yc, fc = y[keep] - y[keep].mean(), f_all[judged][keep] - f_all[judged][keep].mean()
+        lam = min(max((yc @ fc) / (fc @ fc), 0.0), 1.0)
+        dropped.append(lam * f_all.mean() + np.mean(y[keep] - lam * f_all[judged][keep]))
+    variance = (1 - 9 / 25) * 8 / 9 * np.sum((np.array(dropped) - np.mean(dropped)) ** 2)
+    assert e.width / 2 == pytest.approx(stats.t.ppf(0.95, 8) * np.sqrt(variance))
 
 
 def test_every_topic_judged_gives_the_human_mean_exactly():

@@ -11,13 +11,16 @@ which is unbiased for theta whatever the matcher's errors (it is survey sampling
 estimator). Because the automatic scores cover the whole population, their mean has no sampling
 error; the only error is that of the sample mean of the residuals e = Y - lambda * f, whose
 variance under sampling without replacement is (1 - n/N) * S_e^2 / n (the finite-population
-correction: judging every topic leaves no uncertainty). S_e^2 is estimated by the sample variance
-(n - 1 denominator), the interval is estimate +- t(n - 1) * standard error.
+correction: judging every topic leaves no uncertainty).
 
 Power tuning picks lambda = cov(Y, f) / var(f) on the sample, which minimises the sample variance of
 the residuals, clipped to [0, 1] as PPI++ does: lambda = 0 is the human-only estimate, 1 is plain PPI.
-Any lambda in [0, 1] between 0 and the unclipped optimum has a residual variance no larger than
-var(Y), so with the same degrees of freedom the interval is never wider than the human-only one.
+Plugging that tuned lambda into (1 - n/N) * s_e^2 / n (PPI++'s own interval) is too optimistic on a
+few topics: lambda is fitted to the very residuals whose spread it then measures (on two topics the
+fit is exact and the interval has width 0). The variance is therefore the jackknife's, (1 - n/N) *
+(n - 1)/n * sum_i (estimate_{-i} - mean)^2, where estimate_{-i} re-tunes lambda without topic i: it
+counts lambda's own sampling error, and for a fixed lambda it is exactly (1 - n/N) * s_e^2 / n. The
+interval is estimate +- t(n - 1) * standard error. `sepia metaeval budget` measures the coverage.
 
 Every function works on arrays whose last axis is the sample, so a simulation evaluates thousands of
 samples at once; `ppi_mean` is the one-sample form.
@@ -49,14 +52,32 @@ class Estimate:
                 "judged": self.judged, "topics": self.population, "automatic": self.automatic}
 
 
+def _clipped_ratio(covariance: np.ndarray, variance: np.ndarray) -> np.ndarray:
+    ratio = np.divide(covariance, variance, out=np.zeros_like(covariance), where=variance > 1e-15)
+    return np.clip(ratio, 0.0, 1.0)
+
+
 def tuned_lambda(y: np.ndarray, f: np.ndarray) -> np.ndarray:
     """The power-tuned lambda per sample (last axis): cov(Y, f) / var(f) clipped to [0, 1]; 0 where
     the automatic scores of the sample do not vary."""
     yc = y - y.mean(axis=-1, keepdims=True)
     fc = f - f.mean(axis=-1, keepdims=True)
-    covariance, variance = (yc * fc).sum(axis=-1), (fc * fc).sum(axis=-1)
-    ratio = np.divide(covariance, variance, out=np.zeros_like(covariance), where=variance > 1e-15)
-    return np.clip(ratio, 0.0, 1.0)
+    return _clipped_ratio((yc * fc).sum(axis=-1), (fc * fc).sum(axis=-1))
+
+
+def leave_one_out(y: np.ndarray, f: np.ndarray, automatic_mean, lam=None) -> np.ndarray:
+    """estimate_{-i} for every judged topic i (same shape as y): the estimate from the other n - 1
+    topics, lambda re-tuned on them (or fixed), from the sample's sums less topic i's terms."""
+    m = y.shape[-1] - 1
+    sum_y = y.sum(axis=-1, keepdims=True) - y
+    sum_f = f.sum(axis=-1, keepdims=True) - f
+    if lam is None:
+        covariance = (y * f).sum(axis=-1, keepdims=True) - y * f - sum_y * sum_f / m
+        variance = (f * f).sum(axis=-1, keepdims=True) - f * f - sum_f * sum_f / m
+        lam = _clipped_ratio(covariance, variance)
+    else:
+        lam = np.asarray(lam)[..., None]
+    return lam * np.asarray(automatic_mean)[..., None] + (sum_y - lam * sum_f) / m
 
 
 def ppi_arrays(y: np.ndarray, f: np.ndarray, automatic_mean, population: int, level: float = 0.95,
@@ -69,13 +90,15 @@ def ppi_arrays(y: np.ndarray, f: np.ndarray, automatic_mean, population: int, le
     n = y.shape[-1]
     if not 0 < n <= population:
         raise ValueError(f"a sample of {n} topics out of {population}")
-    lam = tuned_lambda(y, f) if lam is None else np.broadcast_to(np.asarray(lam, float), y.shape[:-1])
-    residuals = y - lam[..., None] * f
-    estimate = lam * automatic_mean + residuals.mean(axis=-1)
+    fixed = None if lam is None else np.broadcast_to(np.asarray(lam, float), y.shape[:-1])
+    tuned = tuned_lambda(y, f) if fixed is None else fixed
+    estimate = tuned * automatic_mean + (y - tuned[..., None] * f).mean(axis=-1)
     if n < 2:
-        return estimate, np.full(estimate.shape, np.nan), lam
-    variance = (1 - n / population) * residuals.var(axis=-1, ddof=1) / n
-    return estimate, t_quantile(level, n - 1) * np.sqrt(variance), lam
+        return estimate, np.full(estimate.shape, np.nan), tuned
+    dropped = leave_one_out(y, f, automatic_mean, fixed)
+    spread = ((dropped - dropped.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+    variance = (1 - n / population) * (n - 1) / n * spread
+    return estimate, t_quantile(level, n - 1) * np.sqrt(variance), tuned
 
 
 def t_quantile(level: float, df: int) -> float:
