@@ -22,7 +22,7 @@ def _table(rows: list[dict], key: str, correlation: float, with_tau: bool) -> li
         cells = [f"{row['budget']:g}%", f"{row['judged']}/{row['topics']}"]
         figures = row.get(key)
         if figures is None:
-            table.append(cells + [row.get("note", "-")] + [""] * (len(header) - 3))
+            table.append(cells + ["-"] * (len(header) - 2))   # fewer than two topics judged: no interval
             continue
         cells += [fmt(figures["coverage"]), fmt(figures["human_only_coverage"]),
                   coverage_verdict(row["budget"], figures["coverage"]), fmt(figures["width"]),
@@ -50,5 +50,5 @@ def budget_text(report: dict, matcher: str) -> str:
                   "width; ratio = PPI++ width / human-only width; tau = Kendall's tau-b of the estimated run ranking "
                   "against the full human ranking (mean over samples).",
               f"Aims: coverage {100 * low:g}-{100 * high:g}% at budgets of {AIMED_FROM}% and more (aim column); "
-              "ratio <= 1 (power tuning), falling as r grows."]
+              "ratio <= 1 (power tuning), falling as r grows. '-': fewer than two topics judged, no interval."]
     return "\n".join(lines).lstrip("\n") + "\n"
