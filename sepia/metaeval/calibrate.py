@@ -1,0 +1,58 @@
+"""Calibrated scores (`sepia evaluate --calibrate`): every run's automatic mean F3 over all topics of
+its language pair, corrected by the human F3 of the judged topics into a PPI++ estimate of its human
+mean (`sepia.metaeval.ppi`), and the same for the difference of every two runs of a language pair.
+
+The judged topics must be a uniform random sample of the language pair's topics, judged for every
+run (a topic-level plan); the estimate is then unbiased and its interval valid whatever the matcher.
+Once every topic is judged the estimate is the exact human mean, with width 0.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Sequence
+
+import numpy as np
+
+from sepia.metaeval.ppi import Estimate, ppi_mean
+
+
+@dataclass
+class RunTopicScores:
+    run_id: str
+    language_pair: str
+    automatic: dict[str, float]   # every topic of the language pair
+    human: dict[str, float]       # the judged ones
+
+
+def _estimate(human: np.ndarray, automatic: np.ndarray, judged: np.ndarray, level: float) -> Estimate:
+    return ppi_mean(human[judged], automatic[judged], automatic, level)
+
+
+def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95) -> dict:
+    """{"language_pairs": [{language_pair, topics, judged, complete, runs: [...], pairs: [...]}]}:
+    per run its automatic mean and the estimate; per pair of runs (ranked by estimate, A before B)
+    the difference A - B and whether its interval excludes 0."""
+    groups: dict[str, list[RunTopicScores]] = {}
+    for s in scores:
+        groups.setdefault(s.language_pair, []).append(s)
+    report = []
+    for pair, runs in groups.items():
+        topics = list(runs[0].automatic)
+        judged_ids = [t for t in topics if t in runs[0].human]
+        judged = np.array([t in runs[0].human for t in topics])
+        if not judged.any():
+            continue
+        automatic = np.array([[r.automatic[t] for t in topics] for r in runs])
+        human = np.array([[r.human.get(t, np.nan) for t in topics] for r in runs])
+        estimates = [_estimate(h, a, judged, level) for h, a in zip(human, automatic)]
+        order = sorted(range(len(runs)), key=lambda i: (-estimates[i].estimate, runs[i].run_id))
+        rows = [{"run_id": runs[i].run_id, **estimates[i].as_dict()} for i in order]
+        pairs = []
+        for i, j in combinations(order, 2):
+            d = _estimate(human[i] - human[j], automatic[i] - automatic[j], judged, level)
+            pairs.append({"a": runs[i].run_id, "b": runs[j].run_id, **d.as_dict(),
+                          "decided": bool(d.low > 0 or d.high < 0)})
+        report.append({"language_pair": pair, "topics": len(topics), "judged": len(judged_ids),
+                       "judged_topics": judged_ids, "complete": bool(judged.all()), "runs": rows, "pairs": pairs})
+    return {"level": level, "language_pairs": report}
