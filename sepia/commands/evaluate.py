@@ -43,12 +43,14 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--calibrate", "calibrate_path", type=click.Path(exists=True, dir_okay=False),
               help="Human judgments of a random sample of topics (every run judged on them): report the PPI++ "
                    "estimate of each run's human F and of every difference of two runs, with intervals.")
+@click.option("--plan", "plan_pool", metavar="POOL",
+              help="With --store: the same estimates from the judgments of pool POOL's judging plan.")
 @click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
-              help="With --calibrate: the confidence level of the intervals.")
+              help="With --calibrate or --plan: the confidence level of the intervals.")
 @store_options
 @click.option("--format", "output", type=click.Choice(FORMATS), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
-             measures, stem, stopwords, as_set, depth, calibrate_path, level, from_store, run_ids, lang_pairs, save,
+             measures, stem, stopwords, as_set, depth, calibrate_path, plan_pool, level, from_store, run_ids, lang_pairs, save,
              output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
@@ -64,13 +66,21 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
         raise click.BadParameter(str(exc), param_hint="--allowance") from None
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
                         as_set, partial, depth)
-    if calibrate_path:
-        from sepia.commands.calibrate import calibrate_files
+    if calibrate_path or plan_pool:
+        from sepia.commands.calibrate import calibrate_files, calibrate_store
 
         if judgments_path or measures:
             raise click.UsageError("--calibrate takes the human judgments itself; leave out --judgments and --measures")
-        click.echo(calibrate_files(gold_path, expand_run_paths(run_paths + more_runs), calibrate_path, settings,
-                                   auto_judgment_specs, level, output), nl=False)
+        if plan_pool and not from_store:
+            raise click.UsageError("--plan estimates from the campaign store: add --store (or give --calibrate FILE)")
+        if plan_pool:
+            from sepia.store.db import Store
+
+            text = calibrate_store(Store(), settings, plan_pool, level, output)
+        else:
+            text = calibrate_files(gold_path, expand_run_paths(run_paths + more_runs), calibrate_path, settings,
+                                   auto_judgment_specs, level, output)
+        click.echo(text, nl=False)
         return
     described = settings.describe()
     out = RankedOutput(output, measures, described)

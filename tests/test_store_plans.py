@@ -1,0 +1,123 @@
+"""Judging plans stored with pools: the draw and its record, topics added later, assignment of the
+planned topics only, and estimates from the store equal to those from the same judgments as a file."""
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from sepia.cli import main
+from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry
+from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
+from sepia.store.pools import assign_pool, build_pool
+
+CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
+TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
+
+
+@pytest.fixture
+def campaign(store, store_url, monkeypatch):
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    files = [CS / "topics.xml", CS / "gold.xml", *sorted((CS / "runs").glob("*.xml"))]
+    result = CliRunner().invoke(main, ["import", *map(str, files)])
+    assert result.exit_code == 0, result.output
+    return store
+
+
+def _judgments(tmp_path, topics, name="sample.tsv") -> str:
+    lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / name
+    path.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.split("\t")[0] in topics]) + "\n",
+                    encoding="utf-8")
+    return str(path)
+
+
+def test_budgets():
+    assert parse_budget("30%") == (0.3, None) and parse_budget("100%") == (1.0, None)
+    assert parse_budget(" 5 ") == (None, 5)
+    for bad in ("0%", "101%", "0", "-2", "ten", "%"):
+        with pytest.raises(ValueError, match="judging budget"):
+            parse_budget(bad)
+    # five topics of a language shared among strata of 6, 3 and 1 topics: 3, 1.5, 0.5 -> 3, 2, 0 (largest remainders)
+    assert _allocation({"CS/A": 6, "CS/B": 3, "CS/C": 1}, None, 5) == {"CS/A": 3, "CS/B": 2, "CS/C": 0}
+    assert _allocation({"CS": 6, "JA": 4}, 0.3, None) == {"CS": 2, "JA": 1}
+
+
+def test_plan_is_the_seeded_draw_and_topics_added_later(campaign):
+    with campaign.transaction() as session:
+        build_pool(session, "p", "cclqa", 30)
+        plan = make_plan(session, "p", "50%", seed=3)
+        chosen = sorted(t.topic_id for t in plan.topics)
+    assert chosen == sorted(random.Random(3).sample(TOPICS, 3))      # the population in topic ID order
+    with campaign.transaction() as session:
+        added = add_topics(session, "p", 1, seed=4)
+        status = plan_status(session, "p")
+    left = [t for t in TOPICS if t not in chosen]
+    assert added == random.Random(4).sample(left, 1)
+    (cs,) = status["by_stratum"]
+    assert (cs["population"], cs["planned"]) == (6, 4)
+    assert [t["probability"] for t in cs["topics"]] == pytest.approx([4 / 6] * 4)
+    assert [t["draw"] for t in cs["topics"]] == [0, 0, 0, 1] and cs["topics"][3]["seed"] == 4
+
+
+def test_stratified_plan_draws_within_answer_types(campaign):
+    with campaign.transaction() as session:
+        build_pool(session, "s", "cclqa", 30)
+        plan = make_plan(session, "s", "1", strata="type", seed=0)
+        strata = {t.stratum for t in plan.topics}
+    assert len(plan.topics) == 1 and strata <= {f"CS/{t}" for t in
+                                                ("DEFINITION", "BIOGRAPHY", "EVENT", "WHY", "PERSON", "DATE")}
+
+
+def test_only_planned_topics_are_assigned(campaign):
+    with campaign.transaction() as session:
+        build_pool(session, "p", "cclqa", 30)
+        planned = {t.topic_id for t in make_plan(session, "p", "2", seed=1).topics}
+        assign_pool(session, "p", ["a1"])
+        assigned = set(session.scalars(select(PoolEntry.topic_id).join(Assignment)))
+    assert assigned == planned
+
+
+def test_cli_plan_and_estimates_equal_the_file_ones(campaign, tmp_path):
+    runner = CliRunner()
+    built = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"])
+    assert built.exit_code == 0 and "judging plan: 3 topics (50%, strata none, seed 3)" in built.output
+    nothing = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert nothing.exit_code == 1 and "no topic of the judging plan is judged yet" in nothing.output
+    planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    topics = [t["topic_id"] for t in planned["by_stratum"][0]["topics"]]
+    sample = _judgments(tmp_path, topics)
+    assert runner.invoke(main, ["import", sample]).exit_code == 0
+    stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json", "--level", "0.9"])
+    assert stored.exit_code == 0, stored.output
+    files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                 "--calibrate", sample, "--format", "json", "--level", "0.9"])
+    strip = [{k: v for k, v in json.loads(r.stdout).items() if k != "versions"} for r in (stored, files)]
+    assert strip[0] == strip[1] and strip[0]["language_pairs"][0]["judged"] == 3
+    shown = runner.invoke(main, ["pool", "plan", "p"])
+    assert "CS: 3 of 6 topics planned" in shown.output
+
+
+def test_bad_input_stores_nothing(campaign, tmp_path):
+    runner = CliRunner()
+    for args, code, words in [
+            (["--budget", "0%"], 2, "above 0% and at most 100%"), (["--budget", "150%"], 2, "at most 100%"),
+            (["--budget", "30"], 2, "--topics N"), (["--budget", "30%", "--topics", "2"], 2, "not both")]:
+        result = runner.invoke(main, ["pool", "build", "bad", "--kind", "cclqa", *args])
+        assert result.exit_code == code and words in result.output, result.output
+    with campaign.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Pool)) == 0
+        assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+    no_plan = runner.invoke(main, ["evaluate", "--store", "--plan", "nope"])
+    assert no_plan.exit_code == 1 and "no pool named nope" in no_plan.output
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "5"]).exit_code == 0
+    with campaign.transaction() as session:
+        planned = set(session.scalars(select(PlanTopic.topic_id)))
+    outside = [t for t in TOPICS if t not in planned][:1]
+    assert runner.invoke(main, ["import", _judgments(tmp_path, sorted(planned) + outside)]).exit_code == 0
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert result.exit_code == 1 and f"topic {outside[0]}, which is outside the judging plan" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert runner.invoke(main, ["evaluate", "--plan", "p"]).exit_code == 2        # --plan needs --store
