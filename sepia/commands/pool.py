@@ -9,6 +9,7 @@ import click
 
 from sepia.store.db import Store
 from sepia.store.io import ImportRefused
+from sepia.store.plans import MAX_SEED
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows
 from sepia.vocab import LANGUAGES
 
@@ -41,7 +42,8 @@ def _refused(exc: ImportRefused) -> None:
 @click.option("--topics", "topic_count", type=click.IntRange(1), help="CCLQA: judge N random topics per language.")
 @click.option("--strata", type=click.Choice(["none", "type"]), default="none", show_default=True,
               help="With --budget or --topics: draw within each answer type.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the judging plan's draw.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+              help="Seed of the judging plan's draw.")
 def pool_build(name, kind, lang, depth, priorities, max_priority, replace, suggest, budget, topic_count, strata, seed):
     """Build pool NAME from the stored runs; equal CCLQA responses of a topic are one item. With
     --budget or --topics, also its judging plan: the topics humans judge, drawn at random."""
@@ -84,7 +86,7 @@ def _plan(session, name: str, budget: str, strata: str, seed: int) -> str:
 @pool.command("plan")
 @click.argument("name")
 @click.option("--add", "add", type=click.IntRange(1), help="Draw N more topics per language from those not planned.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the added draw.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Seed of the added draw.")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def pool_plan(name, add, seed, output):
     """Show pool NAME's judging plan: per stratum the topics planned and judged; --add N draws more."""

@@ -27,6 +27,7 @@ from sepia.store.io import ImportRefused
 from sepia.store.pools import get_pool
 
 STRATA = ("none", "type")
+MAX_SEED = 2**31 - 1  # seeds are stored as 32-bit integers
 
 
 def parse_budget(text: str) -> tuple[float | None, int | None]:
@@ -89,6 +90,8 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
     """Draw and store the plan of a pool; ImportRefused (nothing stored) when the pool has one, or
     there are no topics to plan."""
     share, count = parse_budget(budget)
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"a plan's seed lies between 0 and {MAX_SEED}, not {seed}")
     if strata not in STRATA:
         raise ValueError(f"strata must be one of {', '.join(STRATA)}, not {strata!r}")
     pool = get_pool(session, pool_name)
@@ -125,8 +128,8 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
     """Draw `count` more topics per target language from those not yet planned (shared among the
     strata in proportion to what each has left); every planned topic of a stratum that grew gets the
     new probability. Returns the added topic IDs."""
-    if count < 1:
-        raise ValueError("add at least one topic")
+    if count < 1 or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"add at least one topic, with a seed between 0 and {MAX_SEED}")
     plan = get_plan(session, pool_name)
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
@@ -224,3 +227,32 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[set[str], set[
     if not judged:
         raise ImportRefused([f"pool {pool_name}: no topic of the judging plan is judged yet"])
     return everything, planned, judged
+
+
+def plans_overview(session: Session, progress) -> dict[int, dict]:
+    """Pool ID -> its plan for the pools page, from three queries whatever the number of pools:
+    budget, strata, seed, and per stratum the population, planned topics and those complete (every
+    assigned item judged; `progress` = sepia.store.judging.progress rows)."""
+    plans = session.scalars(select(db.JudgingPlan).options(selectinload(db.JudgingPlan.topics))).all()
+    if not plans:
+        return {}
+    topics = session.execute(select(db.Topic.id, db.Topic.lang, db.Topic.answer_type).join(db.Nugget).distinct()
+                             .where(db.Topic.retired.is_(False))).all()
+    open_items: dict[tuple[int, str], int] = defaultdict(int)
+    for row in progress:
+        open_items[row.pool_id, row.topic_id] += row.total - row.judged
+    overview = {}
+    for plan in plans:
+        sizes: dict[str, int] = defaultdict(int)
+        for _, lang, answer_type in topics:
+            sizes[stratum_of(lang, answer_type, plan.strata)] += 1
+        strata = []
+        for stratum in sorted({t.stratum for t in plan.topics}):
+            planned = [t for t in plan.topics if t.stratum == stratum]
+            done = [t.topic_id for t in planned if open_items.get((plan.pool_id, t.topic_id)) == 0]
+            strata.append({"stratum": stratum, "population": sizes.get(stratum, 0), "planned": len(planned),
+                           "complete": len(done), "topics": [t.topic_id for t in planned]})
+        overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed,
+                                  "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
+                                  "by_stratum": strata}
+    return overview

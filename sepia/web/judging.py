@@ -13,6 +13,7 @@ from sepia.corpus.lookup import get_document
 from sepia.store import judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Topic, User
+from sepia.store.plans import MAX_SEED, make_plan, plans_overview
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
@@ -32,8 +33,9 @@ def pools():
     rows = db().scalars(select(Pool).order_by(Pool.created_at)).all()
     assessors = db().scalars(select(User.username).where(User.role == "assessor", User.active)
                              .order_by(User.username)).all()
-    return render_template("judging/pools.html", pools=rows, progress=judging.progress(db()), assessors=assessors,
-                           languages=LANGUAGES, default_depth=DEFAULT_DEPTH)
+    progress = judging.progress(db())
+    return render_template("judging/pools.html", pools=rows, progress=progress, assessors=assessors,
+                           languages=LANGUAGES, default_depth=DEFAULT_DEPTH, plans=plans_overview(db(), progress))
 
 
 @bp.route("/pools/", methods=["POST"])
@@ -48,15 +50,21 @@ def build():
         depth = parse_id(form.get("depth") or str(DEFAULT_DEPTH.get(kind, 30)), "depth")
         if not name or kind not in DEFAULT_DEPTH or lang not in (None, *LANGUAGES) or depth < 1:
             raise FormError("Give the pool a name, a task, a language and a depth of at least 1.")
+        budget = form.get("budget", "").strip()
+        seed = form.get("seed", "").strip() or "0"
+        if budget and (kind != "cclqa" or not seed.isdigit() or int(seed) > MAX_SEED):
+            raise FormError(f"A judging budget is for CCLQA pools, with a seed from 0 to {MAX_SEED}.")
         built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities)
         built.suggest = kind == "cclqa" and form.get("suggest") == "1"
+        plan = make_plan(db(), name, budget, form.get("strata", "none"), int(seed)) if budget else None
         db().commit()
-    except (FormError, ImportRefused) as error:
+    except (FormError, ImportRefused, ValueError) as error:
         db().rollback()
-        flash(str(error) if isinstance(error, FormError) else "; ".join(error.reasons), "error")
+        flash("; ".join(error.reasons) if isinstance(error, ImportRefused) else str(error), "error")
         return redirect(url_for("judging.pools"))
-    flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics.",
-          "success")
+    planned = f" Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed})." if plan else ""
+    flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics."
+          + planned, "success")
     return redirect(url_for("judging.pools"))
 
 
