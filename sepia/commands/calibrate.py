@@ -11,7 +11,7 @@ from sepia.commands.common import load_auto_matchers, load_or_exit
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
-from sepia.metaeval.calibrate import RunTopicScores, calibrate
+from sepia.metaeval.calibrate import calibrate, run_topic_scores
 from sepia.metaeval.render import align, fmt, json_ready
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.versions import stamped
@@ -57,60 +57,30 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
             raise click.ClickException(f"{calibrate_path}: run {run.run_id} is not judged on the sampled topic "
                                        f"{unjudged[0]}: a judged topic needs the judgments of every run")
         scores.append(run_topic_scores(automatic, human, run, judged))
-    return _report(scores, level, automatic, output, f"{calibrate_path}: no judged topic belongs to the runs' "
-                                                      "language pairs")
-
-
-def run_topic_scores(automatic: Evaluator, human: Evaluator, run, judged: set[str], judgments=None,
-                     population: set[str] | None = None) -> RunTopicScores:
-    """A run's automatic F of every topic (of `population`, when given) and human F of the judged ones."""
-    auto, people = automatic.evaluate(run), human.evaluate(run, judgments)
-    return RunTopicScores(run.run_id, auto.language_pair,
-                          {t.topic_id: t.f for t in auto.topics if population is None or t.topic_id in population},
-                          {t.topic_id: t.f for t in people.topics if t.topic_id in judged})
-
-
-def _report(scores, level: float, automatic: Evaluator, output: str, nothing: str) -> str:
     report = json_ready(calibrate(scores, level))
     if not report["language_pairs"]:
-        raise click.ClickException(nothing)
+        raise click.ClickException(f"{calibrate_path}: no judged topic belongs to the runs' language pairs")
     report["matcher"] = automatic.settings.matcher
     return render(report, output)
 
 
 def calibrate_store(store, settings: Settings, pool_name: str, level: float, output: str) -> str:
-    """The same from the campaign store: the runs, the gold standard, and the judgments of the topics
-    of pool POOL_NAME's judging plan. Judgments of a topic outside the plan, a plan with no judged
-    topic, or a population changed since the draw are one-line errors. Planned topics not yet judged
-    for every run that answers them are left out, with a warning."""
+    """The same from the campaign store and pool POOL_NAME's judging plan (`estimate_plan`)."""
     from sepia.commands.common import warn
-    from sepia.scoring.campaign import NothingToScore, stored_run_ids
-    from sepia.store import io
-    from sepia.store.plans import judged_plan_topics
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.campaign import NothingToScore
+    from sepia.store.io import ImportRefused
 
     if settings.matcher == "human":
         raise click.UsageError("--plan corrects an automatic matcher: choose --matcher binarized, softmatch, "
                                "exact or a plug-in")
-    with store.transaction() as session:
-        try:
-            population, planned, judged = judged_plan_topics(session, pool_name)
-            ids = stored_run_ids(session, "cclqa")
-        except (io.ImportRefused, NothingToScore) as exc:
-            raise click.ClickException(str(exc)) from None
-        if len(judged) < len(planned):
-            warn(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
-                 "the estimates use those")
-        gold = io.export_gold(session)
-        automatic = Evaluator(gold, settings)
-        human = Evaluator(gold, replace(settings, matcher="human"), [])
-        scores = []
-        for run_id in ids:
-            run = io.export_run(session, run_id, "cclqa")
-            scores.append(run_topic_scores(automatic, human, run, judged, io.export_judgments(session, run_id),
-                                           population))
-            session.expunge_all()
-    return _report(scores, level, automatic, output, f"pool {pool_name}: no judged topic of the plan belongs to "
-                                                     "the stored runs' language pairs")
+    try:
+        report, warnings = estimate_plan(store, settings, pool_name, level)
+    except (ImportRefused, NothingToScore) as exc:
+        raise click.ClickException(str(exc)) from None
+    for message in warnings:
+        warn(message)
+    return render(report, output)
 
 
 def render(report: dict, output: str) -> str:

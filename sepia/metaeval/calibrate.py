@@ -56,3 +56,14 @@ def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95) -> dict:
         report.append({"language_pair": pair, "topics": len(topics), "judged": len(judged_ids),
                        "judged_topics": judged_ids, "complete": bool(judged.all()), "runs": rows, "pairs": pairs})
     return {"level": level, "language_pairs": report}
+
+
+def run_topic_scores(automatic, human, run, judged: set[str], judgments=None,
+                     population: set[str] | None = None) -> RunTopicScores:
+    """A run's automatic F of every topic (of `population`, when given) and human F of the judged
+    ones; `automatic` and `human` are `sepia.scoring.evaluate.Evaluator`s, `judgments` the run's own
+    (for a human evaluator made without them)."""
+    auto, people = automatic.evaluate(run), human.evaluate(run, judgments)
+    return RunTopicScores(run.run_id, auto.language_pair,
+                          {t.topic_id: t.f for t in auto.topics if population is None or t.topic_id in population},
+                          {t.topic_id: t.f for t in people.topics if t.topic_id in judged})

@@ -1,0 +1,42 @@
+"""PPI++ estimates of the stored CCLQA runs' human F3 from a pool's judging plan: the automatic scores
+of every topic of the plan's population and the human judgments of the planned topics judged so far
+(`sepia evaluate --store --plan`, the web tool's estimates page). Runs are read one at a time."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sepia.metaeval.calibrate import calibrate, run_topic_scores
+from sepia.metaeval.render import json_ready
+from sepia.scoring.evaluate import Evaluator, Settings
+from sepia.store import io
+from sepia.store.db import Store
+from sepia.store.plans import judged_plan_topics
+
+
+def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
+    """(the `calibrate` report, JSON-ready, with "matcher" and "pool"; warnings). Raises ImportRefused
+    for judgments outside the plan, a plan without judged topics or a changed population, and
+    NothingToScore when the store holds no CCLQA runs or none of them is of the plan's languages."""
+    from sepia.scoring.campaign import NothingToScore, stored_run_ids
+
+    warnings = []
+    with store.transaction() as session:
+        population, planned, judged = judged_plan_topics(session, pool_name)
+        ids = stored_run_ids(session, "cclqa")
+        if len(judged) < len(planned):
+            warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
+                            "the estimates use those")
+        gold = io.export_gold(session)
+        automatic = Evaluator(gold, settings)
+        human = Evaluator(gold, replace(settings, matcher="human"), [])
+        scores = []
+        for run_id in ids:
+            run = io.export_run(session, run_id, "cclqa")
+            scores.append(run_topic_scores(automatic, human, run, judged, io.export_judgments(session, run_id),
+                                           population))
+            session.expunge_all()
+    report = json_ready(calibrate(scores, level))
+    if not report["language_pairs"]:
+        raise NothingToScore(f"pool {pool_name}: no judged topic of the plan belongs to the stored runs' "
+                             "language pairs")
+    return {**report, "matcher": automatic.settings.matcher, "pool": pool_name}, warnings
