@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sepia.metaeval.ppi import ppi_arrays, ppi_mean, tuned_lambda
+from sepia.metaeval.ppi import ppi_arrays, ppi_mean, projected_width, tuned_lambda
 
 AUTOMATIC = [0.2, 0.4, 0.6, 0.8, 0.5]   # all five topics
 HUMAN = [0.3, 0.5, 0.5]                  # the judged topics 1-3
@@ -111,3 +111,11 @@ def test_bad_input():
         ppi_mean(HUMAN, AUTOMATIC[:3], AUTOMATIC, level=1.0)
     one = ppi_mean([0.4], [0.2], AUTOMATIC)
     assert np.isnan(one.low) and one.estimate == pytest.approx(0.4)
+
+
+def test_projected_width_by_hand():
+    # 0.4 wide on 4 of 20 topics: t(3) sqrt(1/4 - 1/20) = 3.182446 * 0.447214 = 1.423233; with 8 judged:
+    # t(7) sqrt(1/8 - 1/20) = 2.364624 * 0.273861 = 0.647579; 0.4 * 0.647579 / 1.423233 = 0.182002.
+    assert projected_width(0.4, 4, 8, 20) == pytest.approx(0.182002, abs=1e-6)
+    assert projected_width(0.4, 4, 20, 20) == 0.0          # every topic judged: no uncertainty left
+    assert np.isnan(projected_width(0.4, 1, 8, 20))

@@ -51,3 +51,31 @@ def test_a_bad_budget_stores_nothing(app, store):
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
         assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+
+
+def test_estimates_page(app, store):
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.evaluate import Settings
+    from sepia.store.models import Nugget, NuggetJudgment, PlanTopic, Response, RunTopic
+
+    campaign(store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "3", "seed": "2"})
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    with store.transaction() as session:
+        planned = set(session.scalars(select(PlanTopic.topic_id)))
+        rows = session.execute(select(Response.id, Nugget.id, Nugget.label).join(RunTopic)
+                               .join(Nugget, Nugget.topic_id == RunTopic.topic_id)
+                               .where(RunTopic.topic_id.in_(planned))).all()
+        for k, (response_id, nugget_id, label) in enumerate(rows):   # N002 (禽类传染病) matched, bar one topic
+            session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1",
+                                       match=1.0 if label == "N002" and k > 1 else 0.0))
+    page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    report, _ = estimate_plan(store, Settings("binarized"), "planned")
+    (group,) = report["language_pairs"]
+    (run,) = group["runs"]
+    assert group["judged"] == 3 and f"{run['estimate']:.4f}" in page and f"{run['low']:.4f}" in page
+    assert "3 of 3 planned topics judged" in page and "<svg class=\"interval\"" in page
+    assessor = browser_for(app, "as1")
+    assert assessor.get(f"/pools/{pool_id}/estimates").status_code == 403

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
+from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.store import io
@@ -39,4 +40,18 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
     if not report["language_pairs"]:
         raise NothingToScore(f"pool {pool_name}: no judged topic of the plan belongs to the stored runs' "
                              "language pairs")
+    topics_of = {s.language_pair: set(s.automatic) for s in scores}
+    for group in report["language_pairs"]:
+        group["planned"] = len(planned & topics_of[group["language_pair"]])
+        group.update(projection(group, level))
     return {**report, "matcher": automatic.settings.matcher, "pool": pool_name}, warnings
+
+
+def projection(group: dict, level: float) -> dict:
+    """The mean interval width of the runs now, and as projected once every planned topic is judged."""
+    widths = [r["high"] - r["low"] for r in group["runs"] if r["low"] is not None]
+    if not widths:
+        return {"mean_width": None, "projected_width": None}
+    now = sum(widths) / len(widths)
+    return {"mean_width": now, "projected_width": json_ready(
+        projected_width(now, group["judged"], group["planned"], group["topics"], level))}

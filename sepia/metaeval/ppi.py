@@ -118,3 +118,13 @@ def ppi_mean(human, automatic_judged, automatic_all, level: float = 0.95, lam: f
     estimate, half, tuned = ppi_arrays(y, f, automatic, len(everything), level, lam)
     estimate, half = float(estimate), float(half)
     return Estimate(estimate, estimate - half, estimate + half, float(tuned), len(y), len(everything), automatic)
+
+
+def projected_width(width: float, judged: int, planned: int, population: int, level: float = 0.95) -> float:
+    """The interval width expected once `planned` topics are judged, from one measured on `judged`:
+    the same spread of residuals, with the t quantile and (1/n - 1/N) of the larger sample."""
+    if judged < 2 or planned < judged:
+        return float("nan")
+    now = t_quantile(level, judged - 1) * np.sqrt(1 / judged - 1 / population)
+    later = t_quantile(level, planned - 1) * np.sqrt(max(1 / planned - 1 / population, 0.0))
+    return width * later / now if now > 0 else 0.0

@@ -85,6 +85,26 @@ def assign(pool_id: int):
     return redirect(url_for("judging.pools"))
 
 
+@bp.route("/pools/<int:pool_id>/estimates")
+@roles_required("organiser")
+def estimates(pool_id: int):
+    """The runs' human F3 estimated from the plan's judged topics (PPI++ on BINARIZED), with 95%
+    intervals and the width projected for the whole plan; exact once every topic is judged."""
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.campaign import NothingToScore
+    from sepia.scoring.evaluate import Settings
+    from sepia.web.db import store
+
+    pool = get_or_404(Pool, pool_id, "pool")
+    name = pool.name
+    db().close()  # the estimate reads the store in its own transaction
+    try:
+        report, warnings = estimate_plan(store(), Settings("binarized"), name)
+    except (ImportRefused, NothingToScore) as problem:
+        report, warnings = None, [str(problem)]
+    return render_template("judging/estimates.html", pool_name=name, report=report, warnings=warnings)
+
+
 # ---------------------------------------------------------------- assessors: the queue and the screen
 
 @bp.route("/judge/")

@@ -1,15 +1,19 @@
 """A judging plan in a real browser: the organiser builds a CCLQA pool with a budget on the sample CS
 collection, sees the plan and its progress on the pools page, and assigns it (only the planned topics
-reach the assessor's queue). Screenshot: test-artifacts/plans-pools.png."""
+reach the assessor's queue); once the planned topics are judged, the estimates page shows the runs'
+estimated human F3 with intervals. Screenshots: test-artifacts/plans-pools.png, plans-estimates.png."""
 from __future__ import annotations
 
 import random
 
 import pytest
+from click.testing import CliRunner
+from sqlalchemy import text
 
 from conftest import LiveServer, log_in
 from web_helpers import add_accounts
 
+from sepia.cli import main
 from sepia.demo import load_collection, sample_collections
 from sepia.resources import resource_dir
 from sepia.web import create_app
@@ -22,18 +26,21 @@ CS_TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
 def site(tmp_path, monkeypatch):
     monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
     url = f"sqlite:///{tmp_path / 'sepia.db'}"
+    monkeypatch.setenv("SEPIA_DATABASE_URL", url)
     app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
     store = app.extensions["sepia_store"]
     add_accounts(store)
     cs = next(f for f in sample_collections(resource_dir("corpora")) if f.name == "cs")
     load_collection(store, cs, progress=False)
+    with store.transaction() as session:  # the sample's own judgments come back for the planned topics only
+        session.execute(text("DELETE FROM nugget_judgment"))
     server = LiveServer(app)
     yield server
     server.stop()
     store.dispose()
 
 
-def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts):
+def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, tmp_path):
     page = log_in(chromium, site, "org")
     page.goto(f"{site.url}/pools/")
     page.fill("input[name=name]", "CS half")
@@ -53,3 +60,14 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts):
     page.screenshot(path=str(artifacts / "plans-pools.png"), full_page=True)
     rows = page.locator("table.table tbody tr td.docid").all_inner_texts()
     assert sorted(set(rows)) == chosen
+    # The planned topics judged (the sample's judgments of them): the estimates page.
+    lines = (resource_dir("corpora") / "cs" / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    sample = tmp_path / "planned.tsv"
+    sample.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.split("\t")[0] in chosen]) + "\n",
+                      encoding="utf-8")
+    assert CliRunner().invoke(main, ["import", str(sample)]).exit_code == 0
+    with page.expect_navigation():
+        page.click("a:has-text('Estimated scores')")
+    assert "3 of 3 planned topics judged" in page.inner_text("#pair-CS-CS")
+    assert page.locator("#pair-CS-CS svg.interval").count() == 3
+    page.screenshot(path=str(artifacts / "plans-estimates.png"), full_page=True)
