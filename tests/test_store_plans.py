@@ -94,8 +94,11 @@ def test_cli_plan_and_estimates_equal_the_file_ones(campaign, tmp_path):
     assert stored.exit_code == 0, stored.output
     files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
                                  "--calibrate", sample, "--format", "json", "--level", "0.9"])
-    strip = [{k: v for k, v in json.loads(r.stdout).items() if k not in ("versions", "pool")} for r in (stored, files)]
-    assert strip[0] == strip[1] and strip[0]["language_pairs"][0]["judged"] == 3
+    from_store, from_file = (json.loads(r.stdout) for r in (stored, files))
+    extra = ("planned", "mean_width", "projected_width")          # the store's report also projects widths
+    groups = [{k: v for k, v in g.items() if k not in extra} for g in from_store["language_pairs"]]
+    assert groups == from_file["language_pairs"] and groups[0]["judged"] == 3
+    assert from_store["language_pairs"][0]["planned"] == 3 and from_store["matcher"] == from_file["matcher"]
     shown = runner.invoke(main, ["pool", "plan", "p"])
     assert "CS: 3 of 6 topics planned" in shown.output
 
@@ -121,3 +124,15 @@ def test_bad_input_stores_nothing(campaign, tmp_path):
     assert result.exit_code == 1 and f"topic {outside[0]}, which is outside the judging plan" in result.output
     assert len(result.output.strip().splitlines()) == 1
     assert runner.invoke(main, ["evaluate", "--plan", "p"]).exit_code == 2        # --plan needs --store
+
+
+def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "5", "--seed", "1"]).exit_code == 0
+    planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    topics = [t["topic_id"] for t in planned["by_stratum"][0]["topics"]]
+    assert runner.invoke(main, ["import", _judgments(tmp_path, topics[:3])]).exit_code == 0
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert result.exit_code == 0, result.output
+    assert "3 of the 5 planned topics are judged for every run" in result.stderr
+    assert "CS-CS (3 of 6 topics judged)" in result.stdout and "projected once the 5 planned topics" in result.stdout

@@ -114,6 +114,9 @@ def calibrate_text(report: dict) -> str:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
                  else f"{group['judged']} of {group['topics']} topics judged")
         lines += ["", f"{group['language_pair']} ({state})"]
+        if group.get("projected_width") is not None and group["planned"] > group["judged"]:
+            lines.append(f"mean interval width {group['mean_width']:.3f} now, {group['projected_width']:.3f} projected "
+                         f"once the {group['planned']} planned topics are judged")
         rows = [["RUN", "AUTOMATIC", "ESTIMATE", "LOW", "HIGH", "LAMBDA"]]
         rows += [[r["run_id"], *(fmt(r[k], 4) for k in ("automatic", "estimate", "low", "high")), fmt(r["lambda"], 2)]
                  for r in group["runs"]]
