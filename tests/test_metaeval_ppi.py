@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sepia.metaeval.ppi import ppi_arrays, ppi_mean, projected_width, tuned_lambda
+from sepia.metaeval.ppi import ppi_arrays, ppi_mean, projected_width, stratified_ppi_mean, tuned_lambda
 
 AUTOMATIC = [0.2, 0.4, 0.6, 0.8, 0.5]   # all five topics
 HUMAN = [0.3, 0.5, 0.5]                  # the judged topics 1-3
@@ -119,3 +119,55 @@ def test_projected_width_by_hand():
     assert projected_width(0.4, 4, 8, 20) == pytest.approx(0.182002, abs=1e-6)
     assert projected_width(0.4, 4, 20, 20) == 0.0          # every topic judged: no uncertainty left
     assert np.isnan(projected_width(0.4, 1, 8, 20))
+
+
+def _strata(seed=8, sizes=((6, 3), (9, 4), (5, 5))):
+    rng = np.random.default_rng(seed)
+    parts = []
+    for population, judged in sizes:
+        f_all = rng.random(population)
+        y = np.clip(0.6 * f_all[:judged] + rng.normal(0.1, 0.1, judged), 0, 1)
+        parts.append((y, f_all[:judged], f_all))
+    return parts
+
+
+def test_one_stratum_is_ppi_mean():
+    (y, f, f_all), = _strata(sizes=((12, 5),))
+    one, plain = stratified_ppi_mean([(y, f, f_all)]), ppi_mean(y, f, f_all)
+    assert (one.estimate, one.low, one.high, one.lam) == pytest.approx((plain.estimate, plain.low, plain.high, plain.lam))
+
+
+def test_stratified_human_only_is_the_textbook_stratified_mean():
+    parts = _strata()
+    e = stratified_ppi_mean(parts, lam=0)
+    N = sum(len(a) for _, _, a in parts)
+    W = [len(a) / N for _, _, a in parts]
+    mean = sum(w * y.mean() for w, (y, _, _) in zip(W, parts))
+    variance = sum(w * w * (1 - len(y) / len(a)) * np.var(y, ddof=1) / len(y) for w, (y, _, a) in zip(W, parts))
+    df = sum(len(y) - 1 for y, _, a in parts if len(y) < len(a))          # the fully judged stratum adds nothing
+    assert e.estimate == pytest.approx(mean)
+    assert e.width / 2 == pytest.approx(stats.t.ppf(0.975, df) * np.sqrt(variance))
+
+
+def test_stratified_lambda_minimises_the_estimated_variance():
+    from scipy.optimize import minimize_scalar
+
+    parts = _strata()
+    N = sum(len(a) for _, _, a in parts)
+
+    def estimated_variance(lam):
+        return sum((len(a) / N) ** 2 * (1 - len(y) / len(a)) * np.var(y - lam * f, ddof=1) / len(y)
+                   for y, f, a in parts)
+
+    best = minimize_scalar(estimated_variance, bounds=(0, 1), method="bounded", options={"xatol": 1e-10}).x
+    assert stratified_ppi_mean(parts).lam == pytest.approx(best, abs=1e-6)
+
+
+def test_stratified_estimate_is_unbiased_over_every_sample():
+    y_pops = [np.array([0.9, 0.1, 0.4, 0.35]), np.array([0.8, 0.0, 0.55, 0.2, 0.6])]
+    f_pops = [np.array([0.7, 0.3, 0.3, 0.5]), np.array([0.9, 0.2, 0.4, 0.1, 0.5])]
+    truth = np.concatenate(y_pops).mean()
+    values = [stratified_ppi_mean([(y_pops[0][list(a)], f_pops[0][list(a)], f_pops[0]),
+                                   (y_pops[1][list(b)], f_pops[1][list(b)], f_pops[1])], lam=0.7).estimate
+              for a in combinations(range(4), 2) for b in combinations(range(5), 3)]
+    assert np.mean(values) == pytest.approx(truth)

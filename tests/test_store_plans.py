@@ -9,7 +9,8 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from sepia.cli import main
-from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry
+from sepia.store.io import ImportRefused
+from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic
 from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
 from sepia.store.pools import assign_pool, build_pool
 
@@ -65,10 +66,13 @@ def test_plan_is_the_seeded_draw_and_topics_added_later(campaign):
 def test_stratified_plan_draws_within_answer_types(campaign):
     with campaign.transaction() as session:
         build_pool(session, "s", "cclqa", 30)
-        plan = make_plan(session, "s", "1", strata="type", seed=0)
-        strata = {t.stratum for t in plan.topics}
-    assert len(plan.topics) == 1 and strata <= {f"CS/{t}" for t in
-                                                ("DEFINITION", "BIOGRAPHY", "EVENT", "WHY", "PERSON", "DATE")}
+        with pytest.raises(ImportRefused, match="without a planned topic"):
+            make_plan(session, "s", "1", strata="type", seed=0)
+        plan = make_plan(session, "s", "30%", strata="type", seed=0)
+        strata = sorted(t.stratum for t in plan.topics)
+        types = {t.id: t.answer_type for t in session.scalars(select(Topic))}
+    # the sample's six CS topics have six answer types: a stratum each, one topic drawn from each
+    assert strata == sorted(f"CS/{types[t]}" for t in TOPICS)
 
 
 def test_only_planned_topics_are_assigned(campaign):
@@ -136,3 +140,22 @@ def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):
     assert result.exit_code == 0, result.output
     assert "3 of the 5 planned topics are judged for every run" in result.stderr
     assert "CS-CS (3 of 6 topics judged)" in result.stdout and "projected once the 5 planned topics" in result.stdout
+
+
+def test_stratified_plan_estimates_through_the_store(campaign, tmp_path):
+    # Every CS answer type has one topic, so the stratified plan takes them all: the estimate is the human F3.
+    runner = CliRunner()
+    built = runner.invoke(main, ["pool", "build", "t", "--kind", "cclqa", "--budget", "30%", "--strata", "type"])
+    assert built.exit_code == 0 and "judging plan: 6 topics" in built.output
+    assert runner.invoke(main, ["import", _judgments(tmp_path, TOPICS[:5])]).exit_code == 0
+    waiting = runner.invoke(main, ["evaluate", "--store", "--plan", "t"])
+    assert waiting.exit_code == 1 and "no planned topic of CS/DATE is judged yet" in waiting.output
+    assert runner.invoke(main, ["import", "--replace", _judgments(tmp_path, TOPICS, "all.tsv")]).exit_code == 0
+    stored = json.loads(runner.invoke(main, ["evaluate", "--store", "--plan", "t", "--format", "json"]).stdout)
+    human = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                 "--matcher", "human", "--judgments", str(CS / "judgments.tsv"), "--format", "json"])
+    means = {r["run_id"]: r["score"] for r in json.loads(human.stdout)["runs"]}
+    rows = [r for g in stored["language_pairs"] for r in g["runs"]]
+    assert {r["run_id"] for r in rows} == set(means)
+    for r in rows:
+        assert r["estimate"] == pytest.approx(means[r["run_id"]]) and r["low"] == pytest.approx(r["high"])

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia.metaeval.ppi import Estimate, ppi_mean
+from sepia.metaeval.ppi import Estimate, ppi_mean, stratified_ppi_mean
 
 
 @dataclass
@@ -25,14 +25,19 @@ class RunTopicScores:
     human: dict[str, float]       # the judged ones
 
 
-def _estimate(human: np.ndarray, automatic: np.ndarray, judged: np.ndarray, level: float) -> Estimate:
-    return ppi_mean(human[judged], automatic[judged], automatic, level)
+def _estimate(human: np.ndarray, automatic: np.ndarray, judged: np.ndarray, level: float,
+              strata: np.ndarray | None) -> Estimate:
+    if strata is None:
+        return ppi_mean(human[judged], automatic[judged], automatic, level)
+    return stratified_ppi_mean([(human[judged & (strata == s)], automatic[judged & (strata == s)],
+                                 automatic[strata == s]) for s in sorted(set(strata))], level)
 
 
-def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95) -> dict:
+def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95, strata: dict[str, str] | None = None) -> dict:
     """{"language_pairs": [{language_pair, topics, judged, complete, runs: [...], pairs: [...]}]}:
     per run its automatic mean and the estimate; per pair of runs (ranked by estimate, A before B)
-    the difference A - B and whether its interval excludes 0."""
+    the difference A - B and whether its interval excludes 0. With `strata` (topic ID -> stratum),
+    the topics were sampled within strata and the estimate is the stratified one."""
     groups: dict[str, list[RunTopicScores]] = {}
     for s in scores:
         groups.setdefault(s.language_pair, []).append(s)
@@ -45,12 +50,13 @@ def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95) -> dict:
             continue
         automatic = np.array([[r.automatic[t] for t in topics] for r in runs])
         human = np.array([[r.human.get(t, np.nan) for t in topics] for r in runs])
-        estimates = [_estimate(h, a, judged, level) for h, a in zip(human, automatic)]
+        kinds = None if strata is None else np.array([strata[t] for t in topics])
+        estimates = [_estimate(h, a, judged, level, kinds) for h, a in zip(human, automatic)]
         order = sorted(range(len(runs)), key=lambda i: (-estimates[i].estimate, runs[i].run_id))
         rows = [{"run_id": runs[i].run_id, **estimates[i].as_dict()} for i in order]
         pairs = []
         for i, j in combinations(order, 2):
-            d = _estimate(human[i] - human[j], automatic[i] - automatic[j], judged, level)
+            d = _estimate(human[i] - human[j], automatic[i] - automatic[j], judged, level, kinds)
             pairs.append({"a": runs[i].run_id, "b": runs[j].run_id, **d.as_dict(),
                           "decided": bool(d.low > 0 or d.high < 0)})
         report.append({"language_pair": pair, "topics": len(topics), "judged": len(judged_ids),

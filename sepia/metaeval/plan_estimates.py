@@ -22,7 +22,8 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
 
     warnings = []
     with store.transaction() as session:
-        population, planned, judged = judged_plan_topics(session, pool_name)
+        strata, planned, judged = judged_plan_topics(session, pool_name)
+        population = set(strata)
         ids = stored_run_ids(session, "cclqa")
         if len(judged) < len(planned):
             warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
@@ -36,7 +37,8 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
             scores.append(run_topic_scores(automatic, human, run, judged, io.export_judgments(session, run_id),
                                            population))
             session.expunge_all()
-    report = json_ready(calibrate(scores, level))
+    stratified = any("/" in s for s in strata.values())      # "CS/DEFINITION": drawn within answer types
+    report = json_ready(calibrate(scores, level, strata if stratified else None))
     if not report["language_pairs"]:
         raise NothingToScore(f"pool {pool_name}: no judged topic of the plan belongs to the stored runs' "
                              "language pairs")

@@ -128,3 +128,55 @@ def projected_width(width: float, judged: int, planned: int, population: int, le
     now = t_quantile(level, judged - 1) * np.sqrt(1 / judged - 1 / population)
     later = t_quantile(level, planned - 1) * np.sqrt(max(1 / planned - 1 / population, 0.0))
     return width * later / now if now > 0 else 0.0
+
+
+def stratified_ppi_mean(strata, level: float = 0.95, lam: float | None = None) -> Estimate:
+    """The PPI++ estimate over a population sampled within strata (e.g. answer types): `strata` is a
+    list of (human, automatic_judged, automatic_all) per stratum, as for `ppi_mean`. One lambda for
+    all strata, tuned to minimise the estimated variance sum_h W_h^2 (1 - n_h/N_h) s_e,h^2 / n_h
+    (W_h = N_h / N) and clipped to [0, 1]; the estimate is sum_h W_h estimate_h(lambda); the variance
+    is the stratified jackknife's (each judged topic left out of its stratum, lambda re-tuned), with
+    t(sum_h (n_h - 1)) degrees of freedom. Every stratum not fully judged needs two judged topics."""
+    parts = [tuple(np.asarray(v, float) for v in stratum) for stratum in strata]
+    sizes = np.array([len(a) for _, _, a in parts], float)
+    weights = sizes / sizes.sum()
+    for y, f, everything in parts:
+        if y.shape != f.shape or not 0 < len(y) <= len(everything):
+            raise ValueError("every stratum needs as many human as automatic scores of its judged topics, "
+                             "at least one and no more than its topics")
+    fixed = lam
+    judged = int(sum(len(y) for y, _, _ in parts))
+    automatic = float(sum(w * a.mean() for w, (_, _, a) in zip(weights, parts)))
+
+    def estimate(parts) -> tuple[float, float]:
+        tuned = fixed if fixed is not None else _stratified_lambda(parts, weights)
+        return sum(w * (tuned * a.mean() + (y - tuned * f).mean()) for w, (y, f, a) in zip(weights, parts)), tuned
+
+    value, tuned = estimate(parts)
+    variance, df = 0.0, 0
+    for h, (y, f, everything) in enumerate(parts):
+        n, population = len(y), len(everything)
+        if n == population:
+            continue
+        if n < 2:
+            return Estimate(float(value), float("nan"), float("nan"), float(tuned), judged, int(sizes.sum()), automatic)
+        dropped = [estimate(parts[:h] + [(np.delete(y, i), np.delete(f, i), everything)] + parts[h + 1:])[0]
+                   for i in range(n)]
+        variance += (1 - n / population) * (n - 1) / n * np.sum((np.array(dropped) - np.mean(dropped)) ** 2)
+        df += n - 1
+    half = t_quantile(level, df) * np.sqrt(variance) if df else 0.0
+    return Estimate(float(value), float(value - half), float(value + half), float(tuned), judged, int(sizes.sum()),
+                    automatic)
+
+
+def _stratified_lambda(parts, weights) -> float:
+    """argmin over lambda of sum_h c_h var_h(Y - lambda f), c_h = W_h^2 (1 - n_h/N_h) / n_h, in [0, 1]."""
+    covariance = variance = 0.0
+    for w, (y, f, everything) in zip(weights, parts):
+        n = len(y)
+        if n < 2:
+            continue
+        c = w * w * (1 - n / len(everything)) / n
+        covariance += c * np.cov(y, f, ddof=1)[0, 1]
+        variance += c * np.var(f, ddof=1)
+    return float(np.clip(covariance / variance, 0.0, 1.0)) if variance > 1e-15 else 0.0

@@ -104,6 +104,10 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
         raise ImportRefused([f"pool {pool_name}: no topic with nuggets to plan (import the gold standard first)"])
     plan = db.JudgingPlan(pool_id=pool.id, budget=str(budget).strip(), strata=strata, seed=seed)
     wanted = _allocation({s: len(t) for s, t in groups.items()}, share, count)
+    empty = sorted(s for s, n in wanted.items() if n == 0)
+    if empty:
+        raise ImportRefused([f"pool {pool_name}: {budget} topics leave {empty[0]} without a planned topic; a "
+                             "stratified plan needs one in every stratum (give more topics, or a share)"])
     rng = random.Random(seed)
     for stratum in sorted(groups):
         topics = groups[stratum]
@@ -191,15 +195,12 @@ def planned_topics(session: Session, pool_id: int) -> set[str] | None:
     return set(session.scalars(select(db.PlanTopic.topic_id).where(db.PlanTopic.plan_id == plan_id)))
 
 
-def judged_plan_topics(session: Session, pool_name: str) -> tuple[set[str], set[str], set[str]]:
-    """(the plan's population, its planned topics, those judged for every CCLQA run that answers them).
-    ImportRefused when a judgment lies outside the plan, no planned topic is judged, the plan is
-    stratified (its estimator is not written yet) or the population changed since the draw."""
+def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str], set[str], set[str]]:
+    """(the plan's population as topic ID -> stratum, its planned topics, those judged for every CCLQA
+    run that answers them). ImportRefused when a judgment lies outside the plan, no planned topic is
+    judged (in some stratum, for a stratified plan) or the population changed since the draw."""
     plan = get_plan(session, pool_name)
     pool = get_pool(session, pool_name)
-    if plan.strata != "none":
-        raise ImportRefused([f"pool {pool_name}: estimates from a plan stratified by answer type are not "
-                             "available yet; draw an unstratified plan"])
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
     for stratum in {t.stratum for t in plan.topics}:
@@ -226,7 +227,11 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[set[str], set[
     judged = {t for t in planned if t in with_judgments and all(p in judged_pairs for p in answered if p[1] == t)}
     if not judged:
         raise ImportRefused([f"pool {pool_name}: no topic of the judging plan is judged yet"])
-    return everything, planned, judged
+    waiting = sorted(s for s, topics in groups.items() if not judged & set(topics))
+    if plan.strata != "none" and waiting:
+        raise ImportRefused([f"pool {pool_name}: no planned topic of {waiting[0]} is judged yet (a stratified "
+                             "estimate needs every stratum)"])
+    return {t: s for s, topics in groups.items() for t in topics}, planned, judged
 
 
 def plans_overview(session: Session, progress) -> dict[int, dict]:
