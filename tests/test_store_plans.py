@@ -159,3 +159,14 @@ def test_stratified_plan_estimates_through_the_store(campaign, tmp_path):
     assert {r["run_id"] for r in rows} == set(means)
     for r in rows:
         assert r["estimate"] == pytest.approx(means[r["run_id"]]) and r["low"] == pytest.approx(r["high"])
+
+
+def test_a_plan_without_topics_to_draw_stores_no_pool_either(store, store_url, monkeypatch):
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    runner = CliRunner()
+    runs = [str(p) for p in sorted((CS / "runs").glob("*.xml"))]
+    assert runner.invoke(main, ["import", str(CS / "topics.xml"), *runs]).exit_code == 0     # no gold standard
+    result = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2"])
+    assert result.exit_code == 1 and "no topic with nuggets to plan" in result.output
+    with store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Pool)) == 0
