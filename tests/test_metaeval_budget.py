@@ -90,3 +90,19 @@ def test_bad_budgets_are_one_line_usage_errors(budgets):
     result = CliRunner().invoke(main, _args("--budgets", budgets))
     assert result.exit_code == 2
     assert "--budgets" in result.output and "Traceback" not in result.output
+
+
+RAG24 = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24" / "rag24_nugget_assignment.20241108.jl"
+
+
+@pytest.mark.skipif(not RAG24.exists(), reason="TREC RAG 2024 data not in ../shared/data")
+def test_docs_show_what_the_command_prints_on_trec_rag(tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["convert", "nuggetizer", str(RAG24), "--out", str(tmp_path / "rag24")]).exit_code == 0
+    result = runner.invoke(main, ["metaeval", "budget", "--gold", str(tmp_path / "rag24" / "gold.xml"),
+                                  "--runs", str(tmp_path / "rag24" / "runs"),
+                                  "--judgments", str(tmp_path / "rag24" / "judgments.tsv")])
+    assert result.exit_code == 0, result.output
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "metaeval.md").read_text(encoding="utf-8")
+    block = docs.split("$ sepia metaeval budget --gold rag24/gold.xml")[1].split("```")[0].splitlines()[1:]
+    assert len(block) == 13 and all(line in result.stdout for line in block)
