@@ -29,7 +29,7 @@ def test_figures_equal_a_sample_by_sample_recomputation():
     rng = np.random.default_rng(0)
     samples = np.array([rng.choice(15, 5, replace=False) for _ in range(230)])   # more than one chunk
     figures = interval_figures(human, automatic, samples, 0.9)
-    covered = covered_human = widths = human_widths = 0
+    covered = covered_human = widths = human_widths = decided = 0
     for sample in samples:
         for y, f in zip(human, automatic):
             tuned = ppi_mean(y[sample], f[sample], f, level=0.9)
@@ -37,12 +37,14 @@ def test_figures_equal_a_sample_by_sample_recomputation():
             covered += tuned.low <= y.mean() <= tuned.high
             covered_human += plain.low <= y.mean() <= plain.high
             widths, human_widths = widths + tuned.width, human_widths + plain.width
+            decided += tuned.low > 0 or tuned.high < 0
     cells = len(samples) * len(human)
     assert figures["coverage"] == pytest.approx(covered / cells)
     assert figures["human_only_coverage"] == pytest.approx(covered_human / cells)
     assert figures["width"] == pytest.approx(widths / cells)
     assert figures["human_only_width"] == pytest.approx(human_widths / cells)
     assert figures["width_ratio"] == pytest.approx(widths / human_widths)
+    assert figures["decided"] == pytest.approx(decided / cells)
 
 
 def test_helpers_against_scipy():

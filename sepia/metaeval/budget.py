@@ -66,12 +66,13 @@ def pair_differences(matrix: np.ndarray) -> np.ndarray:
 
 
 def interval_figures(human, automatic, samples, level) -> dict:
-    """Coverage and mean half-widths of the PPI++ and human-only intervals of the rows' human
-    means, over the samples (trials x n topic indices), chunk by chunk; and the PPI++ estimates."""
+    """Coverage, mean widths and the share of intervals that exclude 0 (for differences: the pair is
+    decided) of the PPI++ and human-only intervals of the rows' human means, over the samples
+    (trials x n topic indices), chunk by chunk; and both estimates."""
     population = human.shape[1]
     truth = human.mean(axis=1)[:, None]
     automatic_mean = automatic.mean(axis=1)[:, None]
-    covered = covered_human = half_sum = human_half_sum = 0.0
+    covered = covered_human = half_sum = human_half_sum = decided = decided_human = 0.0
     estimates, human_estimates = [], []
     for start in range(0, len(samples), TRIALS_PER_CHUNK):
         chunk = samples[start:start + TRIALS_PER_CHUNK]
@@ -82,12 +83,15 @@ def interval_figures(human, automatic, samples, level) -> dict:
         covered += np.sum(np.abs(estimate - truth) <= half + tolerance)
         covered_human += np.sum(np.abs(plain - truth) <= plain_half + tolerance)
         half_sum, human_half_sum = half_sum + half.sum(), human_half_sum + plain_half.sum()
+        decided += np.sum(np.abs(estimate) > half)
+        decided_human += np.sum(np.abs(plain) > plain_half)
         estimates.append(estimate)
         human_estimates.append(plain)
     cells = human.shape[0] * len(samples)
     return {"coverage": covered / cells, "human_only_coverage": covered_human / cells,
             "width": 2 * half_sum / cells, "human_only_width": 2 * human_half_sum / cells,
             "width_ratio": half_sum / human_half_sum if human_half_sum > 0 else float("nan"),
+            "decided": decided / cells, "human_only_decided": decided_human / cells,
             "estimates": np.concatenate(estimates, axis=1), "human_estimates": np.concatenate(human_estimates, axis=1)}
 
 

@@ -16,7 +16,7 @@ def coverage_verdict(budget: float, coverage: float) -> str:
 
 def _table(rows: list[dict], key: str, correlation: float, with_tau: bool) -> list[str]:
     header = ["budget", "judged", "coverage", "human only", "aim", "width", "human only", "ratio", "r"]
-    header += ["tau", "human only"] if with_tau else []
+    header += ["tau", "human only"] if with_tau else ["decided", "human only"]
     table = [header]
     for row in rows:
         cells = [f"{row['budget']:g}%", f"{row['judged']}/{row['topics']}"]
@@ -27,7 +27,8 @@ def _table(rows: list[dict], key: str, correlation: float, with_tau: bool) -> li
         cells += [fmt(figures["coverage"]), fmt(figures["human_only_coverage"]),
                   coverage_verdict(row["budget"], figures["coverage"]), fmt(figures["width"]),
                   fmt(figures["human_only_width"]), fmt(figures["width_ratio"]), fmt(correlation, 2)]
-        cells += [fmt(figures["tau"]), fmt(figures["human_only_tau"])] if with_tau else []
+        cells += ([fmt(figures["tau"]), fmt(figures["human_only_tau"])] if with_tau
+                  else [fmt(figures["decided"]), fmt(figures["human_only_decided"])])
         table.append(cells)
     return align(table)
 
@@ -48,7 +49,7 @@ def budget_text(report: dict, matcher: str) -> str:
     low, high = COVERAGE_AIM
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean interval "
                   "width; ratio = PPI++ width / human-only width; tau = Kendall's tau-b of the estimated run ranking "
-                  "against the full human ranking (mean over samples).",
+                  "against the full human ranking (mean over samples); decided = share of pairs whose interval excludes 0.",
               f"Aims: coverage {100 * low:g}-{100 * high:g}% at budgets of {AIMED_FROM}% and more (aim column); "
               "ratio <= 1 (power tuning), falling as r grows. '-': fewer than two topics judged, no interval."]
     return "\n".join(lines).lstrip("\n") + "\n"
