@@ -314,6 +314,7 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
     from sepia.commands.common import expand_run_paths
     from sepia.metaeval.budget import budget_report, paired_scores
     from sepia.metaeval.budget_render import budget_text
+    from sepia.metaeval.items import item_scores
     from sepia.metaeval.render import json_ready
 
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
@@ -332,7 +333,8 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
         warn(message)
     if not groups:
         raise click.ClickException("no run is scored on any topic of the gold standard")
-    report = json_ready(budget_report(groups, budgets, trials, seed, level))
+    items = item_scores(gold, runs, judgments, matcher, beta=beta, theta=theta, weights=weights)
+    report = json_ready(budget_report(groups, budgets, trials, seed, level, items, beta))
     if output == "json":
         click.echo(json.dumps(stamped({"matcher": name, **report}), indent=1))
     else:

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from sepia.metaeval.items import item_plan_figures
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
 
@@ -95,14 +96,18 @@ def interval_figures(human, automatic, samples, level) -> dict:
             "estimates": np.concatenate(estimates, axis=1), "human_estimates": np.concatenate(human_estimates, axis=1)}
 
 
-def simulate_budget(scores: PairedScores, percent: float, trials: int, rng, level: float = 0.95) -> dict:
-    """One budget's figures for the run means and the differences of all pairs of runs."""
+def simulate_budget(scores: PairedScores, percent: float, trials: int, rng, level: float = 0.95,
+                    costs: np.ndarray | None = None) -> dict:
+    """One budget's figures for the run means and the differences of all pairs of runs; with `costs`
+    (the human judgments each topic takes), also the mean judgments of a plan."""
     population = len(scores.topics)
     judged = round(percent / 100 * population)
     row = {"budget": percent, "judged": judged, "topics": population}
     if judged < 2:
         return {**row, "note": "fewer than two topics: no interval"}
     samples = np.argsort(rng.random((trials, population)), axis=1)[:, :judged]
+    if costs is not None:
+        row["judgments"] = float(costs[samples].sum(axis=1).mean())
     means = interval_figures(scores.human, scores.automatic, samples, level)
     full = scores.human.mean(axis=1)
     taus = [kendall_tau(full, means["estimates"][:, t]) for t in range(trials)]
@@ -124,10 +129,14 @@ def _mean_defined(values) -> float:
 
 
 def budget_report(groups: Sequence[PairedScores], budgets: Sequence[float], trials: int, seed: int,
-                  level: float = 0.95) -> dict:
+                  level: float = 0.95, items: dict | None = None, beta: float = 3.0) -> dict:
     """Every language pair's figures per budget, with the matcher's per-topic correlations with the
-    human F-scores (per run across topics, and per pair of runs for their differences)."""
+    human F-scores (per run across topics, and per pair of runs for their differences). With `items`
+    (`sepia.metaeval.items.item_scores`, runs in the same order), also item-level plans judging the
+    budget's share of every topic's nuggets, drawn from a random stream of their own (so the
+    topic-level figures do not change)."""
     rng = np.random.default_rng(seed)
+    item_rng = np.random.default_rng([seed, 1])
     report = {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
               "language_pairs": []}
     for scores in groups:
@@ -135,8 +144,16 @@ def budget_report(groups: Sequence[PairedScores], budgets: Sequence[float], tria
         difference_correlation = (per_row_correlation(pair_differences(scores.human),
                                                       pair_differences(scores.automatic))
                                   if len(scores.runs) >= 2 else float("nan"))
-        report["language_pairs"].append({
-            "language_pair": scores.language_pair, "runs": len(scores.runs), "topics": len(scores.topics),
-            "correlation": correlation, "difference_correlation": difference_correlation,
-            "budgets": [simulate_budget(scores, b, trials, rng, level) for b in budgets]})
+        topics = (items or {}).get(scores.language_pair, (None, None))[1]
+        if topics is not None and [t.topic_id for t in topics] != scores.topics:
+            raise ValueError(f"{scores.language_pair}: the item scores cover other topics than the run scores")
+        costs = None if topics is None else np.array([len(t.weights) * int(t.answered.sum()) for t in topics])
+        group = {"language_pair": scores.language_pair, "runs": len(scores.runs), "topics": len(scores.topics),
+                 "correlation": correlation, "difference_correlation": difference_correlation,
+                 "budgets": [simulate_budget(scores, b, trials, rng, level, costs) for b in budgets]}
+        if topics is not None:
+            pairs = np.array(list(combinations(range(len(scores.runs)), 2)), dtype=int).reshape(-1, 2)
+            group["item_plans"] = [{"budget": b, **item_plan_figures(topics, b / 100, trials, item_rng, level, beta,
+                                                                     pairs)} for b in budgets]
+        report["language_pairs"].append(group)
     return report

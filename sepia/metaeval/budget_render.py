@@ -10,6 +10,8 @@ AIMED_FROM = 20   # per cent of the topics: the coverage aim holds from this bud
 def coverage_verdict(budget: float, coverage: float) -> str:
     if budget < AIMED_FROM:
         return "-"
+    if budget >= 100:
+        return "exact"   # every topic (or nugget) judged: the interval has width 0
     low, high = COVERAGE_AIM
     return "met" if low <= coverage <= high else "low" if coverage < low else "high"
 
@@ -33,6 +35,23 @@ def _table(rows: list[dict], key: str, correlation: float, with_tau: bool) -> li
     return align(table)
 
 
+def _item_table(group: dict) -> list[str]:
+    header = ["budget", "judgments", "topic-level", "coverage", "aim", "width", "topic-level"]
+    header += ["diff. coverage", "width", "topic-level", "decided", "topic-level"] if group["runs"] >= 2 else []
+    table = [header]
+    for items, topics in zip(group["item_plans"], group["budgets"]):
+        means, plain = items["means"], topics.get("means")
+        row = [f"{items['budget']:g}%", f"{items['judgments']:,}", f"{topics['judgments']:,.0f}" if plain else "-",
+               fmt(means["coverage"]), coverage_verdict(items["budget"], means["coverage"]), fmt(means["width"]),
+               fmt(plain["width"]) if plain else "-"]
+        if group["runs"] >= 2:
+            d, plain_d = items["differences"], topics.get("differences")
+            row += [fmt(d["coverage"]), fmt(d["width"]), fmt(plain_d["width"]) if plain_d else "-", fmt(d["decided"]),
+                    fmt(plain_d["decided"]) if plain_d else "-"]
+        table.append(row)
+    return align(table)
+
+
 def budget_text(report: dict, matcher: str) -> str:
     s = report["settings"]
     level = f"{100 * s['level']:g}%"
@@ -46,6 +65,10 @@ def budget_text(report: dict, matcher: str) -> str:
         if group["runs"] >= 2:
             lines += ["Differences between two runs (r per pair of runs):"]
             lines += _table(group["budgets"], "differences", group["difference_correlation"], with_tau=False)
+        if group.get("item_plans"):
+            lines += ["Item-level plans (the budget's share of every topic's nuggets, at least 2, judged for every run) "
+                      "against the topic-level plans above:"]
+            lines += _item_table(group)
     low, high = COVERAGE_AIM
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean interval "
                   "width; ratio = PPI++ width / human-only width; tau = Kendall's tau-b of the estimated run ranking "
