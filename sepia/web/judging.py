@@ -13,7 +13,6 @@ from sepia.corpus.lookup import get_document
 from sepia.store import judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Topic, User
-from sepia.store.plans import MAX_SEED, make_plan, plans_overview
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
@@ -33,9 +32,8 @@ def pools():
     rows = db().scalars(select(Pool).order_by(Pool.created_at)).all()
     assessors = db().scalars(select(User.username).where(User.role == "assessor", User.active)
                              .order_by(User.username)).all()
-    progress = judging.progress(db())
-    return render_template("judging/pools.html", pools=rows, progress=progress, assessors=assessors,
-                           languages=LANGUAGES, default_depth=DEFAULT_DEPTH, plans=plans_overview(db(), progress))
+    return render_template("judging/pools.html", pools=rows, progress=judging.progress(db()), assessors=assessors,
+                           languages=LANGUAGES, default_depth=DEFAULT_DEPTH)
 
 
 @bp.route("/pools/", methods=["POST"])
@@ -50,21 +48,18 @@ def build():
         depth = parse_id(form.get("depth") or str(DEFAULT_DEPTH.get(kind, 30)), "depth")
         if not name or kind not in DEFAULT_DEPTH or lang not in (None, *LANGUAGES) or depth < 1:
             raise FormError("Give the pool a name, a task, a language and a depth of at least 1.")
-        budget = form.get("budget", "").strip()
-        seed = form.get("seed", "").strip() or "0"
-        if budget and (kind != "cclqa" or not seed.isdigit() or int(seed) > MAX_SEED):
-            raise FormError(f"A judging budget is for CCLQA pools, with a seed from 0 to {MAX_SEED}.")
         built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities)
         built.suggest = kind == "cclqa" and form.get("suggest") == "1"
-        plan = make_plan(db(), name, budget, form.get("strata", "none"), int(seed)) if budget else None
+        plan = _draw_plan(form, name, kind)
         db().commit()
-    except (FormError, ImportRefused, ValueError) as error:
+    except (FormError, ImportRefused) as error:
         db().rollback()
-        flash("; ".join(error.reasons) if isinstance(error, ImportRefused) else str(error), "error")
+        flash(str(error) if isinstance(error, FormError) else "; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
-    planned = f" Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed})." if plan else ""
-    flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics."
-          + planned, "success")
+    flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics.",
+          "success")
+    if plan is not None:
+        flash(f"Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed}).", "success")
     return redirect(url_for("judging.pools"))
 
 
@@ -83,26 +78,6 @@ def assign(pool_id: int):
         return redirect(url_for("judging.pools"))
     flash(f"{pool.name}: {added} items assigned to {', '.join(assessors)}.", "success")
     return redirect(url_for("judging.pools"))
-
-
-@bp.route("/pools/<int:pool_id>/estimates")
-@roles_required("organiser")
-def estimates(pool_id: int):
-    """The runs' human F3 estimated from the plan's judged topics (PPI++ on BINARIZED), with 95%
-    intervals and the width projected for the whole plan; exact once every topic is judged."""
-    from sepia.metaeval.plan_estimates import estimate_plan
-    from sepia.scoring.campaign import NothingToScore
-    from sepia.scoring.evaluate import Settings
-    from sepia.web.db import store
-
-    pool = get_or_404(Pool, pool_id, "pool")
-    name = pool.name
-    db().close()  # the estimate reads the store in its own transaction
-    try:
-        report, warnings = estimate_plan(store(), Settings("binarized"), name)
-    except (ImportRefused, NothingToScore) as problem:
-        report, warnings = None, [str(problem)]
-    return render_template("judging/estimates.html", pool_name=name, report=report, warnings=warnings)
 
 
 # ---------------------------------------------------------------- assessors: the queue and the screen
@@ -259,3 +234,49 @@ def adjudicate(pool_id: int, entry_id: int):
     else:
         flash(f"Item {entry.id} of {entry.topic_id} decided: that judgment is now the official one.", "success")
     return redirect(url_for("judging.disputes", pool_id=pool_id) + f"#item-{entry_id}")
+
+
+# ---------------------------------------------------------------- judging plans (sepia.store.plans)
+
+def _draw_plan(form, name: str, kind: str):
+    """The judging plan the pool form asks for (budget, strata, seed), drawn in the pool's
+    transaction; None without a budget. A bad budget or seed is a FormError: nothing is stored."""
+    from sepia.store.plans import MAX_SEED, make_plan
+
+    budget = form.get("budget", "").strip()
+    if not budget:
+        return None
+    seed = form.get("seed", "").strip() or "0"
+    if kind != "cclqa" or not seed.isdigit() or int(seed) > MAX_SEED:
+        raise FormError(f"A judging budget is for CCLQA pools, with a seed from 0 to {MAX_SEED}.")
+    try:
+        return make_plan(db(), name, budget, form.get("strata", "none"), int(seed))
+    except ValueError as error:
+        raise FormError(str(error)) from None
+
+
+@bp.app_template_global()
+def judging_plans(progress) -> dict:
+    """Pool ID -> its judging plan, for the pools page (a few queries for all pools)."""
+    from sepia.store.plans import plans_overview
+
+    return plans_overview(db(), progress)
+
+
+@bp.route("/pools/<int:pool_id>/estimates")
+@roles_required("organiser")
+def estimates(pool_id: int):
+    """The runs' human F3 estimated from the plan's judged topics (PPI++ on BINARIZED), with 95%
+    intervals and the width projected for the whole plan; exact once every topic is judged."""
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.campaign import NothingToScore
+    from sepia.scoring.evaluate import Settings
+    from sepia.web.db import store
+
+    name = get_or_404(Pool, pool_id, "pool").name
+    db().close()  # the estimate reads the store in its own transaction
+    try:
+        report, warnings = estimate_plan(store(), Settings("binarized"), name)
+    except (ImportRefused, NothingToScore) as problem:
+        report, warnings = None, [str(problem)]
+    return render_template("judging/estimates.html", pool_name=name, report=report, warnings=warnings)
