@@ -17,6 +17,53 @@ from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.versions import stamped
 
 
+def _remember(ctx, param, value):
+    ctx.meta[f"sepia.{param.name}"] = value
+    return value
+
+
+def calibrate_options(command):
+    """`sepia evaluate`'s --calibrate, --plan and --level. Their values wait in the click context
+    (`calibration_asked`, `calibrated`) rather than in the command's parameters."""
+    options = [
+        click.option("--calibrate", "calibrate_path", type=click.Path(exists=True, dir_okay=False), expose_value=False,
+                     callback=_remember,
+                     help="Human judgments of a random sample of topics (every run judged on them): report the PPI++ "
+                          "estimate of each run's human F and of every difference of two runs, with intervals."),
+        click.option("--plan", "plan_pool", metavar="POOL", expose_value=False, callback=_remember,
+                     help="With --store: the same estimates from the judgments of pool POOL's judging plan."),
+        click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
+                     show_default=True, expose_value=False, callback=_remember,
+                     help="With --calibrate or --plan: the confidence level of the intervals."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def calibration_asked() -> bool:
+    meta = click.get_current_context().meta
+    return bool(meta.get("sepia.calibrate_path") or meta.get("sepia.plan_pool"))
+
+
+def calibrated(settings: Settings, gold_path, run_paths, judgments_path, measures, from_store: bool, auto_specs,
+               output: str) -> str:
+    """The estimates `sepia evaluate --calibrate FILE` or `--store --plan POOL` prints."""
+    meta = click.get_current_context().meta
+    calibrate_path, plan_pool, level = (meta.get(f"sepia.{k}") for k in ("calibrate_path", "plan_pool", "level"))
+    if judgments_path or measures:
+        raise click.UsageError("--calibrate takes the human judgments itself; leave out --judgments and --measures")
+    if calibrate_path and from_store:
+        raise click.UsageError("--store scores what the store holds; leave out --calibrate (use --plan POOL)")
+    if plan_pool and not from_store:
+        raise click.UsageError("--plan estimates from the campaign store: add --store (or give --calibrate FILE)")
+    if plan_pool:
+        from sepia.store.db import Store
+
+        return calibrate_store(Store(), settings, plan_pool, level, output)
+    return calibrate_files(gold_path, run_paths, calibrate_path, settings, auto_specs, level, output)
+
+
 def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, auto_specs, level: float,
                     output: str) -> str:
     """Everything is read and checked before anything is estimated; a problem is one line and exit 1."""

@@ -11,6 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, check_sto
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.scoring.allowance import parse_overrides
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.output import FORMATS, RankedOutput
@@ -40,25 +41,17 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Scoring depth: only the first N responses (by rank) of a run per topic count.")
-@click.option("--calibrate", "calibrate_path", type=click.Path(exists=True, dir_okay=False),
-              help="Human judgments of a random sample of topics (every run judged on them): report the PPI++ "
-                   "estimate of each run's human F and of every difference of two runs, with intervals.")
-@click.option("--plan", "plan_pool", metavar="POOL",
-              help="With --store: the same estimates from the judgments of pool POOL's judging plan.")
-@click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
-              help="With --calibrate or --plan: the confidence level of the intervals.")
+@calibrate_options
 @store_options
 @click.option("--format", "output", type=click.Choice(FORMATS), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
-             measures, stem, stopwords, as_set, depth, calibrate_path, plan_pool, level, from_store, run_ids, lang_pairs, save,
-             output):
+             measures, stem, stopwords, as_set, depth, from_store, run_ids, lang_pairs, save, output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
     Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`); with
     --store, the gold standard, the CCLQA runs and the nugget judgments come from the campaign store."""
     check_store_use(from_store, {"--gold": gold_path, "--run": run_paths + more_runs,
-                                 "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs,
-                                 "--calibrate": calibrate_path},
+                                 "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs},
                     run_ids, lang_pairs)
     try:
         per_type, everywhere = parse_overrides(allowance)
@@ -66,23 +59,11 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
         raise click.BadParameter(str(exc), param_hint="--allowance") from None
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
                         as_set, partial, depth)
-    if calibrate_path or plan_pool:
-        from sepia.commands.calibrate import calibrate_files, calibrate_store
-
-        if judgments_path or measures:
-            raise click.UsageError("--calibrate takes the human judgments itself; leave out --judgments and --measures")
-        if plan_pool and not from_store:
-            raise click.UsageError("--plan estimates from the campaign store: add --store (or give --calibrate FILE)")
-        if plan_pool:
-            from sepia.store.db import Store
-
-            text = calibrate_store(Store(), settings, plan_pool, level, output)
-        else:
-            text = calibrate_files(gold_path, expand_run_paths(run_paths + more_runs), calibrate_path, settings,
-                                   auto_judgment_specs, level, output)
-        click.echo(text, nl=False)
-        return
     described = settings.describe()
+    if calibration_asked():  # --calibrate FILE or --store --plan POOL: PPI++ estimates instead of scores
+        click.echo(calibrated(settings, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, measures,
+                              from_store, auto_judgment_specs, output), nl=False)
+        return
     out = RankedOutput(output, measures, described)
     if from_store:
         from sepia.scoring.campaign import score_stored_runs
