@@ -11,6 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, check_sto
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.scoring.allowance import parse_overrides
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.output import FORMATS, RankedOutput
@@ -40,6 +41,7 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Scoring depth: only the first N responses (by rank) of a run per topic count.")
+@calibrate_options
 @store_options
 @click.option("--format", "output", type=click.Choice(FORMATS), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
@@ -59,6 +61,10 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
                         as_set, partial, depth, numbers, matcher_options)
     _check_matcher_options(settings)
     described = settings.describe()
+    if calibration_asked():  # --calibrate FILE or --store --plan POOL: PPI++ estimates instead of scores
+        click.echo(calibrated(settings, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, measures,
+                              from_store, auto_judgment_specs, output), nl=False)
+        return
     out = RankedOutput(output, measures, described)
     if from_store:
         from sepia.scoring.campaign import score_stored_runs

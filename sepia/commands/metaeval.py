@@ -151,6 +151,74 @@ def aeollm(pred_paths, human_paths, output):
         click.echo(f"human score = median of the annotators for {annotated} of {len(human)} answers")
 
 
+def parse_budgets(ctx, param, value: str) -> list[float]:
+    """"10,20,30,50" (per cent of the topics, a trailing % allowed) -> [10.0, 20.0, 30.0, 50.0]."""
+    try:
+        budgets = [float(part.strip().rstrip("%")) for part in value.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of percentages") from None
+    bad = [b for b in budgets if not 0 < b <= 100]
+    if bad:
+        raise click.BadParameter(f"a budget is a share of the topics above 0% and at most 100%, not {bad[0]:g}%")
+    return budgets
+
+
+@metaeval.command()
+@click.option("--gold", "gold_path", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="Gold standard XML.")
+@click.option("--run", "--runs", "run_paths", multiple=True, required=True, type=click.Path(exists=True),
+              help="CCLQA run XML, or a folder of them; repeat.")
+@click.option("--judgments", "judgment_paths", multiple=True, required=True, type=click.Path(exists=True),
+              help="Human nugget judgments of every run and topic: TSV, or a directory of *.tsv.")
+@click.option("--matcher", type=MatcherName(automatic_only=True), default="binarized", show_default=True)
+@auto_judgments_option
+@f_score_options
+@click.option("--budgets", default="10,20,30,50", show_default=True, callback=parse_budgets,
+              help="Shares of each language pair's topics judged, in per cent, comma-separated.")
+@click.option("--trials", type=click.IntRange(1), default=1000, show_default=True,
+              help="Random topic samples per budget.")
+@click.option("--level", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95, show_default=True,
+              help="Confidence level of the intervals.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, theta, beta, weights, budgets, trials,
+           level, seed, output):
+    """Judging part of the topics: from fully judged runs, re-sample topic-level judging plans and
+    report per budget the coverage and width of the PPI++ intervals (against human-only intervals
+    from the same topics) for run means and run differences, and Kendall's tau of the estimated ranking.
+
+    Example: sepia metaeval budget --gold gold.xml --runs runs/ --judgments j.tsv --budgets 10,20,30,50
+    """
+    from sepia.commands.common import expand_run_paths
+    from sepia.metaeval.budget import budget_report, paired_scores
+    from sepia.metaeval.budget_render import budget_text
+    from sepia.metaeval.items import item_scores
+    from sepia.metaeval.render import json_ready
+
+    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
+    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in expand_run_paths(run_paths)]
+    judgments = [j for p in expand(judgment_paths, "*.tsv") for j in load_or_exit(read_judgments, p)]
+    if not judgments:
+        raise click.UsageError("no judgments found: the simulation needs fully judged runs")
+    if auto_judgment_specs:
+        automatic = list(load_auto_matchers(auto_judgment_specs, gold).values())
+        if len(automatic) > 1:
+            raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
+        matcher = automatic[0]
+    name = matcher if isinstance(matcher, str) else matcher.name
+    groups, warnings = paired_scores(gold, runs, judgments, matcher, beta=beta, theta=theta, weights=weights)
+    for message in warnings:
+        warn(message)
+    if not groups:
+        raise click.ClickException("no run is scored on any topic of the gold standard")
+    items = item_scores(gold, runs, judgments, matcher, beta=beta, theta=theta, weights=weights)
+    report = json_ready(budget_report(groups, budgets, trials, seed, level, items, beta))
+    if output == "json":
+        click.echo(json.dumps(stamped({"matcher": name, **report}), indent=1))
+    else:
+        click.echo(budget_text(report, name), nl=False)
+
+
 @metaeval.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @click.option("--human", required=True, help="The metric that holds the human scores.")

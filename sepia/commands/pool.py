@@ -9,6 +9,7 @@ import click
 
 from sepia.store.db import Store
 from sepia.store.io import ImportRefused
+from sepia.store.plans import MAX_SEED
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows
 from sepia.vocab import LANGUAGES
 
@@ -36,8 +37,31 @@ def _refused(exc: ImportRefused) -> None:
 @click.option("--replace", is_flag=True, help="Rebuild a pool of that name.")
 @click.option("--suggest", is_flag=True,
               help="CCLQA: pre-mark the BINARIZED decision on the judging screen (agreement with it is reported).")
-def pool_build(name, kind, lang, depth, priorities, max_priority, replace, suggest):
-    """Build pool NAME from the stored runs; equal CCLQA responses of a topic are one item."""
+@click.option("--budget", help="CCLQA: judge only this share of each language's topics (30%), drawn at random; "
+                               "the rest is estimated (sepia evaluate --store --plan NAME).")
+@click.option("--topics", "topic_count", type=click.IntRange(1), help="CCLQA: judge N random topics per language.")
+@click.option("--strata", type=click.Choice(["none", "type"]), default="none", show_default=True,
+              help="With --budget or --topics: draw within each answer type.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+              help="Seed of the judging plan's draw.")
+def pool_build(name, kind, lang, depth, priorities, max_priority, replace, suggest, budget, topic_count, strata, seed):
+    """Build pool NAME from the stored runs; equal CCLQA responses of a topic are one item. With
+    --budget or --topics, also its judging plan: the topics humans judge, drawn at random."""
+    if budget is not None and topic_count is not None:
+        raise click.UsageError("give --budget or --topics, not both")
+    if budget is not None and not budget.strip().endswith("%"):
+        raise click.BadParameter(f"a share of the topics such as 30%, not {budget!r} (a number of topics is "
+                                 "--topics N)", param_hint="--budget")
+    planned = budget if budget is not None else topic_count
+    if planned is not None:
+        from sepia.store.plans import parse_budget
+
+        if kind != "cclqa":
+            raise click.UsageError("judging plans (--budget, --topics) are for CCLQA pools")
+        try:
+            parse_budget(str(planned))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--budget") from None
     try:
         with Store().transaction() as session:
             built = build_pool(session, name, kind, depth or DEFAULT_DEPTH[kind], max_priority, replace, lang,
@@ -46,9 +70,46 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
             topics = len({e.topic_id for e in built.entries})
             responses = sum(len(e.members) for e in built.entries)
             merged = f" ({responses} responses)" if kind == "cclqa" else ""
-            click.echo(f"pool {name}: {len(built.entries)} {kind} items{merged} over {topics} topics")
+            plan = _plan(session, name, str(planned), strata, seed) if planned is not None else ""
+            click.echo(f"pool {name}: {len(built.entries)} {kind} items{merged} over {topics} topics{plan}")
     except ImportRefused as exc:
         _refused(exc)
+
+
+def _plan(session, name: str, budget: str, strata: str, seed: int) -> str:
+    from sepia.store.plans import make_plan
+
+    plan = make_plan(session, name, budget, strata, seed)
+    return f"; judging plan: {len(plan.topics)} topics ({budget}, strata {strata}, seed {seed})"
+
+
+@pool.command("plan")
+@click.argument("name")
+@click.option("--add", "add", type=click.IntRange(1), help="Draw N more topics per language from those not planned.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Seed of the added draw.")
+@click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
+def pool_plan(name, add, seed, output):
+    """Show pool NAME's judging plan: per stratum the topics planned and judged; --add N draws more."""
+    from sepia.store.plans import add_topics, plan_status
+
+    try:
+        with Store().transaction() as session:
+            added = add_topics(session, name, add, seed) if add else []
+            status = plan_status(session, name)
+    except ImportRefused as exc:
+        _refused(exc)
+    if output == "json":
+        click.echo(json.dumps({**status, "added": added}, ensure_ascii=False, indent=1))
+        return
+    if added:
+        click.echo(f"added {len(added)} topics (seed {seed}): {', '.join(added)}")
+    click.echo(f"pool {name}: judging plan {status['budget']}, strata {status['strata']}, seed {status['seed']}")
+    for s in status["by_stratum"]:
+        complete = sum(t["complete"] for t in s["topics"])
+        click.echo(f"  {s['stratum']}: {s['planned']} of {s['population']} topics planned, {complete} fully judged")
+        for t in s["topics"]:
+            click.echo(f"    {t['topic_id']}  draw {t['draw']} (seed {t['seed']})  p = {t['probability']:.3f}  "
+                       f"{t['judged_items']}/{t['items']} items judged")
 
 
 @pool.command("export")

@@ -509,3 +509,34 @@ class EvaluationResult(Base):
     recall: Mapped[float | None] = mapped_column(Float)
     precision: Mapped[float | None] = mapped_column(Float)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ---------------------------------------------------------------- judging plans
+
+class JudgingPlan(Base):
+    """Which topics of a pool humans judge: a uniform random sample of each target language's topics
+    (within each answer type when stratified), drawn with a recorded seed (sepia.store.plans)."""
+    __tablename__ = "judging_plan"
+    __table_args__ = (CheckConstraint("strata IN ('none', 'type')", name="ck_judging_plan_strata"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    pool_id: Mapped[int] = mapped_column(ForeignKey("pool.id", ondelete="CASCADE"), unique=True)
+    budget: Mapped[str] = mapped_column(String(20))  # as asked: "30%" or "5" topics per language
+    strata: Mapped[str] = mapped_column(String(10), default="none")
+    seed: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    topics: Mapped[list[PlanTopic]] = relationship(cascade="all, delete-orphan", order_by="PlanTopic.id")
+
+
+class PlanTopic(Base):
+    """A topic of a judging plan: its stratum (language, and answer type when stratified), the draw
+    that chose it (0 = when the plan was made, 1, 2, ... = topics added later) with that draw's seed,
+    and its inclusion probability (planned topics of the stratum / topics of the stratum)."""
+    __tablename__ = "plan_topic"
+    __table_args__ = (UniqueConstraint("plan_id", "topic_id", name="uq_plan_topic"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    plan_id: Mapped[int] = mapped_column(ForeignKey("judging_plan.id", ondelete="CASCADE"), index=True)
+    topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID))
+    stratum: Mapped[str] = mapped_column(String(40))
+    draw: Mapped[int] = mapped_column(Integer, default=0)
+    seed: Mapped[int] = mapped_column(Integer)
+    probability: Mapped[float] = mapped_column(Float)

@@ -134,17 +134,22 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     assessor, so an assessor keeps a topic in mind), and a share `overlap` of every topic's items to a
     second assessor as well, for agreement. Each assessor's queue is in a random order fixed for that
     assessor (items of a topic stay together). Items already assigned are kept; returns how many
-    assignments were added."""
+    assignments were added. With a judging plan (sepia.store.plans), only its topics are shared out."""
     if not assessors:
         raise ValueError("name at least one assessor")
     if not 0 <= overlap <= 1:
         raise ValueError("overlap is a share between 0 and 1")
     if overlap and len(assessors) < 2:
         raise ValueError("overlap needs at least two assessors")
+    from sepia.store.plans import planned_topics
+
     pool = get_pool(session, name)
     entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
                                                          db.PoolEntry.control_id.is_(None))
                               .options(selectinload(db.PoolEntry.assignments)).order_by(db.PoolEntry.id)).all()
+    planned = planned_topics(session, pool.id)
+    if planned is not None:  # a judging plan: only its topics go to the assessors
+        entries = [e for e in entries if e.topic_id in planned]
     by_topic: dict[str, list[db.PoolEntry]] = {}
     for entry in entries:
         by_topic.setdefault(entry.topic_id, []).append(entry)

@@ -57,6 +57,7 @@ def build():
                             "or choose another name.")
         built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities, replace=replace)
         built.suggest = kind == "cclqa" and form.get("suggest") == "1"
+        plan = _draw_plan(form, name, kind)
         db().commit()
     except (FormError, ImportRefused) as error:
         db().rollback()
@@ -64,6 +65,8 @@ def build():
         return redirect(url_for("judging.pools"))
     flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics.",
           "success")
+    if plan is not None:
+        flash(f"Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed}).", "success")
     return redirect(url_for("judging.pools"))
 
 
@@ -307,3 +310,49 @@ def adjudicate(pool_id: int, entry_id: int):
         kept = " and a control item" if request.form.get("control") == "1" else ""
         flash(f"Item {entry.id} of {entry.topic_id} decided: that judgment is now the official one{kept}.", "success")
     return redirect(url_for("judging.disputes", pool_id=pool_id) + f"#item-{entry_id}")
+
+
+# ---------------------------------------------------------------- judging plans (sepia.store.plans)
+
+def _draw_plan(form, name: str, kind: str):
+    """The judging plan the pool form asks for (budget, strata, seed), drawn in the pool's
+    transaction; None without a budget. A bad budget or seed is a FormError: nothing is stored."""
+    from sepia.store.plans import MAX_SEED, make_plan
+
+    budget = form.get("budget", "").strip()
+    if not budget:
+        return None
+    seed = form.get("seed", "").strip() or "0"
+    if kind != "cclqa" or not seed.isdigit() or int(seed) > MAX_SEED:
+        raise FormError(f"A judging budget is for CCLQA pools, with a seed from 0 to {MAX_SEED}.")
+    try:
+        return make_plan(db(), name, budget, form.get("strata", "none"), int(seed))
+    except ValueError as error:
+        raise FormError(str(error)) from None
+
+
+@bp.app_template_global()
+def judging_plans(progress) -> dict:
+    """Pool ID -> its judging plan, for the pools page (a few queries for all pools)."""
+    from sepia.store.plans import plans_overview
+
+    return plans_overview(db(), progress)
+
+
+@bp.route("/pools/<int:pool_id>/estimates")
+@roles_required("organiser")
+def estimates(pool_id: int):
+    """The runs' human F3 estimated from the plan's judged topics (PPI++ on BINARIZED), with 95%
+    intervals and the width projected for the whole plan; exact once every topic is judged."""
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.campaign import NothingToScore
+    from sepia.scoring.evaluate import Settings
+    from sepia.web.db import store
+
+    name = get_or_404(Pool, pool_id, "pool").name
+    db().close()  # the estimate reads the store in its own transaction
+    try:
+        report, warnings = estimate_plan(store(), Settings("binarized"), name)
+    except (ImportRefused, NothingToScore) as problem:
+        report, warnings = None, [str(problem)]
+    return render_template("judging/estimates.html", pool_name=name, report=report, warnings=warnings)

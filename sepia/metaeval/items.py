@@ -1,0 +1,158 @@
+"""Item-level judging plans: in every topic, humans judge a random sample of the nuggets (for every
+run: the item is a run's answers against one nugget), instead of every nugget of a sample of topics.
+
+A topic's F3 depends on the match values m(n) only through two sums, r = sum w(n) m(n) and
+a = sum m(n). With the automatic values f(n) of every nugget and the human ones y(n) of the k sampled
+out of K, each sum is estimated by the difference estimator (PPI with lambda = 1):
+
+    S_g = sum over all K of g(n) f(n) + K/k * sum over the sample of g(n) (y(n) - f(n)),   g = w or 1,
+
+unbiased for the human sum whatever the matcher. F3 is computed from the estimated sums (recall
+clipped to [0, 1], a to at least 0): a plug-in, so slightly biased where F3 bends. Its variance is
+the jackknife's over the sampled nuggets, (1 - k/K) (k - 1)/k sum_i (F_{-i} - mean)^2, the nuggets
+being sampled independently in each topic; a run's mean over T topics has the variance
+sum_t var_t / T^2 and the interval t(sum_t (k_t - 1)). The same nuggets are sampled for every run
+of a topic, so a difference of two runs is jackknifed with the same deletions.
+
+The data (`item_scores`) come from the scorer's own pieces, so that judging every nugget gives the
+human F3 exactly (the tests check it); this is the one place that calls the matchers per nugget.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from sepia import vocab
+from sepia.metaeval.ppi import t_quantile
+from sepia.scoring.depth import at_depth
+from sepia.scoring.tokenize import char_length
+
+
+@dataclass
+class TopicItems:
+    topic_id: str
+    weights: np.ndarray      # K nugget weights
+    allowance: float         # C: characters allowed per match
+    lengths: np.ndarray      # runs: L, characters of the run's responses
+    answered: np.ndarray     # runs: the run has responses for the topic (else F = 0)
+    human: np.ndarray        # runs x K: human match values (partial support as credited)
+    automatic: np.ndarray    # runs x K: the matcher's values
+
+
+def item_scores(gold, runs, judgments, matcher, **settings) -> dict[str, tuple[list[str], list[TopicItems]]]:
+    """Language pair -> (run IDs, per topic its items), from the human judgments and the matcher
+    (a registered name or a matcher object), with the settings of `sepia evaluate`."""
+    from sepia.scoring.evaluate import Evaluator, Settings
+
+    base = Settings(**{"matcher": "human", **settings})
+    human = Evaluator(gold, base, judgments)
+    instance = None if isinstance(matcher, str) else matcher
+    automatic = Evaluator(gold, Settings(**{**settings, "matcher": matcher if instance is None else instance.name}),
+                          None, instance)
+    groups: dict[str, list] = {}
+    for run in sorted(runs, key=lambda r: r.run_id):      # the order of `budget.paired_scores`
+        groups.setdefault(vocab.language_pair_of(run.run_id), []).append(at_depth(run, base.depth))
+    result = {}
+    for pair, members in sorted(groups.items()):
+        parsed = vocab.parse_run_id(members[0].run_id)
+        lang = parsed.target_lang if parsed else gold.lang
+        topics = []
+        for topic in human.topics_by_lang.get(lang, []):
+            answers = [{t.topic_id: t.answers for t in run.topics}.get(topic.topic_id, []) for run in members]
+            values = [[_values(e, run.run_id, topic, a) for run, a in zip(members, answers)] for e in (human, automatic)]
+            topics.append(TopicItems(topic.topic_id, np.array(human.weights[topic.topic_id], float),
+                                     human.allowance(lang, topic.answer_type),
+                                     np.array([char_length("".join(x.text for x in a)) for a in answers], float),
+                                     np.array([bool(a) for a in answers]), np.array(values[0], float).reshape(len(members), -1),
+                                     np.array(values[1], float).reshape(len(members), -1)))
+        if topics:
+            result[pair] = ([r.run_id for r in members], topics)
+    return result
+
+
+def _values(evaluator, run_id: str, topic, answers) -> list[float]:
+    if not answers:
+        return [0.0] * len(topic.nuggets)
+    values = evaluator.matcher.scores(run_id, topic.topic_id, topic.nuggets, answers) or [0.0] * len(topic.nuggets)
+    credit = getattr(evaluator.matcher, "credit", None)
+    return list(credit(values)) if credit else list(values)
+
+
+def f_from_sums(weighted, matched, topic: TopicItems, beta: float) -> np.ndarray:
+    """F(beta) of the topic from r = sum w m and a = sum m (arrays of any shape whose first axis is
+    the runs), as `sepia.scoring.fscore.topic_score` computes it."""
+    extra = (1,) * (np.ndim(weighted) - 1)
+    total = topic.weights.sum()
+    recall = np.clip(weighted / total, 0, 1) if total else np.zeros_like(weighted)
+    allowance = topic.allowance * np.maximum(matched, 0)
+    lengths = topic.lengths.reshape(-1, *extra)
+    precision = np.where(lengths <= allowance, 1.0, allowance / np.maximum(lengths, 1e-12))
+    b2 = beta * beta
+    denominator = b2 * precision + recall
+    f = np.divide((b2 + 1) * precision * recall, denominator, out=np.zeros_like(denominator), where=denominator > 0)
+    return np.where(topic.answered.reshape(-1, *extra), f, 0.0)
+
+
+def estimated_sums(topic: TopicItems, samples: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The difference estimates of sum g(n) y(n) for samples of nugget indices (trials x k): runs x
+    trials, and without each sampled nugget in turn (runs x trials x k, K/(k - 1) scaling)."""
+    K, k = len(g), samples.shape[1]
+    full = topic.automatic @ g                                            # runs
+    picked = ((topic.human - topic.automatic) * g)[:, samples]             # runs x trials x k
+    total = picked.sum(axis=-1)
+    return full[:, None] + K / k * total, full[:, None, None] + K / max(k - 1, 1) * (total[..., None] - picked)
+
+
+def topic_estimates(topic: TopicItems, samples: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
+    """F estimates (runs x trials) and their jackknife replicates (runs x trials x k) for samples of
+    nugget indices (trials x k); with k = K the estimate is the human F exactly."""
+    (weighted, weighted_drop), (matched, matched_drop) = (estimated_sums(topic, samples, g) for g in
+                                                          (topic.weights, np.ones(len(topic.weights))))
+    return f_from_sums(weighted, matched, topic, beta), f_from_sums(weighted_drop, matched_drop, topic, beta)
+
+
+def item_plan_figures(topics: list[TopicItems], share: float, trials: int, rng, level: float, beta: float,
+                      pairs: np.ndarray | None = None, chunk: int = 100) -> dict:
+    """Coverage, mean width and share decided of the item-level intervals of the run means (and of the
+    differences of the pairs of runs given, pairs x 2 row indices), over `trials` random plans of
+    `share` of each topic's nuggets (at least 2), in chunks of trials; and the human judgments one plan
+    costs (the sampled nuggets, for every run that answers the topic)."""
+    runs, T = len(topics[0].lengths), len(topics)
+    sizes = [min(len(t.weights), max(2, round(share * len(t.weights)))) for t in topics]
+    df = sum(k - 1 for k, t in zip(sizes, topics) if k < len(t.weights))
+    quantile = t_quantile(level, df) if df else 0.0
+    truth = sum(f_from_sums(t.human @ t.weights, t.human.sum(axis=1), t, beta) for t in topics) / T
+    totals = {"means": np.zeros(3)} | ({"differences": np.zeros(3)} if pairs is not None and len(pairs) else {})
+    for start in range(0, trials, chunk):
+        n = min(chunk, trials - start)
+        estimate, variance = np.zeros((runs, n)), np.zeros((runs, n))
+        if "differences" in totals:
+            d_estimate, d_variance = np.zeros((len(pairs), n)), np.zeros((len(pairs), n))
+        for topic, k in zip(topics, sizes):
+            K = len(topic.weights)
+            samples = np.argsort(rng.random((n, K)), axis=1)[:, :k]
+            f_hat, replicates = topic_estimates(topic, samples, beta)
+            scale = (1 - k / K) * (k - 1) / k
+            estimate += f_hat
+            variance += scale * ((replicates - replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+            if "differences" in totals:
+                d_replicates = replicates[pairs[:, 0]] - replicates[pairs[:, 1]]
+                d_estimate += f_hat[pairs[:, 0]] - f_hat[pairs[:, 1]]
+                d_variance += scale * ((d_replicates - d_replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+        totals["means"] += _counts(estimate / T, quantile * np.sqrt(variance) / T, truth)
+        if "differences" in totals:
+            totals["differences"] += _counts(d_estimate / T, quantile * np.sqrt(d_variance) / T,
+                                             truth[pairs[:, 0]] - truth[pairs[:, 1]])
+    judgments = sum(k * int(t.answered.sum()) for k, t in zip(sizes, topics))
+    result = {"judgments": judgments}
+    for key, (covered, width, decided) in totals.items():
+        cells = trials * (runs if key == "means" else len(pairs))
+        result[key] = {"coverage": covered / cells, "width": width / cells, "decided": decided / cells}
+    return result
+
+
+def _counts(estimate: np.ndarray, half: np.ndarray, truth: np.ndarray) -> np.ndarray:
+    """Intervals covering the truth, the sum of their widths, and intervals excluding 0."""
+    return np.array([np.sum(np.abs(estimate - truth[:, None]) <= half + 1e-12), 2 * half.sum(),
+                     np.sum(np.abs(estimate) > half)], float)

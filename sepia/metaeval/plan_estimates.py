@@ -1,0 +1,59 @@
+"""PPI++ estimates of the stored CCLQA runs' human F3 from a pool's judging plan: the automatic scores
+of every topic of the plan's population and the human judgments of the planned topics judged so far
+(`sepia evaluate --store --plan`, the web tool's estimates page). Runs are read one at a time."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from sepia.metaeval.calibrate import calibrate, run_topic_scores
+from sepia.metaeval.ppi import projected_width
+from sepia.metaeval.render import json_ready
+from sepia.scoring.evaluate import Evaluator, Settings
+from sepia.store import io
+from sepia.store.db import Store
+from sepia.store.plans import judged_plan_topics
+
+
+def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
+    """(the `calibrate` report, JSON-ready, with "matcher" and "pool"; warnings). Raises ImportRefused
+    for judgments outside the plan, a plan without judged topics or a changed population, and
+    NothingToScore when the store holds no CCLQA runs or none of them is of the plan's languages."""
+    from sepia.scoring.campaign import NothingToScore, stored_run_ids
+
+    warnings = []
+    with store.transaction() as session:
+        strata, planned, judged = judged_plan_topics(session, pool_name)
+        population = set(strata)
+        ids = stored_run_ids(session, "cclqa")
+        if len(judged) < len(planned):
+            warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
+                            "the estimates use those")
+        gold = io.export_gold(session)
+        automatic = Evaluator(gold, settings)
+        human = Evaluator(gold, replace(settings, matcher="human"), [])
+        scores = []
+        for run_id in ids:
+            run = io.export_run(session, run_id, "cclqa")
+            scores.append(run_topic_scores(automatic, human, run, judged, io.export_judgments(session, run_id),
+                                           population))
+            session.expunge_all()
+    stratified = any("/" in s for s in strata.values())      # "CS/DEFINITION": drawn within answer types
+    report = json_ready(calibrate(scores, level, strata if stratified else None))
+    if not report["language_pairs"]:
+        raise NothingToScore(f"pool {pool_name}: no judged topic of the plan belongs to the stored runs' "
+                             "language pairs")
+    topics_of = {s.language_pair: set(s.automatic) for s in scores}
+    for group in report["language_pairs"]:
+        group["planned"] = len(planned & topics_of[group["language_pair"]])
+        group.update(projection(group, level))
+    return {**report, "matcher": automatic.settings.matcher, "pool": pool_name}, warnings
+
+
+def projection(group: dict, level: float) -> dict:
+    """The mean interval width of the runs now, and as projected once every planned topic is judged."""
+    widths = [r["high"] - r["low"] for r in group["runs"] if r["low"] is not None]
+    if not widths:
+        return {"mean_width": None, "projected_width": None}
+    now = sum(widths) / len(widths)
+    return {"mean_width": now, "projected_width": json_ready(
+        projected_width(now, group["judged"], group["planned"], group["topics"], level))}

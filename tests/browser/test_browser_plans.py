@@ -1,0 +1,73 @@
+"""A judging plan in a real browser: the organiser builds a CCLQA pool with a budget on the sample CS
+collection, sees the plan and its progress on the pools page, and assigns it (only the planned topics
+reach the assessor's queue); once the planned topics are judged, the estimates page shows the runs'
+estimated human F3 with intervals. Screenshots: test-artifacts/plans-pools.png, plans-estimates.png."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import text
+
+from conftest import LiveServer, log_in
+from web_helpers import add_accounts
+
+from sepia.cli import main
+from sepia.demo import load_collection, sample_collections
+from sepia.resources import resource_dir
+from sepia.web import create_app
+
+pytestmark = [pytest.mark.browser]
+CS_TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
+    url = f"sqlite:///{tmp_path / 'sepia.db'}"
+    monkeypatch.setenv("SEPIA_DATABASE_URL", url)
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    store = app.extensions["sepia_store"]
+    add_accounts(store)
+    cs = next(f for f in sample_collections(resource_dir("corpora")) if f.name == "cs")
+    load_collection(store, cs, progress=False)
+    with store.transaction() as session:  # the sample's own judgments come back for the planned topics only
+        session.execute(text("DELETE FROM nugget_judgment"))
+    server = LiveServer(app)
+    yield server
+    server.stop()
+    store.dispose()
+
+
+def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, tmp_path):
+    page = log_in(chromium, site, "org")
+    page.goto(f"{site.url}/pools/")
+    page.fill("input[name=name]", "CS half")
+    page.select_option("select[name=lang]", "CS")
+    page.fill("input[name=budget]", "50%")
+    page.fill("input[name=seed]", "3")
+    with page.expect_navigation():
+        page.click("button:has-text('Build pool')")
+    chosen = sorted(random.Random(3).sample(CS_TOPICS, 3))
+    plan = page.locator(".plan").first
+    assert "CS 3 of 6 topics, 0 judged" in " ".join(plan.inner_text().split())
+    assert ", ".join(chosen) in plan.inner_text()
+    page.check("input[name=assessors][value=as1]")
+    page.fill("input[name=overlap]", "0")
+    with page.expect_navigation():
+        page.click("button:has-text('Assign')")
+    page.screenshot(path=str(artifacts / "plans-pools.png"), full_page=True)
+    rows = page.locator("table.table tbody tr td.docid").all_inner_texts()
+    assert sorted(set(rows)) == chosen
+    # The planned topics judged (the sample's judgments of them): the estimates page.
+    lines = (resource_dir("corpora") / "cs" / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    sample = tmp_path / "planned.tsv"
+    sample.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.split("\t")[0] in chosen]) + "\n",
+                      encoding="utf-8")
+    assert CliRunner().invoke(main, ["import", str(sample)]).exit_code == 0
+    with page.expect_navigation():
+        page.click("a:has-text('Estimated scores')")
+    assert "3 of 3 planned topics judged" in page.inner_text("#pair-CS-CS")
+    assert page.locator("#pair-CS-CS svg.interval").count() == 3
+    page.screenshot(path=str(artifacts / "plans-estimates.png"), full_page=True)

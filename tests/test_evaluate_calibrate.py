@@ -1,0 +1,103 @@
+"""`sepia evaluate --calibrate`: PPI++ estimates of the runs' human F3 and of their differences from
+the judgments of some topics, against the human and automatic scores `sepia evaluate` gives."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from sepia.cli import main
+from sepia.metaeval.calibrate import RunTopicScores, calibrate
+from sepia.metaeval.ppi import ppi_mean
+
+CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
+JUDGED = ["SEPIA-CS-0002", "SEPIA-CS-0004", "SEPIA-CS-0005"]
+
+
+def _invoke(*args):
+    return CliRunner().invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"), *args])
+
+
+def _per_topic(*args) -> dict:
+    result = _invoke("--format", "json", *args)
+    assert result.exit_code == 0, result.output
+    return {r["run_id"]: {t["topic_id"]: t["f"] for t in r["topics"]} for r in json.loads(result.stdout)["runs"]}
+
+
+def _sample(tmp_path, topics) -> Path:
+    lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "sample.tsv"
+    path.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.split("\t")[0] in topics]) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def test_estimates_from_half_the_topics(tmp_path):
+    result = _invoke("--calibrate", str(_sample(tmp_path, JUDGED)), "--level", "0.9", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    human = _per_topic("--matcher", "human", "--judgments", str(CS / "judgments.tsv"))
+    automatic = _per_topic()
+    cs = next(g for g in report["language_pairs"] if g["language_pair"] == "CS-CS")
+    assert (cs["topics"], cs["judged"], cs["complete"]) == (6, 3, False)
+    topics = sorted(automatic["TEAMA-CS-CS-01-T"])
+    for row in cs["runs"]:
+        run = row["run_id"]
+        expected = ppi_mean([human[run][t] for t in JUDGED], [automatic[run][t] for t in JUDGED],
+                            [automatic[run][t] for t in topics], level=0.9)
+        assert row["estimate"] == pytest.approx(expected.estimate)
+        assert (row["low"], row["high"]) == pytest.approx((expected.low, expected.high))
+        assert row["automatic"] == pytest.approx(np.mean(list(automatic[run].values())))
+    assert len(cs["pairs"]) == 3
+    for pair in cs["pairs"]:
+        a, b = pair["a"], pair["b"]
+        expected = ppi_mean([human[a][t] - human[b][t] for t in JUDGED],
+                            [automatic[a][t] - automatic[b][t] for t in JUDGED],
+                            [automatic[a][t] - automatic[b][t] for t in topics], level=0.9)
+        assert pair["estimate"] == pytest.approx(expected.estimate)
+        assert pair["decided"] == (expected.low > 0 or expected.high < 0)
+
+
+def test_every_topic_judged_gives_the_human_f3():
+    result = _invoke("--calibrate", str(CS / "judgments.tsv"), "--format", "tsv")
+    assert result.exit_code == 0, result.output
+    human = _invoke("--matcher", "human", "--judgments", str(CS / "judgments.tsv"), "--format", "json")
+    means = {r["run_id"]: r["score"] for r in json.loads(human.stdout)["runs"]}
+    rows = [line.split("\t") for line in result.stdout.splitlines()[1:] if line.split("\t")[2] == ""]
+    assert {r[1] for r in rows} == set(means)
+    for r in rows:
+        assert float(r[4]) == pytest.approx(means[r[1]], abs=5e-5) and r[5] == r[6] == r[4]
+
+
+def test_calibrate_ranks_runs_and_pairs_in_estimate_order():
+    runs = [RunTopicScores(r, "CS-CS", {"t1": a, "t2": b, "t3": c}, {"t1": h1, "t2": h2})
+            for r, a, b, c, h1, h2 in [("B", 0.2, 0.4, 0.6, 0.3, 0.5), ("A", 0.5, 0.5, 0.9, 0.9, 0.8)]]
+    report = calibrate(runs)
+    group = report["language_pairs"][0]
+    assert [r["run_id"] for r in group["runs"]] == ["A", "B"]
+    assert (group["pairs"][0]["a"], group["pairs"][0]["b"]) == ("A", "B")
+    # lambda is tuned per run: B's f and Y both rise by .2 (lambda 1), A's f is constant (lambda 0)
+    assert [r["lambda"] for r in group["runs"]] == pytest.approx([0.0, 1.0])
+    assert group["runs"][1]["estimate"] == pytest.approx(0.4 + 0.1)
+
+
+def test_one_line_errors(tmp_path):
+    header = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()[0]
+    empty = tmp_path / "empty.tsv"
+    empty.write_text(header + "\n", encoding="utf-8")
+    stranger = tmp_path / "stranger.tsv"
+    stranger.write_text(header + "\nSEPIA-CS-0099\tTEAMA-CS-CS-01-T\t1\tN001\t1\ta\n", encoding="utf-8")
+    partial = _sample(tmp_path, JUDGED)
+    lines = partial.read_text(encoding="utf-8").splitlines()
+    unjudged = tmp_path / "unjudged.tsv"
+    unjudged.write_text("\n".join(x for x in lines if not ("TEAMB" in x and "SEPIA-CS-0004" in x)) + "\n",
+                        encoding="utf-8")
+    for path, words in [(empty, "no judgments"), (stranger, "SEPIA-CS-0099"),
+                        (unjudged, "TEAMB-CS-CS-01-T is not judged on the sampled topic SEPIA-CS-0004")]:
+        result = _invoke("--calibrate", str(path))
+        assert result.exit_code == 1 and words in result.output and len(result.output.splitlines()) == 1, result.output
+    human = _invoke("--calibrate", str(partial), "--matcher", "human")
+    assert human.exit_code == 2 and "automatic matcher" in human.output
+    stored = CliRunner().invoke(main, ["evaluate", "--store", "--calibrate", str(partial)])
+    assert stored.exit_code == 2 and "--calibrate" in stored.output

@@ -1,0 +1,172 @@
+"""Judging plans stored with pools: the draw and its record, topics added later, assignment of the
+planned topics only, and estimates from the store equal to those from the same judgments as a file."""
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import func, select
+
+from sepia.cli import main
+from sepia.store.io import ImportRefused
+from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic
+from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
+from sepia.store.pools import assign_pool, build_pool
+
+CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
+TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
+
+
+@pytest.fixture
+def campaign(store, store_url, monkeypatch):
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    files = [CS / "topics.xml", CS / "gold.xml", *sorted((CS / "runs").glob("*.xml"))]
+    result = CliRunner().invoke(main, ["import", *map(str, files)])
+    assert result.exit_code == 0, result.output
+    return store
+
+
+def _judgments(tmp_path, topics, name="sample.tsv") -> str:
+    lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / name
+    path.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.split("\t")[0] in topics]) + "\n",
+                    encoding="utf-8")
+    return str(path)
+
+
+def test_budgets():
+    assert parse_budget("30%") == (0.3, None) and parse_budget("100%") == (1.0, None)
+    assert parse_budget(" 5 ") == (None, 5)
+    for bad in ("0%", "101%", "0", "-2", "ten", "%"):
+        with pytest.raises(ValueError, match="judging budget"):
+            parse_budget(bad)
+    # five topics of a language shared among strata of 6, 3 and 1 topics: 3, 1.5, 0.5 -> 3, 2, 0 (largest remainders)
+    assert _allocation({"CS/A": 6, "CS/B": 3, "CS/C": 1}, None, 5) == {"CS/A": 3, "CS/B": 2, "CS/C": 0}
+    assert _allocation({"CS": 6, "JA": 4}, 0.3, None) == {"CS": 2, "JA": 1}
+
+
+def test_plan_is_the_seeded_draw_and_topics_added_later(campaign):
+    with campaign.transaction() as session:
+        build_pool(session, "p", "cclqa", 30)
+        plan = make_plan(session, "p", "50%", seed=3)
+        chosen = sorted(t.topic_id for t in plan.topics)
+    assert chosen == sorted(random.Random(3).sample(TOPICS, 3))      # the population in topic ID order
+    with campaign.transaction() as session:
+        added = add_topics(session, "p", 1, seed=4)
+        status = plan_status(session, "p")
+    left = [t for t in TOPICS if t not in chosen]
+    assert added == random.Random(4).sample(left, 1)
+    (cs,) = status["by_stratum"]
+    assert (cs["population"], cs["planned"]) == (6, 4)
+    assert [t["probability"] for t in cs["topics"]] == pytest.approx([4 / 6] * 4)
+    assert [t["draw"] for t in cs["topics"]] == [0, 0, 0, 1] and cs["topics"][3]["seed"] == 4
+
+
+def test_stratified_plan_draws_within_answer_types(campaign):
+    with campaign.transaction() as session:
+        build_pool(session, "s", "cclqa", 30)
+        with pytest.raises(ImportRefused, match="without a planned topic"):
+            make_plan(session, "s", "1", strata="type", seed=0)
+        plan = make_plan(session, "s", "30%", strata="type", seed=0)
+        strata = sorted(t.stratum for t in plan.topics)
+        types = {t.id: t.answer_type for t in session.scalars(select(Topic))}
+    # the sample's six CS topics have six answer types: a stratum each, one topic drawn from each
+    assert strata == sorted(f"CS/{types[t]}" for t in TOPICS)
+
+
+def test_only_planned_topics_are_assigned(campaign):
+    with campaign.transaction() as session:
+        build_pool(session, "p", "cclqa", 30)
+        planned = {t.topic_id for t in make_plan(session, "p", "2", seed=1).topics}
+        assign_pool(session, "p", ["a1"])
+        assigned = set(session.scalars(select(PoolEntry.topic_id).join(Assignment)))
+    assert assigned == planned
+
+
+def test_cli_plan_and_estimates_equal_the_file_ones(campaign, tmp_path):
+    runner = CliRunner()
+    built = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"])
+    assert built.exit_code == 0 and "judging plan: 3 topics (50%, strata none, seed 3)" in built.output
+    nothing = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert nothing.exit_code == 1 and "no topic of the judging plan is judged yet" in nothing.output
+    planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    topics = [t["topic_id"] for t in planned["by_stratum"][0]["topics"]]
+    sample = _judgments(tmp_path, topics)
+    assert runner.invoke(main, ["import", sample]).exit_code == 0
+    stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json", "--level", "0.9"])
+    assert stored.exit_code == 0, stored.output
+    files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                 "--calibrate", sample, "--format", "json", "--level", "0.9"])
+    from_store, from_file = (json.loads(r.stdout) for r in (stored, files))
+    extra = ("planned", "mean_width", "projected_width")          # the store's report also projects widths
+    groups = [{k: v for k, v in g.items() if k not in extra} for g in from_store["language_pairs"]]
+    assert groups == from_file["language_pairs"] and groups[0]["judged"] == 3
+    assert from_store["language_pairs"][0]["planned"] == 3 and from_store["matcher"] == from_file["matcher"]
+    shown = runner.invoke(main, ["pool", "plan", "p"])
+    assert "CS: 3 of 6 topics planned" in shown.output
+
+
+def test_bad_input_stores_nothing(campaign, tmp_path):
+    runner = CliRunner()
+    for args, code, words in [
+            (["--budget", "0%"], 2, "above 0% and at most 100%"), (["--budget", "150%"], 2, "at most 100%"),
+            (["--budget", "30"], 2, "--topics N"), (["--budget", "30%", "--topics", "2"], 2, "not both")]:
+        result = runner.invoke(main, ["pool", "build", "bad", "--kind", "cclqa", *args])
+        assert result.exit_code == code and words in result.output, result.output
+    with campaign.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Pool)) == 0
+        assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+    no_plan = runner.invoke(main, ["evaluate", "--store", "--plan", "nope"])
+    assert no_plan.exit_code == 1 and "no pool named nope" in no_plan.output
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "5"]).exit_code == 0
+    with campaign.transaction() as session:
+        planned = set(session.scalars(select(PlanTopic.topic_id)))
+    outside = [t for t in TOPICS if t not in planned][:1]
+    assert runner.invoke(main, ["import", _judgments(tmp_path, sorted(planned) + outside)]).exit_code == 0
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert result.exit_code == 1 and f"topic {outside[0]}, which is outside the judging plan" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert runner.invoke(main, ["evaluate", "--plan", "p"]).exit_code == 2        # --plan needs --store
+
+
+def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "5", "--seed", "1"]).exit_code == 0
+    planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    topics = [t["topic_id"] for t in planned["by_stratum"][0]["topics"]]
+    assert runner.invoke(main, ["import", _judgments(tmp_path, topics[:3])]).exit_code == 0
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert result.exit_code == 0, result.output
+    assert "3 of the 5 planned topics are judged for every run" in result.stderr
+    assert "CS-CS (3 of 6 topics judged)" in result.stdout and "projected once the 5 planned topics" in result.stdout
+
+
+def test_stratified_plan_estimates_through_the_store(campaign, tmp_path):
+    # Every CS answer type has one topic, so the stratified plan takes them all: the estimate is the human F3.
+    runner = CliRunner()
+    built = runner.invoke(main, ["pool", "build", "t", "--kind", "cclqa", "--budget", "30%", "--strata", "type"])
+    assert built.exit_code == 0 and "judging plan: 6 topics" in built.output
+    assert runner.invoke(main, ["import", _judgments(tmp_path, TOPICS[:5])]).exit_code == 0
+    waiting = runner.invoke(main, ["evaluate", "--store", "--plan", "t"])
+    assert waiting.exit_code == 1 and "no planned topic of CS/DATE is judged yet" in waiting.output
+    assert runner.invoke(main, ["import", "--replace", _judgments(tmp_path, TOPICS, "all.tsv")]).exit_code == 0
+    stored = json.loads(runner.invoke(main, ["evaluate", "--store", "--plan", "t", "--format", "json"]).stdout)
+    human = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                 "--matcher", "human", "--judgments", str(CS / "judgments.tsv"), "--format", "json"])
+    means = {r["run_id"]: r["score"] for r in json.loads(human.stdout)["runs"]}
+    rows = [r for g in stored["language_pairs"] for r in g["runs"]]
+    assert {r["run_id"] for r in rows} == set(means)
+    for r in rows:
+        assert r["estimate"] == pytest.approx(means[r["run_id"]]) and r["low"] == pytest.approx(r["high"])
+
+
+def test_a_plan_without_topics_to_draw_stores_no_pool_either(store, store_url, monkeypatch):
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    runner = CliRunner()
+    runs = [str(p) for p in sorted((CS / "runs").glob("*.xml"))]
+    assert runner.invoke(main, ["import", str(CS / "topics.xml"), *runs]).exit_code == 0     # no gold standard
+    result = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2"])
+    assert result.exit_code == 1 and "no topic with nuggets to plan" in result.output
+    with store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Pool)) == 0

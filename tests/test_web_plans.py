@@ -1,0 +1,81 @@
+"""Judging plans in the web tool: the pool form draws one, the pools page shows it and its progress,
+only planned topics are shared out, and a bad budget is one message with nothing stored."""
+from __future__ import annotations
+
+import random
+import re
+
+from sqlalchemy import func, select
+
+from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+
+from sepia.formats import model
+from sepia.store import io
+from sepia.store.models import Assignment, JudgingPlan, Pool, PoolEntry
+
+TOPICS = [f"ACLIA2-CS-000{i}" for i in range(1, 5)]
+
+
+def campaign(store):
+    for topic_id in TOPICS:
+        make_topic(store, topic_id, nuggets=["甲型流感病毒", "禽类传染病"])
+    with store.transaction() as session:
+        io.import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
+            model.CCLQATopic(t, [model.Answer(1, f"禽类传染病 {i}")]) for i, t in enumerate(TOPICS)]))
+
+
+def test_the_pool_form_draws_a_plan_and_the_page_shows_it(app, store):
+    campaign(store)
+    org = browser_for(app, "org")
+    response = org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "depth": "",
+                                    "budget": "50%", "strata": "none", "seed": "7"})
+    assert response.status_code == 302
+    page = org.get("/pools/").get_data(as_text=True)
+    chosen = sorted(random.Random(7).sample(TOPICS, 2))
+    assert "Judging plan: 2 topics (50%, seed 7)." in page
+    assert "CS 2 of 4 topics, 0 judged" in page and ", ".join(chosen) in page
+    pool_id = re.findall(r'id="pool-(\d+)"', page)[-1]
+    assert org.post(f"/pools/{pool_id}/assign", {"assessors": ["as1"], "overlap": "0"}).status_code == 302
+    with store.transaction() as session:
+        assigned = sorted(set(session.scalars(select(PoolEntry.topic_id).join(Assignment))))
+    assert assigned == chosen
+
+
+def test_a_bad_budget_stores_nothing(app, store):
+    campaign(store)
+    org = browser_for(app, "org")
+    for budget, seed in [("0%", "0"), ("150%", "0"), ("many", "0"), ("30%", "-1")]:
+        org.post("/pools/", {"name": "bad", "kind": "cclqa", "lang": "CS", "budget": budget, "seed": seed})
+        page = org.get("/pools/").get_data(as_text=True)
+        assert "judging budget" in page or "seed from 0" in page, budget
+    with store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Pool)) == 0
+        assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+
+
+def test_estimates_page(app, store):
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.evaluate import Settings
+    from sepia.store.models import Nugget, NuggetJudgment, PlanTopic, Response, RunTopic
+
+    campaign(store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "3", "seed": "2"})
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    with store.transaction() as session:
+        planned = set(session.scalars(select(PlanTopic.topic_id)))
+        rows = session.execute(select(Response.id, Nugget.id, Nugget.label).join(RunTopic)
+                               .join(Nugget, Nugget.topic_id == RunTopic.topic_id)
+                               .where(RunTopic.topic_id.in_(planned))).all()
+        for k, (response_id, nugget_id, label) in enumerate(rows):   # N002 (禽类传染病) matched, bar one topic
+            session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1",
+                                       match=1.0 if label == "N002" and k > 1 else 0.0))
+    page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    report, _ = estimate_plan(store, Settings("binarized"), "planned")
+    (group,) = report["language_pairs"]
+    (run,) = group["runs"]
+    assert group["judged"] == 3 and f"{run['estimate']:.4f}" in page and f"{run['low']:.4f}" in page
+    assert "3 of 3 planned topics judged" in page and "<svg class=\"interval\"" in page
+    assessor = browser_for(app, "as1")
+    assert assessor.get(f"/pools/{pool_id}/estimates").status_code == 403
