@@ -1,14 +1,14 @@
 """judging plans: the topics of a pool that humans judge, drawn at random with a recorded seed
 
-Revision ID: 0008_i27
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-11-24
 """
 from alembic import op
 import sqlalchemy as sa
 
-revision = '0008_i27'
-down_revision = '0007'
+revision = '0009'
+down_revision = '0008'
 branch_labels = None
 depends_on = None
 

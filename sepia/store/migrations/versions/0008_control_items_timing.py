@@ -1,6 +1,6 @@
 """control items (qualification), training pools, seconds per judged item
 
-Revision ID: 0008_i24
+Revision ID: 0008
 Revises: 0007
 Create Date: 2026-11-24
 """
@@ -8,7 +8,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0008_i24'
+revision = '0008'
 down_revision = '0007'
 branch_labels = None
 depends_on = None
