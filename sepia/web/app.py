@@ -15,7 +15,7 @@ from sepia import config as sepia_config
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import as_utc
-from sepia.web import security
+from sepia.web import input_check, security
 from sepia.web.static_files import StaticFiles
 from sepia.web.throttle import Throttle
 
@@ -107,6 +107,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.register_blueprint(blueprint)
 
     app.before_request(security.load_current_user)
+    app.before_request(input_check.refuse_unwritable_text)
     app.teardown_appcontext(_close_session)
     app.context_processor(security.template_globals)
     app.url_defaults(_static_version)
@@ -219,6 +220,10 @@ def _register_error_pages(app: Flask) -> None:
     @app.errorhandler(429)
     def too_many(error):
         return page(429, "Too many requests", error.description or "Wait a little and try again.")
+
+    @app.errorhandler(422)
+    def unwritable(error):
+        return page(422, "Cannot be saved", error.description, echo=True)
 
     @app.errorhandler(413)
     def too_large(error):

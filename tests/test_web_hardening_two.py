@@ -1,0 +1,150 @@
+"""Hardening, round two (issue 20): a stray control character, an account field too long or unusable
+in run IDs, a full disk. Each test runs on SQLite and, when SEPIA_TEST_DATABASE_URL is set, on
+PostgreSQL, and failed before its fix."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+from sqlalchemy import select
+
+from web_helpers import FakeEngine, add_accounts, add_documents, browser_for, make_topic
+
+from sepia import vocab
+from sepia.formats.read import read_bytes
+from sepia.formats.write import to_xml
+from sepia.store import io
+from sepia.store.db import Store
+from sepia.store.models import AnswerText, Nugget, Pool, Team, Topic, TopicSet, TopicText, User
+from sepia.web import create_app
+
+TOPIC = "ACLIA2-CS-0001"
+DOC = "XIN_CMN_20080101.0001"
+
+
+@pytest.fixture
+def web(store_url):
+    """The web tool on a fresh store of each backend, with the test accounts and documents."""
+    store = Store(store_url)
+    add_accounts(store)
+    add_documents(store)
+    store.dispose()
+    application = create_app({"DATABASE_URL": store_url, "SECRET_KEY": "test-secret", "TESTING": True,
+                              "SEARCH_ENGINE": FakeEngine(), "SESSION_COOKIE_SECURE": False})
+    yield application
+    application.extensions["sepia_store"].dispose()
+
+
+def stored(web, query):
+    with web.extensions["sepia_store"].transaction() as session:
+        return session.scalars(query).all()
+
+
+# ---------------------------------------------------------------- 1. control characters
+
+# (user, path, form, the field named): a topic, a nugget, a comment-like text, a pool, a topic set
+# and an account; NUL and the vertical tab that pasting from a word processor brings.
+FORMS = [
+    ("dev", f"/topics/{TOPIC}", {"version": "1", "memo": "备注\x0b", "question_target": "什么是禽流感？"}, "memo"),
+    ("dev", f"/topics/{TOPIC}", {"version": "1", "memo": "", "question_target": "什么是\x00禽流感？"},
+     "question_target"),
+    ("dev", f"/nuggets/{TOPIC}", {"text": "甲型\x00流感病毒"}, "text"),
+    ("org", "/pools/", {"name": "pool\x0b1", "kind": "cclqa", "lang": "CS", "depth": "5"}, "name"),
+    ("org", "/schedule", {"name": "Formal run", "description": "first\x1fset"}, "description"),
+    ("org", "/admin/users", {"username": "as9", "password": "correct-horse-1", "role": "assessor",
+                             "display_name": "佐藤\x00"}, "display_name"),
+]
+
+
+@pytest.mark.parametrize("username, path, form, field", FORMS)
+def test_a_control_character_is_refused_at_the_door_naming_the_field(web, username, path, form, field):
+    make_topic(web.extensions["sepia_store"], TOPIC, completed=False, answers=[(DOC, 8, 29)])
+    response = browser_for(web, username).post(path, form)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422, page[:500]
+    assert f"The field “{field}” holds the control character U+00" in page
+    assert stored(web, select(Nugget)) == [] and stored(web, select(Pool)) == []
+    assert stored(web, select(TopicSet)) == [] and stored(web, select(User).where(User.username == "as9")) == []
+    texts = [t.text for t in stored(web, select(TopicText))] + [t.memo for t in stored(web, select(Topic))]
+    assert not any("\x00" in t or "\x0b" in t for t in texts)
+
+
+def test_a_pasted_passage_with_a_control_character_is_refused_as_json(web):
+    make_topic(web.extensions["sepia_store"], TOPIC, completed=False)
+    dev = browser_for(web, "dev")
+    response = dev.post_json(f"/topics/{TOPIC}/answers", {"docid": DOC, "start": 8, "end": 29, "text": "甲\x0b"})
+    assert response.status_code == 422 and "“text”" in response.get_json()["error"]
+    response = dev.post_json(f"/topics/{TOPIC}/answers", {"docid": DOC, "start": 8, "end": 29,
+                                                          "terms": ["ok", "不\x00"]})
+    assert response.status_code == 422 and "“terms[1]”" in response.get_json()["error"]
+
+
+def test_text_that_xml_can_carry_still_passes(web):
+    make_topic(web.extensions["sepia_store"], TOPIC, answers=[(DOC, 8, 29)])
+    answer = stored(web, select(AnswerText.id))[0]
+    # tabs, line breaks, characters beyond the BMP and U+E000 are all XML 1.0 characters
+    response = browser_for(web, "dev").post(f"/nuggets/{TOPIC}", {"text": "甲型\t流感\r\n病毒 𠀀 \ue000",
+                                                                  "answer_ids": [str(answer)]})
+    assert response.status_code == 302
+    assert [n.text for n in stored(web, select(Nugget))] == ["甲型 流感 病毒 𠀀 \ue000"]  # spaces made one
+
+
+def test_a_store_already_holding_control_characters_still_exports(store, caplog):
+    """Stored before the door was closed (PostgreSQL refuses NUL itself, so U+000B and U+001F here):
+    the exports drop them and name each record in a warning."""
+    with store.transaction() as session:
+        session.add(Topic(id=TOPIC, lang="CS", answer_type="DEFINITION", status="completed", memo="m\x1f", texts=[
+            TopicText(kind="question", lang="CS", text="什么是\x0b禽流感？", position=0)],
+            nuggets=[Nugget(label="N001", text="甲型\x0b流感\x1f病毒", position=0)]))
+    with caplog.at_level(logging.WARNING), store.transaction() as session:
+        gold = read_bytes(to_xml(io.export_gold(session)), "gold")
+        topics = read_bytes(to_xml(io.export_topics(session)), "topic")
+        public = read_bytes(to_xml(io.export_topics(session, questions_only=True)), "topic")
+    assert gold.topics[0].nuggets[0].text == "甲型流感病毒" and gold.topics[0].questions[0].text == "什么是禽流感？"
+    assert topics.topics[0].memo == "m" and public.topics[0].questions[0].text == "什么是禽流感？"
+    warnings = [r.getMessage() for r in caplog.records]
+    assert f"warning: TOPIC {TOPIC}, NUGGET N001: 2 character(s) XML cannot carry (first U+000B) dropped from TEXT" \
+        in warnings
+    assert f"warning: TOPIC {TOPIC}: 1 character(s) XML cannot carry (first U+001F) dropped from MEMO" in warnings
+
+
+# ---------------------------------------------------------------- 4. account fields
+
+ACCOUNT_FORMS = [
+    ({"display_name": "名" * 300}, "at most 200 characters"),
+    ({"role": "participant", "team": "T" * 150}, "1 to 100 letters A-Z, digits or _"),
+    ({"role": "participant", "team": "チーム <b>A</b>"}, "TEAM part of its run IDs"),
+    ({"role": "participant", "team": "TEAM-B"}, "TEAM part of its run IDs"),
+]
+
+
+@pytest.mark.parametrize("fields, message", ACCOUNT_FORMS)
+def test_account_fields_are_checked_with_what_is_allowed(web, fields, message):
+    organiser = browser_for(web, "org")
+    form = {"username": "new1", "password": "correct-horse-1", "role": "assessor", **fields}
+    response = organiser.post("/admin/users", form)
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert stored(web, select(User).where(User.username == "new1")) == []
+    par = stored(web, select(User).where(User.username == "par"))[0]
+    response = organiser.post(f"/admin/users/{par.id}", {"role": "participant", "team": "TEAMX", "active": "1",
+                                                          **fields})
+    assert response.status_code == 422 and message in response.get_data(as_text=True)
+    assert sorted(t.name for t in stored(web, select(Team))) == ["TEAMX", "TEAMY"]
+
+
+def test_every_team_name_accepted_can_name_a_run():
+    from sepia.web.accounts import TEAM_RE
+
+    for team in ("A", "KECIR", "team_2", "X" * 100):
+        assert TEAM_RE.fullmatch(team) and vocab.parse_run_id(f"{team}-CS-CS-01-T").team == team
+    for team in ("", "A-B", "チーム", "A B", "X" * 101):
+        assert not TEAM_RE.fullmatch(team)
+
+
+def test_a_valid_team_and_a_long_display_name_within_the_column_are_stored(web):
+    response = browser_for(web, "org").post("/admin/users", {
+        "username": "new1", "password": "correct-horse-1", "role": "participant", "team": "NEW_TEAM_1",
+        "display_name": " " + "名" * 200 + " "})
+    assert response.status_code == 302
+    user = stored(web, select(User).where(User.username == "new1"))[0]
+    assert user.display_name == "名" * 200
