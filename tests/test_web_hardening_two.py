@@ -4,21 +4,34 @@ PostgreSQL, and failed before its fix."""
 from __future__ import annotations
 
 import logging
+import re
+import sqlite3
+import threading
+from contextlib import contextmanager
+from unittest import mock
 
+import psycopg
 import pytest
-from sqlalchemy import select
+from click.testing import CliRunner
+from sqlalchemy import Engine, Pool, event, select
+from sqlalchemy.exc import OperationalError
+from werkzeug.serving import make_server
 
+from campaign_helpers import run_xml, schedule
 from web_helpers import FakeEngine, add_accounts, add_documents, browser_for, make_topic
 
 from sepia import vocab
+from sepia.cli import main
+from sepia.formats import model
 from sepia.formats.read import read_bytes
 from sepia.formats.write import to_xml
 from sepia.store import io
 from sepia.store.db import Store
-from sepia.store.models import AnswerText, Nugget, Pool, Team, Topic, TopicSet, TopicText, User
+from sepia.store.models import AnswerText, Nugget, Submission, Team, Topic, TopicSet, TopicText, User
+from sepia.store.models import Pool as JudgingPool
 from sepia.web import create_app
 
-TOPIC = "ACLIA2-CS-0001"
+TOPIC, TOPIC2 = "ACLIA2-CS-0001", "ACLIA2-CS-0002"
 DOC = "XIN_CMN_20080101.0001"
 
 
@@ -63,7 +76,7 @@ def test_a_control_character_is_refused_at_the_door_naming_the_field(web, userna
     page = response.get_data(as_text=True)
     assert response.status_code == 422, page[:500]
     assert f"The field “{field}” holds the control character U+00" in page
-    assert stored(web, select(Nugget)) == [] and stored(web, select(Pool)) == []
+    assert stored(web, select(Nugget)) == [] and stored(web, select(JudgingPool)) == []
     assert stored(web, select(TopicSet)) == [] and stored(web, select(User).where(User.username == "as9")) == []
     texts = [t.text for t in stored(web, select(TopicText))] + [t.memo for t in stored(web, select(Topic))]
     assert not any("\x00" in t or "\x0b" in t for t in texts)
@@ -148,3 +161,101 @@ def test_a_valid_team_and_a_long_display_name_within_the_column_are_stored(web):
     assert response.status_code == 302
     user = stored(web, select(User).where(User.username == "new1"))[0]
     assert user.display_name == "名" * 200
+
+
+# ---------------------------------------------------------------- 5. a full disk
+
+@contextmanager
+def full_disk(store_url):
+    """Every connection made from now on finds the disk full: on SQLite for real (the file may not
+    grow by a page), on PostgreSQL as its driver reports it (SQLSTATE 53100) on every write."""
+    if store_url.startswith("sqlite"):
+        def full(dbapi_connection, _record):
+            pages = dbapi_connection.execute("PRAGMA page_count").fetchone()[0]
+            dbapi_connection.execute(f"PRAGMA max_page_count={max(pages, 1)}")
+        target, name = Pool, "connect"
+    else:
+        def full(_connection, _cursor, statement, *_args):
+            if statement.lstrip().split(None, 1)[0].upper() in ("INSERT", "UPDATE", "DELETE", "CREATE"):
+                raise psycopg.errors.DiskFull("could not extend file \"base/1/2\": No space left on device")
+        target, name = Engine, "before_cursor_execute"
+    event.listen(target, name, full)
+    try:
+        yield
+    finally:
+        event.remove(target, name, full)
+
+
+def big_topics(path):
+    """A topic file whose import needs pages a full SQLite file does not have (40,000 bytes of text)."""
+    topic = model.Topic(TOPIC, [model.LangText("CS", "禽流感𠀀" * 4000), model.LangText("EN", "What?")])
+    path.write_bytes(to_xml(model.TopicSet([topic], "CS")))
+    return path
+
+
+def test_sepia_import_on_a_full_disk_says_so_in_one_line_and_saves_nothing(store_url, tmp_path):
+    Store(store_url).dispose()  # the store exists, migrated, before the disk fills
+    with full_disk(store_url):
+        result = CliRunner().invoke(main, ["import", str(big_topics(tmp_path / "topics.xml"))],
+                                    env={"SEPIA_DATABASE_URL": store_url})
+    assert result.exit_code == 1 and result.stderr == "disk full: nothing was saved\n", result.output
+    store = Store(store_url)
+    with store.transaction() as session:
+        assert session.scalars(select(Topic)).all() == []
+    store.dispose()
+
+
+def test_sepia_db_upgrade_on_a_full_disk_says_so_in_one_line(store_url):
+    with full_disk(store_url):
+        result = CliRunner().invoke(main, ["db", "upgrade"], env={"SEPIA_DATABASE_URL": store_url})
+    assert result.exit_code == 1 and result.stderr == "disk full: nothing was saved\n", result.output
+    store = Store(store_url)  # the store was left as it was, and migrates once there is room
+    store.dispose()
+
+
+def test_the_api_answers_a_full_disk_in_json_and_sepia_submit_says_it(web, tmp_path):
+    store = web.extensions["sepia_store"]
+    for topic_id in (TOPIC, TOPIC2):
+        make_topic(store, topic_id, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    schedule(store, "Formal run", [TOPIC, TOPIC2], {"cclqa": (-1, 2, None)})
+    page = browser_for(web, "par").post("/me/tokens", {"name": "cli"}).get_data(as_text=True)
+    token = re.search(r'<code id="new-token" class="token">([^<]+)</code>', page).group(1)
+    run = tmp_path / "TEAMX-CS-CS-01-T.xml"
+    run.write_bytes(run_xml("cclqa", "TEAMX-CS-CS-01-T", {TOPIC: ["禽流感𠀀" * 5000]}))
+    server = make_server("127.0.0.1", 0, web, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    store.engine.dispose()  # connections made before the disk filled would not know
+    try:
+        with full_disk(store.engine.url.render_as_string(hide_password=False)):
+            direct = web.test_client().post("/api/runs", data=run.read_bytes(), content_type="application/xml",
+                                            headers={"Authorization": f"Bearer {token}"})
+            result = CliRunner().invoke(main, ["submit", str(run), "--server", f"http://127.0.0.1:{server.server_port}"],
+                                        env={"SEPIA_TOKEN": token})
+    finally:
+        server.shutdown()
+        store.engine.dispose()
+    assert direct.status_code == 507 and direct.get_json() == {
+        "accepted": False, "error": "disk full: nothing was saved", "problems": ["disk full: nothing was saved"]}
+    assert result.exit_code == 1 and result.output == f"{run}: disk full: nothing was saved\n"
+    assert stored(web, select(Submission)) == []
+
+
+def test_a_gunicorn_worker_that_cannot_boot_for_a_full_disk_says_so_in_one_line():
+    from sepia.web.gunicorn_conf import post_fork
+
+    class Worker:
+        def __init__(self, error):
+            self.error, self.log = error, mock.Mock()
+
+        def load_wsgi(self):
+            raise self.error
+
+    full = Worker(OperationalError("INSERT", {}, sqlite3.OperationalError("database or disk is full")))
+    post_fork(None, full)
+    with pytest.raises(SystemExit) as stopped:
+        full.load_wsgi()
+    assert stopped.value.code == 3 and full.log.error.call_args.args == ("disk full: nothing was saved",)
+    other = Worker(OperationalError("INSERT", {}, sqlite3.OperationalError("no such table: user")))
+    post_fork(None, other)
+    with pytest.raises(OperationalError):
+        other.load_wsgi()
