@@ -3,6 +3,7 @@ in run IDs, a full disk. Each test runs on SQLite and, when SEPIA_TEST_DATABASE_
 PostgreSQL, and failed before its fix."""
 from __future__ import annotations
 
+import io as io_module
 import logging
 import re
 import sqlite3
@@ -23,11 +24,12 @@ from web_helpers import FakeEngine, add_accounts, add_documents, browser_for, ma
 from sepia import vocab
 from sepia.cli import main
 from sepia.formats import model
+from sepia.campaign import submission
 from sepia.formats.read import read_bytes
 from sepia.formats.write import to_xml
 from sepia.store import io
 from sepia.store.db import Store
-from sepia.store.models import AnswerText, Nugget, Submission, Team, Topic, TopicSet, TopicText, User
+from sepia.store.models import AnswerText, ApiToken, Nugget, Submission, Team, Topic, TopicSet, TopicText, User
 from sepia.store.models import Pool as JudgingPool
 from sepia.web import create_app
 
@@ -259,3 +261,53 @@ def test_a_gunicorn_worker_that_cannot_boot_for_a_full_disk_says_so_in_one_line(
     post_fork(None, other)
     with pytest.raises(OperationalError):
         other.load_wsgi()
+
+
+# ---------------------------------------------------------------- 2. a run upload blocks no other writer
+
+def submission_campaign(web):
+    store = web.extensions["sepia_store"]
+    for topic_id in (TOPIC, TOPIC2):
+        make_topic(store, topic_id, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    schedule(store, "Formal run", [TOPIC, TOPIC2], {"cclqa": (-1, 2, None)})
+    page = browser_for(web, "par").post("/me/tokens", {"name": "cli"}).get_data(as_text=True)
+    return re.search(r'<code id="new-token" class="token">([^<]+)</code>', page).group(1)
+
+
+WRITES = ("INSERT", "UPDATE", "DELETE")
+
+
+def test_an_upload_validates_before_its_first_write_and_then_notes_the_token(web, monkeypatch):
+    """The first write opens SQLite's write transaction (and locks rows on PostgreSQL) until the
+    commit: while a run is validated no write may be pending, whoever sends it."""
+    token = submission_campaign(web)
+    store, steps = web.extensions["sepia_store"], []
+    real_validate = submission.validate_bytes
+
+    def validate(*args, **kwargs):
+        checked = real_validate(*args, **kwargs)
+        steps.append("validated")
+        return checked
+
+    def statement(_connection, _cursor, sql, *_args):
+        steps.append(sql.lstrip().split(None, 1)[0].upper())
+
+    monkeypatch.setattr(submission, "validate_bytes", validate)
+    event.listen(store.engine, "before_cursor_execute", statement)
+    data = run_xml("cclqa", "TEAMX-CS-CS-01-T", {TOPIC: ["甲型流感病毒"]})
+    try:
+        api = web.test_client().post("/api/runs", data=data, content_type="application/xml",
+                                     headers={"Authorization": f"Bearer {token}"})
+        api_steps, steps[:] = steps[:], []
+        par = browser_for(web, "par")
+        steps.clear()
+        page = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io_module.BytesIO(data), "r.xml")},
+                               content_type="multipart/form-data")
+    finally:
+        event.remove(store.engine, "before_cursor_execute", statement)
+    assert api.status_code == 201 and page.status_code == 302, api_steps
+    for taken in (api_steps, steps):
+        first_write = next(i for i, step in enumerate(taken) if step in WRITES)
+        assert taken.index("validated") < first_write, taken
+    assert api_steps[-1] == "UPDATE"  # the token's note, after the run was stored
+    assert stored(web, select(ApiToken.last_used_at))[0] is not None
