@@ -16,7 +16,8 @@ from sepia.formats.read import RUN_CLASSES, RUN_FORMATS, _Reader
 from sepia.formats.schema import STAND_IN, WINDOW, _crowded, _schema
 from sepia.formats.xmlsafe import LoadedXml, iterparse
 
-# Elements of one window at most (and at most schema.WINDOW children of the root): about 10 MB of tree.
+# A window closes after the TOPIC that brings it to this many elements (or to schema.WINDOW children of
+# the root): about 10 MB of tree.
 WINDOW_ELEMENTS = 10_000
 
 
@@ -50,7 +51,7 @@ class _Windows:
             elements += 1
             if element.getparent() is root:
                 window.append(element)
-                if elements >= WINDOW_ELEMENTS or len(window) >= WINDOW:
+                if element.tag == "TOPIC" and (elements >= WINDOW_ELEMENTS or len(window) >= WINDOW):
                     self.take(root, window)
                     window, elements = [], 0
         if window:

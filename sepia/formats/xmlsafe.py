@@ -59,11 +59,14 @@ class LoadedXml:
     @cached_property
     def root(self) -> etree._Element:
         """The whole tree; FormatError with every syntax problem when the file is not well-formed."""
+        parser = _parser()
         try:
-            return etree.fromstring(self.data, _parser())
+            return etree.fromstring(self.data, parser)
         except etree.XMLSyntaxError as exc:
+            # The parser's own log: the exception's (lxml 6) also holds the errors of every file this
+            # thread parsed before, so a second upload was told the first one's problems too.
             problems = [Problem(self.path, e.line or 1, max(e.column, 1), f"not well-formed XML: {e.message}")
-                        for e in exc.error_log] or [Problem(self.path, 1, 1, f"not well-formed XML: {exc}")]
+                        for e in parser.error_log] or [Problem(self.path, 1, 1, f"not well-formed XML: {exc}")]
             raise FormatError(capped(problems, "syntax problems")) from None
 
     @cached_property
