@@ -311,3 +311,17 @@ def test_an_upload_validates_before_its_first_write_and_then_notes_the_token(web
         assert taken.index("validated") < first_write, taken
     assert api_steps[-1] == "UPDATE"  # the token's note, after the run was stored
     assert stored(web, select(ApiToken.last_used_at))[0] is not None
+
+
+# ---------------------------------------------------------------- 3. memory handed back after a large upload
+
+def test_a_worker_hands_back_freed_memory_after_a_large_request_only(web, monkeypatch):
+    from sepia.web import memory
+
+    trims = mock.Mock()
+    monkeypatch.setattr(memory, "MALLOC_TRIM", trims)
+    client = web.test_client()
+    assert client.post("/api/runs", data=b"<x/>" * 10).status_code == 401
+    assert trims.call_count == 0
+    assert client.post("/api/runs", data=b" " * memory.LARGE_BODY).status_code == 401
+    assert trims.call_args_list == [mock.call(0)]

@@ -16,7 +16,7 @@ from sepia import diskfull
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import as_utc
-from sepia.web import input_check, security
+from sepia.web import input_check, memory, security
 from sepia.web.static_files import StaticFiles
 from sepia.web.throttle import Throttle
 
@@ -110,6 +110,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.before_request(security.load_current_user)
     app.before_request(input_check.refuse_unwritable_text)
     app.teardown_appcontext(_close_session)
+    app.teardown_request(memory.trim_after_large_request)
     app.context_processor(security.template_globals)
     app.url_defaults(_static_version)
     app.after_request(_utf8_and_headers)
