@@ -94,6 +94,17 @@ def test_a_pasted_passage_with_a_control_character_is_refused_as_json(web):
     assert response.status_code == 422 and "“terms[1]”" in response.get_json()["error"]
 
 
+def test_an_uploaded_file_whose_name_holds_a_control_character_is_refused(web):
+    make_topic(web.extensions["sepia_store"], TOPIC)
+    par = browser_for(web, "par")
+    data = run_xml("cclqa", "TEAMX-CS-CS-01-T", {TOPIC: ["甲型流感病毒"]})
+    response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io_module.BytesIO(data), "r\x00.xml")},
+                               content_type="multipart/form-data")
+    assert response.status_code == 422 and "The field “run” holds the control character U+0000" in \
+        response.get_data(as_text=True)
+    assert stored(web, select(Submission)) == []
+
+
 def test_text_that_xml_can_carry_still_passes(web):
     make_topic(web.extensions["sepia_store"], TOPIC, answers=[(DOC, 8, 29)])
     answer = stored(web, select(AnswerText.id))[0]

@@ -25,7 +25,9 @@ def refuse_unwritable_text() -> None:
 
 
 def _first_in_form() -> tuple[str, str] | None:
-    for name, value in request.form.items(multi=True):
+    """The form's fields, and the names of the files it uploads (kept with a submission)."""
+    fields = [*request.form.items(multi=True), *((name, f.filename or "") for name, f in request.files.items(multi=True))]
+    for name, value in fields:
         char = first_unwritable(name) or first_unwritable(value)
         if char is not None:
             return name, char
