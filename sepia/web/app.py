@@ -256,14 +256,13 @@ def _wants_json() -> bool:
 def _store_trouble(error: DBAPIError) -> tuple[int, str, str]:
     """Status, title and message for a database failure, by its kind."""
     text = str(error.orig).lower()
-    nothing_saved = NOTHING_SAVED
     if isinstance(error, IntegrityError):
-        return 409, "Changed meanwhile", ("Someone changed the same thing at the same moment. " + nothing_saved)
+        return 409, "Changed meanwhile", ("Someone changed the same thing at the same moment. " + NOTHING_SAVED)
     if diskfull.is_disk_full(error):
         return _DISK_FULL
     if "locked" in text or "lock timeout" in text or "could not obtain lock" in text:
-        return 503, "Busy", "The store is busy with other work. " + nothing_saved
-    return 503, "Store unavailable", "The store could not be reached or refused the change. " + nothing_saved
+        return 503, "Busy", "The store is busy with other work. " + NOTHING_SAVED
+    return 503, "Store unavailable", "The store could not be reached or refused the change. " + NOTHING_SAVED
 
 
 # Form fields never echoed back on an error page.
