@@ -116,3 +116,21 @@ def test_a_file_is_told_its_own_syntax_problems_not_those_of_files_parsed_before
             read_bytes(data, name=NAME)
         told.append(error.value.problems)
     assert told[0] == told[1] == told[2] and len(told[0]) == 2
+
+
+def test_a_run_file_is_kept_byte_for_byte_written_in_pieces(store, monkeypatch):
+    """On SQLite the bytes go into room made for them (zeroblob), a piece at a time: submission.content
+    is the row's last column (migration 0008_i20), or SQLite would build the whole record in memory."""
+    from sepia.campaign.submission import import_run_file
+
+    monkeypatch.setattr(io, "BLOB_CHUNK", 7)
+    run = ir4qa(topics=3, docs=5)
+    data = to_xml(run) + "<!-- 𠀀 -->\n".encode() * 3
+    with store.transaction() as session:
+        import_run_file(session, run, NAME, data, replace=False)
+    with store.transaction() as session:
+        assert session.scalars(select(db.Submission.content)).all() == [data]
+    if store.engine.dialect.name == "sqlite":
+        with store.engine.connect() as connection:
+            columns = [row[1] for row in connection.exec_driver_sql("PRAGMA table_info(submission)")]
+        assert columns[-1] == "content"
