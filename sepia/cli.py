@@ -35,6 +35,19 @@ COMMANDS = {
 
 
 class LazyGroup(click.Group):
+    def invoke(self, ctx):
+        """Run the command; a full disk, wherever it surfaces, is said in one line (each store
+        transaction was rolled back whole: nothing of it was saved)."""
+        try:
+            return super().invoke(ctx)
+        except Exception as error:
+            from sepia.diskfull import MESSAGE, is_disk_full
+
+            if not is_disk_full(error):
+                raise
+            click.echo(MESSAGE, err=True)
+            ctx.exit(1)
+
     def list_commands(self, ctx):
         return sorted(COMMANDS)
 

@@ -111,10 +111,11 @@ def keep_file(session: Session, run, kind: str, topic_set_id: int | None, filena
     session.execute(update(Submission).where(_current(run.metadata.run_id, kind)).values(superseded_at=now))
     row = Submission(run_id=run.metadata.run_id, kind=kind, team=vocab.parse_run_id(run.metadata.run_id).team,
                      topic_set_id=topic_set_id, filename=filename[:255], sha256=hashlib.sha256(data).hexdigest(),
-                     size=len(data), content=data, topics=len(run.topics), items=_items(run, kind),
-                     submitted_by=submitted_by, submitted_at=now)
+                     size=len(data), content=io.large_binary(session, data), topics=len(run.topics),
+                     items=_items(run, kind), submitted_by=submitted_by, submitted_at=now)
     session.add(row)
     session.flush()
+    io.fill_large_binary(session, row, "content", data)
     return row
 
 

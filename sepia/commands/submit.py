@@ -37,7 +37,8 @@ def submit(files, server: str, token: str, timeout: int) -> None:
                 click.echo(f"{path}:{warning}", err=True)
             continue
         refused += 1
-        for problem in answer.get("problems") or [f"the server answered {status}"]:
+        said = answer.get("problems") or ([answer["error"]] if answer.get("error") else [])
+        for problem in said or [f"the server answered {status}"]:
             click.echo(f"{path}:{problem}" if problem[:1].isdigit() else f"{path}: {problem}")
     raise SystemExit(1 if refused else 0)
 

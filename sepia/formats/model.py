@@ -114,7 +114,7 @@ class QARun:
     topics: list[QATopic]
 
 
-@dataclass
+@dataclass(slots=True)  # an IR4QA run holds up to a million of them: a fifth less memory without a __dict__
 class RetrievedDoc:
     rank: int
     docid: str

@@ -1,11 +1,15 @@
 """Write `sepia.formats.model` objects as the spec's XML (UTF-8, indented, text kept exactly)."""
 from __future__ import annotations
 
+import logging
 from functools import singledispatch
 
 from lxml import etree
 
 from sepia.formats import model
+from sepia.formats.xmlchars import describe, first_unwritable, without_unwritable
+
+log = logging.getLogger(__name__)
 
 
 def _number(value: float) -> str:
@@ -16,15 +20,39 @@ def _number(value: float) -> str:
 def _set(element, **attributes) -> None:
     for name, value in attributes.items():
         if value is not None:
-            element.set(name, _number(value) if isinstance(value, float) else str(value))
+            value = _number(value) if isinstance(value, float) else str(value)
+            try:
+                element.set(name, value)
+            except ValueError:  # lxml refuses what XML cannot carry: looked for only then, at no cost otherwise
+                element.set(name, _writable(value, element, name))
 
 
 def _child(parent, tag: str, text: str | None = None, **attributes):
     element = etree.SubElement(parent, tag)
     if text is not None:
-        element.text = text
+        try:
+            element.text = text
+        except ValueError:
+            element.text = _writable(text, element, tag)
     _set(element, **attributes)
     return element
+
+
+def _writable(value: str, element, what: str) -> str:
+    """A value stored before the web tool refused such characters (a NUL, a vertical tab): exported
+    without them, with a warning that names the record, rather than not at all."""
+    clean, dropped = without_unwritable(value)
+    if not dropped:
+        raise ValueError(f"{_record(element)}: {what} cannot be written as XML")
+    log.warning("warning: %s: %d character(s) XML cannot carry (first %s) dropped from %s",
+                _record(element), dropped, describe(first_unwritable(value)), what)
+    return clean
+
+
+def _record(element) -> str:
+    """Where an element is, by the IDs and ranks of it and its ancestors: TOPIC ACLIA2-CS-0001, NUGGET N001."""
+    keyed = [(el.tag, el.get("ID") or el.get("RANK")) for el in reversed([element, *element.iterancestors()])]
+    return ", ".join(f"{tag} {key}" for tag, key in keyed if key) or element.tag
 
 
 def _metadata(root, metadata: model.Metadata) -> None:

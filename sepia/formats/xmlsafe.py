@@ -5,6 +5,7 @@ no SEPIA format needs one, so it is refused before the parser sees the file.
 """
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -28,9 +29,11 @@ def _parser() -> etree.XMLParser:
 
 @dataclass
 class LoadedXml:
+    """A file's bytes, checked for what is refused before any parsing (size, encoding, DOCTYPE); its
+    tree is built when first asked for (`root`): a valid run is read window by window instead
+    (sepia.formats.stream), without ever holding the whole tree, which takes some 15 times the file."""
     path: str
     data: bytes
-    root: etree._Element
     # Found once per file, so that asking many positions stays linear in the file.
     _starts: dict = field(default_factory=dict, init=False, repr=False, compare=False)
     _nths: dict = field(default_factory=dict, init=False, repr=False, compare=False)
@@ -52,6 +55,19 @@ class LoadedXml:
             if value:
                 return line, column + len(text[offset:value.end()].decode("utf-8", "replace"))
         return line, column
+
+    @cached_property
+    def root(self) -> etree._Element:
+        """The whole tree; FormatError with every syntax problem when the file is not well-formed."""
+        parser = _parser()
+        try:
+            return etree.fromstring(self.data, parser)
+        except etree.XMLSyntaxError as exc:
+            # The parser's own log: the exception's (lxml 6) also holds the errors of every file this
+            # thread parsed before, so a second upload was told the first one's problems too.
+            problems = [Problem(self.path, e.line or 1, max(e.column, 1), f"not well-formed XML: {e.message}")
+                        for e in parser.error_log] or [Problem(self.path, 1, 1, f"not well-formed XML: {exc}")]
+            raise FormatError(capped(problems, "syntax problems")) from None
 
     @cached_property
     def _lines(self) -> list[bytes]:
@@ -132,13 +148,14 @@ def parse_xml(data: bytes, name: str = "<input>") -> LoadedXml:
         line, column = _line_column(data, danger.start())
         raise FormatError([Problem(name, line, column, "DOCTYPE and ENTITY declarations are not allowed "
                                    "(SEPIA files need no DTD; entity expansion and external entities are refused)")])
-    try:
-        root = etree.fromstring(data, _parser())
-    except etree.XMLSyntaxError as exc:
-        problems = [Problem(name, e.line or 1, max(e.column, 1), f"not well-formed XML: {e.message}")
-                    for e in exc.error_log] or [Problem(name, 1, 1, f"not well-formed XML: {exc}")]
-        raise FormatError(capped(problems, "syntax problems")) from None
-    return LoadedXml(name, data, root)
+    return LoadedXml(name, data)
+
+
+def iterparse(data: bytes):
+    """lxml's incremental parser over `data`, as safe as the whole-tree one (the DOCTYPE scan above
+    has run: `data` comes from a LoadedXml)."""
+    return etree.iterparse(io.BytesIO(data), events=("end",), resolve_entities=False, no_network=True,
+                           load_dtd=False, dtd_validation=False, huge_tree=False, remove_comments=False)
 
 
 def _check_encoding(data: bytes, name: str) -> None:
@@ -148,12 +165,31 @@ def _check_encoding(data: bytes, name: str) -> None:
                                    "SEPIA files are UTF-8")])
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise FormatError([Problem(name, 1, 1, "file is UTF-16: SEPIA files are UTF-8")])
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line, column = _line_column(data, exc.start)
-        raise FormatError([Problem(name, line, column, f"invalid UTF-8 byte 0x{data[exc.start]:02x}: "
-                                   "SEPIA files are UTF-8")]) from None
+    bad = _first_invalid_utf8(data)
+    if bad is not None:
+        line, column = _line_column(data, bad)
+        raise FormatError([Problem(name, line, column, f"invalid UTF-8 byte 0x{data[bad]:02x}: "
+                                   "SEPIA files are UTF-8")])
+
+
+UTF8_CHUNK = 1 << 20
+
+
+def _first_invalid_utf8(data: bytes) -> int | None:
+    """Where the first byte that breaks UTF-8 is, or None: decoded a megabyte at a time (the whole
+    file at once would be a copy of up to four times its size), each piece ending before a byte that
+    starts a character, so that an error is found where decoding the whole file finds it."""
+    view, start = memoryview(data), 0
+    while start < len(data):
+        end = min(start + UTF8_CHUNK, len(data))
+        while end < len(data) and end - start > 4 and 0x80 <= data[end] < 0xC0:  # a continuation byte
+            end -= 1
+        try:
+            str(view[start:end], "utf-8")
+        except UnicodeDecodeError as exc:
+            return start + exc.start
+        start = end
+    return None
 
 
 def _line_column(data: bytes, offset: int) -> tuple[int, int]:

@@ -354,12 +354,12 @@ class Submission(Base):
     filename: Mapped[str] = mapped_column(String(255))
     sha256: Mapped[str] = mapped_column(String(64))
     size: Mapped[int] = mapped_column(Integer)
-    content: Mapped[bytes] = mapped_column(LargeBinary)
     topics: Mapped[int] = mapped_column(Integer)
     items: Mapped[int] = mapped_column(Integer)  # responses (CCLQA), documents (IR4QA), answer types (QA)
     submitted_by: Mapped[str] = mapped_column(String(100))
     submitted_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     superseded_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    content: Mapped[bytes] = mapped_column(LargeBinary)  # last, so SQLite can write it in pieces (io.large_binary)
 
 
 class ApiToken(Base):

@@ -6,11 +6,16 @@ import re
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from sepia import limits
+from sepia.formats.xmlchars import describe, first_unwritable
 from sepia.store.models import ROLES, Team, User
 from sepia.vocab import LANGUAGES
 from sepia.web.security import check_new_password, hash_password
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,100}$")
+# A team's name is the TEAM part of its run IDs (vocab.RUN_ID_RE), or the team could never submit.
+TEAM_RE = re.compile(rf"[A-Za-z0-9_]{{1,{limits.TEAM}}}")
+DISPLAY_NAME_MAX = 200  # user.display_name
 
 
 class AccountError(ValueError):
@@ -18,6 +23,10 @@ class AccountError(ValueError):
 
 
 def team_named(session: Session, name: str) -> Team:
+    """The team of that name, made when new; a name that cannot start a run ID is refused."""
+    if not TEAM_RE.fullmatch(name):
+        raise AccountError(f"A team's name is the TEAM part of its run IDs (TEAM-CS-CS-01-T): 1 to {limits.TEAM} "
+                           f"letters A-Z, digits or _, not {name[:40]!r}{'...' if len(name) > 40 else ''}.")
     team = session.scalars(select(Team).where(Team.name == name)).first()
     if team is None:
         team = Team(name=name)
@@ -44,12 +53,22 @@ def create_user(session: Session, username: str, password: str, role: str,
     if role != "participant" and team is not None:
         raise AccountError("Only participants belong to a team.")
     user = User(username=username, password_hash=hash_password(password), role=role,
-                display_name=display_name.strip(), active=True)
+                display_name=checked_display_name(display_name), active=True)
     if team:
         user.team = team_named(session, team)
     session.add(user)
     session.flush()
     return user
+
+
+def checked_display_name(name: str) -> str:
+    """A display name as stored: trimmed, at most DISPLAY_NAME_MAX characters, none XML cannot carry."""
+    name = name.strip()
+    if len(name) > DISPLAY_NAME_MAX:
+        raise AccountError(f"A display name has at most {DISPLAY_NAME_MAX} characters; this one has {len(name):,}.")
+    if (char := first_unwritable(name)) is not None:
+        raise AccountError(f"A display name cannot hold the control character {describe(char)}.")
+    return name
 
 
 def parse_languages(text: str) -> str | None:

@@ -5,7 +5,8 @@ from flask import Blueprint, flash, g, redirect, render_template, request, url_f
 from sqlalchemy import select
 
 from sepia.store.models import ROLES, User
-from sepia.web.accounts import AccountError, create_user, parse_languages, set_password, team_named
+from sepia.web.accounts import (AccountError, checked_display_name, create_user, parse_languages, set_password,
+                                team_named)
 from sepia.web.db import db, get_or_404
 from sepia.web.security import roles_required
 
@@ -55,7 +56,7 @@ def update_user(user_id: int):
             raise AccountError("A participant belongs to a team: give its name.")
         user.role = role
         user.team = team_named(db(), team) if role == "participant" else None
-        user.display_name = form.get("display_name", user.display_name).strip()
+        user.display_name = checked_display_name(form.get("display_name", user.display_name))
         user.languages = parse_languages(form.get("languages", ""))
         user.active = "active" in form
         if form.get("password"):

@@ -12,10 +12,11 @@ from sqlalchemy.exc import DBAPIError, IntegrityError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sepia import config as sepia_config
+from sepia import diskfull
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import as_utc
-from sepia.web import security
+from sepia.web import input_check, memory, security
 from sepia.web.static_files import StaticFiles
 from sepia.web.throttle import Throttle
 
@@ -110,7 +111,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(assessors.bp)
 
     app.before_request(security.load_current_user)
+    app.before_request(input_check.refuse_unwritable_text)
     app.teardown_appcontext(_close_session)
+    app.teardown_request(memory.trim_after_large_request)
     app.context_processor(security.template_globals)
     app.url_defaults(_static_version)
     app.after_request(_utf8_and_headers)
@@ -180,9 +183,14 @@ def _utf8_and_headers(response):
 
 
 def _register_error_pages(app: Flask) -> None:
-    def page(status: int, title: str, message: str, echo: bool = False):
-        if request.accept_mimetypes.best == "application/json" or request.is_json:
-            return {"error": message}, status
+    def page(status: int, title: str, message: str, echo: bool = False, short: str | None = None):
+        """The error as a page, or as JSON ({"error": ...}; `short` when given) to the API and to
+        requests that ask for JSON."""
+        if _wants_json():
+            answer = {"error": short or message}
+            if request.path.startswith(API_PREFIX):  # `sepia submit` prints the problems
+                answer.update(accepted=False, problems=[answer["error"]])
+            return answer, status
         return render_template("error.html", status=status, title=title, message=message,
                                sent=_what_was_sent() if echo else []), status
 
@@ -192,7 +200,13 @@ def _register_error_pages(app: Flask) -> None:
         if "db_session" in g:
             g.db_session.rollback()
         status, title, message = _store_trouble(error)
-        return page(status, title, message, echo=True)
+        return page(status, title, message, echo=True, short=diskfull.MESSAGE if status == 507 else None)
+
+    @app.errorhandler(OSError)
+    def file_error(error):
+        if not diskfull.is_disk_full(error):
+            raise error  # any other OSError is a server error, logged with its traceback
+        return page(*_DISK_FULL, echo=True, short=diskfull.MESSAGE)
 
     @app.errorhandler(CSRFError)
     def csrf_error(error):
@@ -223,22 +237,35 @@ def _register_error_pages(app: Flask) -> None:
     def too_many(error):
         return page(429, "Too many requests", error.description or "Wait a little and try again.")
 
+    @app.errorhandler(422)
+    def unwritable(error):
+        return page(422, "Cannot be saved", error.description, echo=True)
+
     @app.errorhandler(413)
     def too_large(error):
         return page(413, "Too large", "The upload is larger than this server accepts.")
 
 
+API_PREFIX = "/api/"
+NOTHING_SAVED = "Nothing of this request was saved; what you sent is below, so you can send it again."
+_DISK_FULL = (507, "Disk full", "The server's disk is full. " + NOTHING_SAVED + " Tell the organisers.")
+
+
+def _wants_json() -> bool:
+    return (request.path.startswith(API_PREFIX) or request.is_json
+            or request.accept_mimetypes.best == "application/json")
+
+
 def _store_trouble(error: DBAPIError) -> tuple[int, str, str]:
     """Status, title and message for a database failure, by its kind."""
     text = str(error.orig).lower()
-    nothing_saved = "Nothing of this request was saved; what you sent is below, so you can send it again."
     if isinstance(error, IntegrityError):
-        return 409, "Changed meanwhile", ("Someone changed the same thing at the same moment. " + nothing_saved)
-    if "disk is full" in text or "no space left" in text or getattr(error.orig, "sqlstate", None) == "53100":
-        return 507, "Disk full", "The server's disk is full. " + nothing_saved + " Tell the organisers."
+        return 409, "Changed meanwhile", ("Someone changed the same thing at the same moment. " + NOTHING_SAVED)
+    if diskfull.is_disk_full(error):
+        return _DISK_FULL
     if "locked" in text or "lock timeout" in text or "could not obtain lock" in text:
-        return 503, "Busy", "The store is busy with other work. " + nothing_saved
-    return 503, "Store unavailable", "The store could not be reached or refused the change. " + nothing_saved
+        return 503, "Busy", "The store is busy with other work. " + NOTHING_SAVED
+    return 503, "Store unavailable", "The store could not be reached or refused the change. " + NOTHING_SAVED
 
 
 # Form fields never echoed back on an error page.
