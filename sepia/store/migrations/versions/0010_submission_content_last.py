@@ -6,14 +6,14 @@ is expanded all the same unless no column follows it. With content last, a run f
 room for it (zeroblob) and then written in pieces (sepia.store.io.fill_large_binary). PostgreSQL
 keeps its order: the rebuild would gain nothing there.
 
-Revision ID: 0008_i20
-Revises: 0007
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-24
 """
 from alembic import op
 
-revision = '0008_i20'
-down_revision = '0007'
+revision = '0010'
+down_revision = '0009'
 branch_labels = None
 depends_on = None
 
