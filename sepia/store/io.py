@@ -222,7 +222,7 @@ def large_binary(session: Session, data: bytes):
 
 def fill_large_binary(session: Session, row, column: str, data: bytes) -> None:
     """Write `data` into the room large_binary made in the row's column (the row's last: migration
-    0008_i20), a megabyte at a time."""
+    0010), a megabyte at a time."""
     if session.get_bind().dialect.name != "sqlite":
         return
     view = memoryview(data)
