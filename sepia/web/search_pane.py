@@ -64,7 +64,7 @@ def warm_up() -> None:
 
 def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
     """One page of ranked hits: {"total", "page", "page_size", "hits": [{rank, docid, title, date,
-    snippet (safe Markup), score}]}."""
+    snippet (safe Markup), score}], "parsed", "searched", "why", "any_terms"} (SearchPage's)."""
     try:
         result = engine().search(lang, query, page=page, page_size=page_size)
     except SearchUnavailable:
@@ -76,7 +76,8 @@ def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
          "snippet": safe_snippet(hit.snippet_html or ""), "score": hit.score}
         for hit in result.hits
     ]
-    return {"total": result.total, "page": result.page, "page_size": result.page_size, "hits": hits}
+    return {"total": result.total, "page": result.page, "page_size": result.page_size, "hits": hits,
+            "parsed": result.parsed, "searched": result.searched, "why": result.why, "any_terms": result.any_terms}
 
 
 def generate_query(lang: str, key_terms: list[str]) -> str:

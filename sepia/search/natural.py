@@ -1,0 +1,147 @@
+"""Natural-language queries: text typed as one would say it (はやぶさの打ち上げ, 谁获得了诺贝尔奖)
+rather than in the query language.
+
+A CS, CT or JA query without any operator is split into the language's words, function words
+dropped (particles, auxiliaries, pronouns, punctuation), and searched as any of them: each word a
+quoted phrase of its finest units, the phrases joined with OR (as generated queries are), so BM25
+ranks first the documents with the most and rarest words, and a document missing one is still
+found. Text with an operator ("phrase", OR, NOT, field:, prefix*, ...) is the query language as
+before; so is EN text, whose words are separated anyway. A search that finds nothing is offered
+the any-term query of its words (`any_term_query`).
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from whoosh import query as wq
+
+from sepia.search.analyzers import CJK, analyzer_for
+from sepia.search.querygen import MAX_TERMS, generate_query
+from sepia.search.units import is_word, normalize_term
+
+FIELD_BOOSTS = {"title": 2.0, "body": 1.0}  # as the query language weighs a word without a field
+
+
+class Word(NamedTuple):
+    surface: str             # as written in the text
+    terms: tuple[str, ...]   # its index terms, finest units, as analysed in the text's context
+
+# The query language's syntax (Whoosh's default parser): quotes, groups, ranges, boosts, slop,
+# fields, wildcards inside a word, and the operator words in capitals. A `?` ending the text
+# or followed by a space ends a question, it is no wildcard.
+_OPERATOR = re.compile(r"""["'()\[\]{}^~*]|\?(?=\w)|\b(?:title|body|docid|date):|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
+_NEGATED = re.compile(r"(?<!\S)NOT\s+(?:\w+:)?(?:\"[^\"]*\"|\S+)")
+
+# Sudachi's parts of speech that carry no content of their own (punctuation is no word anyway; an
+# unknown ideograph such as 𠮷 is a symbol to Sudachi, yet a word).
+_JA_FUNCTION = frozenset({"助詞", "助動詞", "代名詞", "接頭辞", "接尾辞"})
+# Verbs that follow に as parts of a compound particle: について, に対する, に関する, による, における.
+_JA_PARTICLE_VERBS = frozenset({"つく", "就く", "対する", "関する", "よる", "依る", "因る", "おく", "於く"})
+# Chinese function and question words (simplified; CT text is converted before segmentation).
+_ZH_FUNCTION = frozenset(
+    "的 地 得 了 着 过 是 在 和 与 及 或 而 并 也 都 就 还 又 被 把 将 对 于 从 向 为 以 由 之 其 这 那 这个 那个 "
+    "这些 那些 哪 哪个 哪些 哪里 什么 谁 何 几 多少 怎么 怎样 如何 为什么 吗 呢 吧 啊 呀 个 些 有关 关于 "
+    "我 你 他 她 它 我们 你们 他们 有 没有 请 问".split())
+
+
+def has_operators(text: str) -> bool:
+    """Whether `text` uses the query language's syntax (then it is parsed as it is)."""
+    return bool(_OPERATOR.search(text))
+
+
+def is_natural(lang: str, text: str) -> bool:
+    """Whether `text` is searched as any of its words: CJK text without operators."""
+    return lang.upper() in CJK and not has_operators(text)
+
+
+def content_words(lang: str, text: str) -> list[Word]:
+    """The words of `text` that carry content, in order, each with its index terms as analysed in
+    the text's own context (Sudachi reads 打ち上げ in はやぶさの打ち上げ as one noun, alone as a verb of
+    two units); all its words when none carries content (a query of function words still searches
+    for them)."""
+    lang = lang.upper()
+    if lang == "JA":
+        words, everything = _japanese_words(text)
+    elif lang in ("CS", "CT"):
+        words, everything = _chinese_words(text, traditional=(lang == "CT"))
+    else:
+        analyzer = analyzer_for(lang)
+        everything = [Word(w, tuple(t.text for t in analyzer(w, mode="query"))) for w in re.split(r"\s+", text)]
+        everything = [w for w in everything if w.terms]
+        words = everything
+    return words or everything
+
+
+def natural_query(lang: str, text: str) -> tuple[wq.Query, str]:
+    """The query tree of CJK text without operators: any of its content words, each a term or a
+    phrase of its units in title (x2) and body, as the query language would write it (in JA also
+    the word as written, as one term); and that query written out ('"w1" OR "w2"'), to show.
+    (NullQuery, '') when it has no word."""
+    parts, shown, seen = [], [], set()
+    for word in content_words(lang, text):
+        if word.terms in seen:
+            continue
+        seen.add(word.terms)
+        shown.append(f'"{word.surface}"')
+        # Sudachi may read the same characters otherwise in a document (打ち上げ: a verb of two
+        # units at the end of a query, one noun before が): the written word as one term too.
+        whole = normalize_term(word.surface)
+        readings = [word.terms] + ([(whole,)] if lang.upper() == "JA" and (whole,) != word.terms else [])
+        for terms in readings:
+            for field, boost in FIELD_BOOSTS.items():
+                parts.append(wq.Term(field, terms[0], boost=boost) if len(terms) == 1
+                             else wq.Phrase(field, list(terms), boost=boost))
+        if len(shown) == MAX_TERMS:
+            break
+    return (wq.Or(parts), " OR ".join(shown)) if parts else (wq.NullQuery, "")
+
+
+def any_term_query(lang: str, text: str) -> str:
+    """The query that finds documents with any content word of `text` (operators and negated
+    parts left out): '"w1" OR "w2" ...', '' when there is no word to search."""
+    plain = _OPERATOR.sub(" ", _NEGATED.sub(" ", text))
+    return generate_query(lang.upper(), [word.surface for word in content_words(lang, plain)])
+
+
+def _japanese_words(text: str) -> tuple[list[Word], list[Word]]:
+    from sudachipy import SplitMode
+
+    from sepia.search.japanese import chunks, sudachi_tokenizer
+
+    tokenizer = sudachi_tokenizer()
+    mode_a = SplitMode.A
+    words, everything, previous = [], [], ""
+    for _base, piece in chunks(text):
+        for morpheme in tokenizer.tokenize(piece):
+            surface = morpheme.surface()
+            pos = morpheme.part_of_speech()
+            if is_word(surface):
+                parts = morpheme.split(mode_a)
+                word = Word(surface, tuple(normalize_term(part.normalized_form()) for part in parts
+                                           if is_word(part.surface())) if len(parts) > 1
+                            else (normalize_term(morpheme.normalized_form()),))
+                everything.append(word)
+                function = (pos[0] in _JA_FUNCTION or "非自立可能" in pos[:3]
+                            or (previous == "に" and morpheme.normalized_form() in _JA_PARTICLE_VERBS))
+                if not function:
+                    words.append(word)
+            previous = surface
+    return words, everything
+
+
+def _chinese_words(text: str, traditional: bool) -> tuple[list[Word], list[Word]]:
+    from sepia.search.chinese import decompose, jieba_tokenizer, to_simplified
+
+    simplified = to_simplified(text) if traditional else text  # the same length: offsets carry over
+    words, everything, start = [], [], 0
+    for word in jieba_tokenizer().cut(simplified, HMM=False):
+        end = start + len(word)
+        if is_word(word):
+            finest = tuple(normalize_term(word[s:e]) for s, e, fine in decompose(word) if fine)
+            found = Word(text[start:end], finest)
+            everything.append(found)
+            if word not in _ZH_FUNCTION:
+                words.append(found)
+        start = end
+    return words, everything
