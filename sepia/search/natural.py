@@ -31,6 +31,7 @@ class Word(NamedTuple):
 # fields, wildcards inside a word, and the operator words in capitals. A `?` ending the text
 # or followed by a space ends a question, it is no wildcard.
 _OPERATOR = re.compile(r"""["'()\[\]{}^~*]|\?(?=\w)|\b(?:title|body|docid|date):|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
+_SYNTAX = re.compile(r"""["'()\[\]{}^~*?:]|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
 _NEGATED = re.compile(r"(?<!\S)NOT\s+(?:\w+:)?(?:\"[^\"]*\"|\S+)")
 
 # Sudachi's parts of speech that carry no content of their own (punctuation is no word anyway; an
@@ -95,6 +96,12 @@ def natural_query(lang: str, text: str) -> tuple[wq.Query, str]:
         if len(shown) == MAX_TERMS:
             break
     return (wq.Or(parts), " OR ".join(shown)) if parts else (wq.NullQuery, "")
+
+
+def words_only(text: str) -> str:
+    """`text` without the query language's syntax, so that it is read as words whatever it holds
+    (a topic's question: 什么是"禽流感"? marks 禽流感 as any question without quotes would)."""
+    return _SYNTAX.sub(" ", text)
 
 
 def any_term_query(lang: str, text: str) -> str:

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from sepia.corpus.lookup import get_document
+from sepia.search.natural import words_only
 from sepia.store import judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Topic, User
@@ -129,8 +130,10 @@ def screen(pool_id: int, topic_id: str):
 
 
 def _question_words(topic: Topic) -> str:
-    """The topic's question as a query: the hits of its terms are marked in the document judged."""
-    return " ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang)
+    """The topic's question as a query: the hits of its terms are marked in the document judged.
+    Read as words, never as query syntax: a CS, CT or JA question is then any of its content words
+    (sepia.search.natural), not one phrase that no document contains."""
+    return words_only(" ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang))
 
 
 def _marked(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
