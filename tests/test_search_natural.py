@@ -37,6 +37,8 @@ CS_DOCS = [
     ("東京都知事選挙について", '"東京都知事選挙"'),              # について is a compound particle
     ("誰がノーベル賞を受賞したのですか？", '"ノーベル賞" OR "受賞"'),  # pronoun, particles, auxiliaries dropped
     ("京都で何があったか?", '"京都"'),                          # a final ? is no wildcard
+    ("関与か?について", '"関与"'),                                # nor one before a Japanese word
+    ("再発見 (タイ)", '"再発見" OR "タイ"'),                      # parentheses alone are punctuation
     ("の", '"の"'),                                            # only function words: they are searched
 ])
 def test_japanese_text_becomes_any_of_its_content_words(text, expected):
@@ -64,7 +66,7 @@ def test_chinese_text_becomes_any_of_its_content_words():
 
 
 @pytest.mark.parametrize("text", ['"はやぶさの打ち上げ"', "はやぶさ OR 打ち上げ", "はやぶさ NOT 打ち上げ", "title:はやぶさ",
-                                  "はやぶさ*", "(はやぶさ)", "はやぶさ^2", '"はや ぶさ"~2', "打ち?げ"])
+                                  "はやぶさ*", "(はやぶさ OR 隼)", "はやぶさ^2", '"はや ぶさ"~2', "ha?busa"])
 def test_text_with_operators_is_the_query_language(text):
     assert has_operators(text) and not is_natural("JA", text)
 

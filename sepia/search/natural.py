@@ -27,11 +27,13 @@ class Word(NamedTuple):
     surface: str             # as written in the text
     terms: tuple[str, ...]   # its index terms, finest units, as analysed in the text's context
 
-# The query language's syntax (Whoosh's default parser): quotes, groups, ranges, boosts, slop,
-# fields, wildcards inside a word, and the operator words in capitals. A `?` ending the text
-# or followed by a space ends a question, it is no wildcard.
-_OPERATOR = re.compile(r"""["'()\[\]{}^~*]|\?(?=\w)|\b(?:title|body|docid|date):|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
-_SYNTAX = re.compile(r"""["'()\[\]{}^~*?:]|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
+# What makes text the query language (Whoosh's default parser): double quotes, a field, an operator
+# word in capitals, a prefix or wildcard (* next to a word, ? inside a Latin word), a boost or a
+# slop. Parentheses and a ? elsewhere are the punctuation of natural text (再発見(タイ), 関与か?).
+_OPERATOR = re.compile(r"""\"|\b(?:title|body|docid|date):|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)"""
+                       r"""|\w\*|\*\w|[A-Za-z0-9]\?[A-Za-z0-9]|\^\d|~\d""")
+# Everything the query language may read as syntax.
+_SYNTAX = re.compile(r"""\b(?:title|body|docid|date):|["'()\[\]{}^~*?:]|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
 _NEGATED = re.compile(r"(?<!\S)NOT\s+(?:\w+:)?(?:\"[^\"]*\"|\S+)")
 
 # Sudachi's parts of speech that carry no content of their own (punctuation is no word anyway; an
@@ -107,7 +109,7 @@ def words_only(text: str) -> str:
 def any_term_query(lang: str, text: str) -> str:
     """The query that finds documents with any content word of `text` (operators and negated
     parts left out): '"w1" OR "w2" ...', '' when there is no word to search."""
-    plain = _OPERATOR.sub(" ", _NEGATED.sub(" ", text))
+    plain = words_only(_NEGATED.sub(" ", text))
     return generate_query(lang.upper(), [word.surface for word in content_words(lang, plain)])
 
 
