@@ -21,6 +21,9 @@ from sepia.search.querygen import MAX_TERMS, generate_query
 from sepia.search.units import is_word, normalize_term
 
 FIELD_BOOSTS = {"title": 2.0, "body": 1.0}  # as the query language weighs a word without a field
+# BM25 alone may rank a document with one frequent word above one with all the words (はやぶさの
+# 打ち上げ: rocket launches above the 4 articles on Hayabusa's): those with all score again, x10.
+ALL_WORDS_BOOST = 10.0
 
 
 class Word(NamedTuple):
@@ -79,9 +82,10 @@ def content_words(lang: str, text: str) -> list[Word]:
 def natural_query(lang: str, text: str) -> tuple[wq.Query, str]:
     """The query tree of CJK text without operators: any of its content words, each a term or a
     phrase of its units in title (x2) and body, as the query language would write it (in JA also
-    the word as written, as one term); and that query written out ('"w1" OR "w2"'), to show.
-    (NullQuery, '') when it has no word."""
-    parts, shown, seen = [], [], set()
+    the word as written, as one term); the documents with all of them score their sum again
+    ALL_WORDS_BOOST times, so they come first. And that query written out ('"w1" OR "w2"'), to
+    show. (NullQuery, '') when it has no word."""
+    groups, shown, seen = [], [], set()
     for word in content_words(lang, text):
         if word.terms in seen:
             continue
@@ -91,13 +95,16 @@ def natural_query(lang: str, text: str) -> tuple[wq.Query, str]:
         # units at the end of a query, one noun before が): the written word as one term too.
         whole = normalize_term(word.surface)
         readings = [word.terms] + ([(whole,)] if lang.upper() == "JA" and (whole,) != word.terms else [])
-        for terms in readings:
-            for field, boost in FIELD_BOOSTS.items():
-                parts.append(wq.Term(field, terms[0], boost=boost) if len(terms) == 1
-                             else wq.Phrase(field, list(terms), boost=boost))
+        groups.append(wq.Or([wq.Term(field, terms[0], boost=boost) if len(terms) == 1
+                             else wq.Phrase(field, list(terms), boost=boost)
+                             for terms in readings for field, boost in FIELD_BOOSTS.items()]))
         if len(shown) == MAX_TERMS:
             break
-    return (wq.Or(parts), " OR ".join(shown)) if parts else (wq.NullQuery, "")
+    if not groups:
+        return wq.NullQuery, ""
+    if len(groups) == 1:
+        return groups[0], shown[0]
+    return wq.Or([wq.And(groups, boost=ALL_WORDS_BOOST), *groups]), " OR ".join(shown)
 
 
 def words_only(text: str) -> str:
