@@ -121,27 +121,28 @@ def any_term_query(lang: str, text: str) -> str:
 
 
 def _japanese_words(text: str) -> tuple[list[Word], list[Word]]:
+    """Sudachi's middle units (split mode B: 裁判員制度 is 裁判員 + 制度, 選挙管理委員会 選挙 + 管理 +
+    委員会), each with its short units (mode A) as terms, as the index has them."""
     from sudachipy import SplitMode
 
     from sepia.search.japanese import chunks, sudachi_tokenizer
 
     tokenizer = sudachi_tokenizer()
-    mode_a = SplitMode.A
     words, everything, previous = [], [], ""
     for _base, piece in chunks(text):
         for morpheme in tokenizer.tokenize(piece):
             surface = morpheme.surface()
-            pos = morpheme.part_of_speech()
             if is_word(surface):
-                parts = morpheme.split(mode_a)
-                word = Word(surface, tuple(normalize_term(part.normalized_form()) for part in parts
-                                           if is_word(part.surface())) if len(parts) > 1
-                            else (normalize_term(morpheme.normalized_form()),))
-                everything.append(word)
-                function = (pos[0] in _JA_FUNCTION or "非自立可能" in pos[:3]
-                            or (previous == "に" and morpheme.normalized_form() in _JA_PARTICLE_VERBS))
-                if not function:
-                    words.append(word)
+                particle_verb = previous == "に" and morpheme.normalized_form() in _JA_PARTICLE_VERBS
+                for middle in morpheme.split(SplitMode.B) or [morpheme]:
+                    units = [unit for unit in middle.split(SplitMode.A) or [middle] if is_word(unit.surface())]
+                    if not units:
+                        continue
+                    word = Word(middle.surface(), tuple(normalize_term(unit.normalized_form()) for unit in units))
+                    everything.append(word)
+                    pos = middle.part_of_speech()
+                    if not (particle_verb or pos[0] in _JA_FUNCTION or "非自立可能" in pos[:3]):
+                        words.append(word)
             previous = surface
     return words, everything
 
