@@ -42,7 +42,8 @@ def replace_ir4qa_scores(session: Session, scores: Sequence[IRRunScore], setting
     rows = []
     for score in scores:
         common = {"run_id": runs[score.run_id], "settings": key}
-        rows += [db.EvaluationResult(**common, measure=m, value=score.means[m]) for m in MEASURES]
+        if score.topics:  # a run without a scored topic has no mean, not 0
+            rows += [db.EvaluationResult(**common, measure=m, value=score.means[m]) for m in MEASURES]
         rows += [db.EvaluationResult(**common, measure=m, topic_id=topic_id, value=getattr(s, m.lower()))
                  for topic_id, s in score.topics.items() for m in MEASURES]
     session.add_all(rows)
