@@ -1,13 +1,14 @@
 """Natural-language queries: text typed as one would say it (はやぶさの打ち上げ, 谁获得了诺贝尔奖)
 rather than in the query language.
 
-A CS, CT or JA query without any operator is split into the language's words, function words
-dropped (particles, auxiliaries, pronouns, punctuation), and searched as any of them: each word a
-quoted phrase of its finest units, the phrases joined with OR (as generated queries are), so BM25
-ranks first the documents with the most and rarest words, and a document missing one is still
-found. Text with an operator ("phrase", OR, NOT, field:, prefix*, ...) is the query language as
-before; so is EN text, whose words are separated anyway. A search that finds nothing is offered
-the any-term query of its words (`any_term_query`).
+A CS, CT or JA query without any operator is split into the language's words (Sudachi's middle
+units, jieba's words), function words dropped (particles, auxiliaries, pronouns, question words),
+and searched as any of them: each word the term or phrase of its finest units as analysed in the
+query's context, in title (x2) and body, ORed, so BM25 ranks first the documents with the most and
+rarest words and a document missing one is still found; the documents with all the words score
+again ALL_WORDS_BOOST times, so that they come first. Text with an operator ("phrase", OR, NOT,
+field:, prefix*, ...) is the query language as before; so is EN text, whose words are separated
+anyway. A search that finds nothing is offered the any-term query of its words (`any_term_query`).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ ALL_WORDS_BOOST = 10.0
 class Word(NamedTuple):
     surface: str             # as written in the text
     terms: tuple[str, ...]   # its index terms, finest units, as analysed in the text's context
+
 
 # What makes text the query language (Whoosh's default parser): double quotes, a field, an operator
 # word in capitals, a prefix or wildcard (* next to a word, ? inside a Latin word), a boost or a
@@ -63,9 +65,9 @@ def is_natural(lang: str, text: str) -> bool:
 
 def content_words(lang: str, text: str) -> list[Word]:
     """The words of `text` that carry content, in order, each with its index terms as analysed in
-    the text's own context (Sudachi reads 打ち上げ in はやぶさの打ち上げ as one noun, alone as a verb of
-    two units); all its words when none carries content (a query of function words still searches
-    for them)."""
+    the text's own context (Sudachi reads 打ち上げ before が as one noun, at the end of a text as the
+    verb 打つ + 上げる); all its words when none carries content (a query of function words still
+    searches for them)."""
     lang = lang.upper()
     if lang == "JA":
         words, everything = _japanese_words(text)
