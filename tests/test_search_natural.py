@@ -23,6 +23,10 @@ JA_DOCS = [
     ("JA-4", "ノーベル賞", "物理学賞の受賞者が発表された。"),
     ("JA-5", "天気", "東京は晴れ。"),
 ]
+EN_DOCS = [
+    ("EN-1", "Bird flu", "A new strain of bird flu was found."),
+    ("EN-2", "Vaccines", "The vaccine supply is sufficient."),
+]
 CS_DOCS = [
     ("CS-1", "诺贝尔物理学奖", "三位科学家获得了诺贝尔物理学奖。"),
     ("CS-2", "奖学金", "学生获得了奖学金。"),
@@ -87,7 +91,7 @@ def engine(request, tmp_path_factory):
     root = tmp_path_factory.mktemp(f"natural-{request.param}")
     store = Store(f"sqlite:///{root / 'n.db'}")
     remember_engine(root / "index", request.param)
-    for lang, docs in (("JA", JA_DOCS), ("CS", CS_DOCS)):
+    for lang, docs in (("JA", JA_DOCS), ("CS", CS_DOCS), ("EN", EN_DOCS)):
         path = root / f"{lang}.jsonl"
         path.write_text("".join(json.dumps({"id": d, "title": t, "text": x}, ensure_ascii=False) + "\n"
                                 for d, t, x in docs), encoding="utf-8")
@@ -153,6 +157,15 @@ def test_zero_hits_say_why_and_offer_the_any_term_search(engine):
     assert missing.any_terms == ""
     empty = engine.search("JA", "。、！")  # punctuation is no word
     assert empty.total == 0 and empty.why.startswith("the query has no word")
+
+
+def test_english_words_stay_anded_and_a_miss_offers_any_of_them(engine):
+    page = engine.search("EN", "bird vaccine")
+    assert page.total == 0 and page.searched == ""
+    assert page.any_terms == '"bird" OR "vaccine"' and "1 have some" not in page.why and "2 have some" in page.why
+    assert {h.docid for h in engine.search("EN", page.any_terms).hits} == {"EN-1", "EN-2"}
+    data = page.to_dict()
+    assert (data["searched"], data["any_terms"]) == ("", '"bird" OR "vaccine"') and data["why"] == page.why
 
 
 def test_document_marks_the_natural_words(engine):
