@@ -9,8 +9,8 @@ from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
 
 from sepia.search import open_engine
 from sepia.search.engine import ENGINES
-from sepia.search.natural import words_only
 from sepia.store.models import Topic, TopicText
+from sepia.web.search_pane import question_query
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
@@ -36,8 +36,8 @@ def test_a_chinese_question_marks_its_words(app, store, tmp_path, engine_name):
 
 
 def test_question_syntax_is_read_as_words():
-    assert words_only('什么是"禽流感"?') == "什么是 禽流感  "
-    assert words_only("title:bird flu OR (vaccine*)").split() == ["bird", "flu", "vaccine"]
+    assert question_query('什么是"禽流感"?') == "什么是 禽流感  "
+    assert question_query("title:bird flu OR (vaccine*)").split() == ["bird", "flu", "vaccine"]
 
 
 def test_the_question_sent_is_the_topics_own_language(store):

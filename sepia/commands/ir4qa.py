@@ -11,7 +11,7 @@ from sepia.commands.common import check_store_use, expand_run_paths, load_or_exi
 from sepia.formats.model import IR4QARun
 from sepia.formats.read import expect, read_file
 from sepia.ir4qa import trec
-from sepia.ir4qa.evaluate import AVERAGES, MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa, rankings_of
+from sepia.ir4qa.evaluate import MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa, rankings_of
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
@@ -57,6 +57,8 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
                "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
     if average != "sepia":  # SEPIA's averaging stays out of the settings the store keys scores by
         options["average"] = average
+    from sepia.ir4qa.evaluate import AVERAGES
+
     over = AVERAGES[options.get("average")]
     try:
         if from_store:

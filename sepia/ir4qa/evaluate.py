@@ -4,7 +4,6 @@
 only while it is scored, so that memory does not grow with the number of runs."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
@@ -82,14 +81,13 @@ class IR4QAEvaluator:
     def score(self, run_id: str, rankings: Mapping[str, Sequence[str]]) -> IRRunScore:
         """One run, given each topic's DOCIDs in rank order, over the topics of `average` (by default
         those of its target language, or of no language, that have a relevant document: a topic the
-        run did not answer scores 0). A run left with no topic has no mean (NaN) and says why."""
+        run did not answer scores 0). A run left with no topic has no means (an empty dict) and says why."""
         scores = {t: self.topics[t].score(rankings.get(t, ()), self.measures, self.condensed)
                   for t in self._topics_of(run_id, rankings)}
         warnings = [f"run {run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in self.judged_topics]
         if not scores:
             warnings.append(f"run {run_id}: no topic scored: the qrels have none of {AVERAGES[self.average]}")
-        means = {m: sum(s.values[m] for s in scores.values()) / len(scores) if scores else math.nan
-                 for m in self.measures}
+        means = {m: sum(s.values[m] for s in scores.values()) / len(scores) for m in self.measures} if scores else {}
         return IRRunScore(run_id, means, scores, warnings)
 
     def _topics_of(self, run_id: str, rankings: Mapping[str, Sequence[str]]) -> list[str]:

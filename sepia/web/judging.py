@@ -10,7 +10,6 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 from sepia.corpus.lookup import get_document
-from sepia.search.natural import words_only
 from sepia.store import judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Topic, User
@@ -18,7 +17,7 @@ from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
-from sepia.web.search_pane import hit_spans
+from sepia.web.search_pane import hit_spans, question_query
 from sepia.web.security import roles_required
 
 bp = Blueprint("judging", __name__)
@@ -133,7 +132,7 @@ def _question_words(topic: Topic) -> str:
     """The topic's question as a query: the hits of its terms are marked in the document judged.
     Read as words, never as query syntax: a CS, CT or JA question is then any of its content words
     (sepia.search.natural), not one phrase that no document contains."""
-    return words_only(" ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang))
+    return question_query(" ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang))
 
 
 def _marked(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:

@@ -89,6 +89,14 @@ def generate_query(lang: str, key_terms: list[str]) -> str:
         raise _unavailable("No query could be generated from these key terms.", error) from error
 
 
+def question_query(question: str) -> str:
+    """A topic's question as a query read as words, whatever characters it holds (a quote, a ?):
+    for CS, CT and JA any of its content words (sepia.search.natural)."""
+    from sepia.search.natural import words_only
+
+    return words_only(question)
+
+
 def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> list[tuple[int, int]]:
     """Where the query's terms occur in the document, as sorted, merged (start, end) code-point
     offsets into the stored text; none when there is no query or no engine."""
