@@ -200,8 +200,8 @@ def test_aeollm_command_leaderboard(tmp_path):
 
     (tmp_path / "human.txt").write_text(AEOLLM_ANNOTATORS + AEOLLM_ANNOTATORS_MORE)
     # run_a agrees with the medians on every pair; run_b puts a1 above a2, as the means would
-    (tmp_path / "run_a.txt").write_text("1 q1 a1 0.2\n1 q1 a2 0.6\n1 q1 a3 0.1\n1 q2 a1 0.1\n1 q2 a2 0.9\n")
-    (tmp_path / "run_b.txt").write_text("1 q1 a1 0.9\n1 q1 a2 0.6\n1 q1 a3 0.1\n1 q2 a1 0.1\n1 q2 a2 0.9\n")
+    (tmp_path / "run_a.txt").write_text("1 q1 a1 0.2 2\n1 q1 a2 0.6 1\n1 q1 a3 0.1 3\n1 q2 a1 0.1 2\n1 q2 a2 0.9 1\n")
+    (tmp_path / "run_b.txt").write_text("1 q1 a1 0.9 1\n1 q1 a2 0.6 2\n1 q1 a3 0.1 3\n1 q2 a1 0.1 2\n1 q2 a2 0.9 1\n")
     args = ["metaeval", "aeollm", "--pred", str(tmp_path / "run_b.txt"), "--pred", str(tmp_path / "run_a.txt"),
             "--human", str(tmp_path / "human.txt")]
     result = CliRunner().invoke(main, args + ["--format", "json"])
@@ -219,3 +219,4 @@ def test_aeollm_command_leaderboard(tmp_path):
     missing.write_text("9 q9 a1 0.5\n")
     result = CliRunner().invoke(main, args + ["--pred", str(missing)])
     assert result.exit_code == 1 and "run_c" in result.output
+

@@ -14,7 +14,7 @@ from whoosh.fields import TEXT
 from sepia.corpus.ingest import ingest
 from sepia.search import indexer
 from sepia.search.analyzers import analyzer_for, index_units, schema_for
-from sepia.search.base import parse_query
+from sepia.search.base import understand
 from sepia.search.highlight import best_window, match_spans, query_terms, snippet_html
 from sepia.search.whoosh_engine import WhooshEngine
 from sepia.store.db import Store
@@ -79,7 +79,7 @@ def _queries(lang: str, docs: list[dict], count: int = 40) -> list[str]:
 
 def _analysed(lang: str, text: str, query: str, engine) -> list[tuple[int, int]]:
     reader = engine._reader(lang)
-    wanted = query_terms(parse_query(schema_for(lang), query), engine._lexicon(reader))
+    wanted = query_terms(understand(schema_for(lang), lang, query)[0], engine._lexicon(reader))
     return match_spans(analyzer_for(lang), text, wanted)
 
 

@@ -117,8 +117,8 @@ def make_queries(lang: str, count: int, engine, seed: int = 11) -> list[str]:
     while len(queries) < count:
         words = rng.choice(pool)
         kind = len(queries) % 3
-        if kind == 0:
-            queries.append(" ".join(rng.sample(words, 2)))
+        if kind == 0:  # explicit AND: CJK text without operators is now any of its words
+            queries.append(" AND ".join(rng.sample(words, 2)))
         elif kind == 1:
             i = rng.randrange(len(words) - 1)
             queries.append(f'"{words[i]}{words[i + 1]}"' if lang != "EN" else f'"{words[i]} {words[i + 1]}"')

@@ -161,6 +161,11 @@ def _window(session: Session, run, kind: str, now: datetime) -> TaskWindow:
     return window
 
 
+def stored_topics(session: Session, topic_ids) -> set[str]:
+    """Which of `topic_ids` are topics of the campaign (in the store)."""
+    return set(_topic_sets(session, list(topic_ids)))
+
+
 def _topic_sets(session: Session, topic_ids: list[str]) -> dict[str, int | None]:
     """Topic ID -> its topic set, for the IDs that are topics of the campaign."""
     if not topic_ids:

@@ -35,11 +35,15 @@ from sepia.versions import stamped
                                                 "(trec_eval -J).")
 @click.option("--ntcireval-cutoff", is_flag=True,
               help="AP@k and Q@k divide by min(k, R) as NTCIREVAL does, instead of R as trec_eval does.")
+@click.option("--average", type=click.Choice(["sepia", "trec_eval"]), default="sepia", show_default=True,
+              help="The topics a run's means are over: sepia, those of the run's language with a relevant "
+                   "document (a topic not answered scores 0); trec_eval, the run's topics found in the qrels.")
 @store_options
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json", "trec"]), default="table",
-              show_default=True, help="trec: trec_eval -q's layout (measure, topic, value; 'all' for the mean).")
+              show_default=True, help="trec: trec_eval -q's layout (measure, topic, value; 'all' for the mean, "
+                                      "num_q for how many topics it is over).")
 def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, measure_names, condensed,
-                           ntcireval_cutoff, from_store, run_ids, lang_pairs, save, output):
+                           ntcireval_cutoff, average, from_store, run_ids, lang_pairs, save, output):
     """Score IR4QA runs with AP, Q-measure (beta 1) and nDCG as NTCIREVAL defines them, or the other
     measures of --measures.
 
@@ -52,6 +56,11 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
     options = {"measures": stored_measures(shown) if from_store else shown,
                "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
+    if average != "sepia":  # SEPIA's averaging stays out of the settings the store keys scores by
+        options["average"] = average
+    from sepia.ir4qa.evaluate import AVERAGES
+
+    over = AVERAGES[options.get("average")]
     try:
         if from_store:
             from sepia.scoring.campaign import score_stored_ir4qa
@@ -65,10 +74,14 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--gains") from None
     if output == "trec":  # trec_eval -q's layout, each run printed as soon as it is scored
-        warned = set()
+        warned, unscored = set(), []
         for r in runs:
             _warn(r.warnings, warned)
             click.echo("\n".join(trec.trec_eval_lines(r.run_id, shown, r.topics, r.means)))
+            unscored += [] if r.topics else [r.run_id]
+        click.echo(f"note: the 'all' lines are means over {over} (num_q of them)"
+                   + ("" if average == "trec_eval" else "; trec_eval's: --average trec_eval"), err=True)
+        _exit_if_unscored(unscored)
         return
     # the other formats rank the runs: each run's scores are kept (not its documents)
     results = IR4QAResults(ranked_ir4qa(runs), gain_list, cutoff, options)
@@ -82,12 +95,25 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
         for r in results.runs:
             for topic_id, s in r.topics.items():
                 click.echo("\t".join([r.run_id, topic_id, *(f"{s.values[m]:.6f}" for m in shown), str(s.relevant)]))
-            click.echo(f"{r.run_id}\tALL\t" + "\t".join(f"{r.means[m]:.6f}" for m in shown) + "\t")
+            click.echo(f"{r.run_id}\tALL\t" + "\t".join(_mean(r, m, 6) for m in shown) + "\t")
     else:
         title = (f"IR4QA: gains {settings['gains']} for L1..L{len(results.gains)}, cut-off {cutoff}, "
                  "Q with beta 1" + (", condensed lists" if condensed else "")
-                 + (", AP@k and Q@k over min(k, R)" if ntcireval_cutoff else ""))
+                 + (", AP@k and Q@k over min(k, R)" if ntcireval_cutoff else "") + f"; means over {over}")
         click.echo(ir4qa_table(results.runs, title, shown), nl=False)
+    _exit_if_unscored([r.run_id for r in results.runs if not r.topics])
+
+
+def _mean(run, measure: str, digits: int) -> str:
+    """A run's mean of a measure, '-' when no topic was scored (never 0)."""
+    return f"{run.means[measure]:.{digits}f}" if run.topics else "-"
+
+
+def _exit_if_unscored(run_ids: list[str]) -> None:
+    """A run without a scored topic is an error (exit status 1), after the output that shows it as '-'."""
+    if run_ids:
+        click.echo(f"error: no topic scored for {', '.join(run_ids)} (see the warnings above)", err=True)
+        raise SystemExit(1)
 
 
 def _warn(messages: Iterable[str], warned: set[str]) -> None:
@@ -100,14 +126,14 @@ def _warn(messages: Iterable[str], warned: set[str]) -> None:
 
 def _as_dict(run, shown) -> dict:
     """The JSON of one run: its means and per-topic values of the measures shown."""
-    return {"run_id": run.run_id, **{m: run.means[m] for m in shown},
+    return {"run_id": run.run_id, **{m: run.means[m] if run.topics else None for m in shown},
             "topics": [{"topic_id": t, **{m: s.values[m] for m in shown}, "R": s.relevant,
                         "relevant_retrieved": s.retrieved_relevant} for t, s in run.topics.items()]}
 
 
 def ir4qa_table(runs, title: str, measures=MEASURES) -> str:
     """One table per language pair: each run's mean of each measure (AP, Q and nDCG by default)."""
-    rows = {r.run_id: [f"{r.means[m]:.4f}" for m in measures] for r in runs}
+    rows = {r.run_id: [_mean(r, m, 4) for m in measures] for r in runs}
     return grouped_table(runs, ["RUN", *measures], rows, title)
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 
 import click
 
@@ -26,7 +27,8 @@ def _terminal_snippet(html: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the result page as JSON.")
 def search(query, lang, terms, page, page_size, as_json):
     """Search a collection: words (AND), OR, NOT, "phrases", title:word, prefix*; ranked by BM25,
-    with the data directory's engine (Whoosh or tantivy)."""
+    with the data directory's engine (Whoosh or tantivy). CS, CT or JA text without operators is
+    searched as any of its words (はやぶさの打ち上げ: はやぶさ OR 打ち上げ)."""
     from sepia.search import SearchError, open_engine
 
     engine = open_engine()
@@ -43,7 +45,14 @@ def search(query, lang, terms, page, page_size, as_json):
     if as_json:
         click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=1))
         return
+    if result.searched:
+        click.echo(f"searched as any of its words: {result.searched}  (documents with all of them first; "
+                   f"quote a phrase to search it as one)")
     click.echo(f"{result.total} documents for {result.parsed or query}  (page {result.page} of {result.pages})")
+    if result.why:
+        click.echo(f"no hit: {result.why}")
+    if result.any_terms:
+        click.echo(f"any of its words: sepia search --lang {lang.upper()} {shlex.quote(result.any_terms)}")
     for hit in result.hits:
         click.echo(f"\n{hit.rank:>4}. {hit.docid}  {hit.date or ''}  {hit.score:.3f}\n      {hit.title}")
         click.echo(f"      {_terminal_snippet(hit.snippet_html)}")

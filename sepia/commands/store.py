@@ -7,7 +7,8 @@ from pathlib import Path
 import click
 
 from sepia import config
-from sepia.campaign.submission import import_run_file
+from sepia.campaign.submission import import_run_file, stored_topics
+from sepia.commands.common import warn
 from sepia.formats import model
 from sepia.formats.errors import FormatError
 from sepia.formats.judgments import judgments_to_tsv
@@ -20,6 +21,7 @@ from sepia.store import io, relevance
 from sepia.store.db import Store
 
 QRELS = "qrels"
+RUNS = (model.CCLQARun, model.IR4QARun, model.QARun)
 
 
 def _read_all(paths, format_name):
@@ -89,9 +91,14 @@ def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor:
               help="Qrels: the assessor of the rows of a file without an assessor column.")
 def import_(files, format_name, replace, assessor):
     """Import topic sets, gold standards, runs, nugget judgments and qrels into the store, one
-    transaction per file."""
+    transaction per file, topic sets first. Every file is checked before anything is written; a run
+    for topics that are neither stored nor in a topic set given is imported with a warning (the web
+    refuses a team's upload of it)."""
     store = Store()
-    for path, obj, data in _read_all(files, format_name):
+    # topic sets first, so that the runs and judgments of the same command find their topics
+    loaded = sorted(_read_all(files, format_name), key=lambda item: not isinstance(item[1], model.TopicSet))
+    _warn_unknown_topics(store, loaded)
+    for path, obj, data in loaded:
         try:
             with store.transaction() as session:
                 click.echo(f"{path}: imported {_import_one(session, path, obj, data, replace, assessor)}")
@@ -100,6 +107,25 @@ def import_(files, format_name, replace, assessor):
                 click.echo(f"{path}: {reason}", err=True)
             click.echo(f"{path}: nothing imported from this file", err=True)
             sys.exit(1)
+
+
+def _warn_unknown_topics(store: Store, loaded) -> None:
+    """Say which runs answer topics that are neither in the store nor in a topic set of this command
+    (the web refuses such an upload); an organiser's import keeps them, e.g. to score a run against
+    qrels alone."""
+    runs = [(path, obj) for path, obj, _ in loaded if isinstance(obj, RUNS)]
+    if not runs:
+        return
+    named = {t.topic_id for _, run in runs for t in run.topics}
+    coming = {t.topic_id for _, obj, _ in loaded if isinstance(obj, model.TopicSet) for t in obj.topics}
+    with store.transaction() as session:
+        known = stored_topics(session, named - coming) | coming
+    for path, run in runs:
+        unknown = list(dict.fromkeys(t.topic_id for t in run.topics if t.topic_id not in known))
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+            warn(f"{path}: not topics of this campaign: {shown} (a team's upload of this run is refused; "
+                 f"import their topic set so that the run is part of the campaign)")
 
 
 @click.group()

@@ -58,30 +58,49 @@ class IR4QAResults:
         return {"gains": ":".join(f"{g:g}" for g in self.gains), "cutoff": self.cutoff, "beta": 1, **extra}
 
 
+AVERAGES = {
+    None: "the topics of the run's language with a relevant document",  # SEPIA's, NTCIR's
+    "trec_eval": "the run's topics found in the qrels",                 # trec_eval's, without -c
+}
+
+
 class IR4QAEvaluator:
     """The qrels prepared once (every topic with a relevant document), then one run scored at a time.
     Raises ValueError at once when a level of those topics has no gain. `options`: measures,
-    condensed, ntcireval_cutoff (see `sepia.ir4qa.measures.score_ranking`)."""
+    condensed, ntcireval_cutoff (see `sepia.ir4qa.measures.score_ranking`), average (which topics a
+    run's means are over, AVERAGES: SEPIA's by default, or trec_eval's)."""
 
     def __init__(self, qrels: Qrels, gains: Sequence[float], cutoff: int = 1000,
-                 measures: Sequence[str] | None = None, condensed: bool = False, ntcireval_cutoff: bool = False):
+                 measures: Sequence[str] | None = None, condensed: bool = False, ntcireval_cutoff: bool = False,
+                 average: str | None = None):
+        if average not in AVERAGES:
+            raise ValueError(f"average must be one of {', '.join(str(a) for a in AVERAGES)}, not {average!r}")
+        self.average = average
         self.judged_topics = set(qrels)
-        self.topics = {t: JudgedTopic(judged, gains, cutoff, ntcireval_cutoff=ntcireval_cutoff)
-                       for t, judged in qrels.items() if any(level > 0 for level in judged.values())}
+        wanted = qrels.items() if average == "trec_eval" else (
+            (t, judged) for t, judged in qrels.items() if any(level > 0 for level in judged.values()))
+        self.topics = {t: JudgedTopic(judged, gains, cutoff, ntcireval_cutoff=ntcireval_cutoff) for t, judged in wanted}
         self.measures = tuple(measures or MEASURES)
         self.condensed = condensed
 
     def score(self, run_id: str, rankings: Mapping[str, Sequence[str]]) -> IRRunScore:
-        """One run, given each topic's DOCIDs in rank order, over the topics of its target language
-        that have a relevant document; a topic the run did not answer scores 0."""
-        parsed = vocab.parse_run_id(run_id)
-        topics = sorted(t for t in self.topics if parsed is None or vocab.topic_language(t) == parsed.target_lang)
-        scores = {t: self.topics[t].score(rankings.get(t, ()), self.measures, self.condensed) for t in topics}
+        """One run, given each topic's DOCIDs in rank order, over the topics of `average` (by default
+        those of its target language, or of no language, that have a relevant document: a topic the
+        run did not answer scores 0). A run left with no topic has no means (an empty dict) and says why."""
+        scores = {t: self.topics[t].score(rankings.get(t, ()), self.measures, self.condensed)
+                  for t in self._topics_of(run_id, rankings)}
         warnings = [f"run {run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in self.judged_topics]
-        if not topics:
-            warnings.append(f"run {run_id}: the qrels have no topic of its language with a relevant document")
-        means = {m: sum(s.values[m] for s in scores.values()) / len(scores) if scores else 0.0 for m in self.measures}
+        if not scores:
+            warnings.append(f"run {run_id}: no topic scored: the qrels have none of {AVERAGES[self.average]}")
+        means = {m: sum(s.values[m] for s in scores.values()) / len(scores) for m in self.measures} if scores else {}
         return IRRunScore(run_id, means, scores, warnings)
+
+    def _topics_of(self, run_id: str, rankings: Mapping[str, Sequence[str]]) -> list[str]:
+        if self.average == "trec_eval":
+            return sorted(t for t in rankings if t in self.topics)
+        # a topic ID that names no language (TREC's 401) is every run's
+        target = getattr(vocab.parse_run_id(run_id), "target_lang", None)
+        return sorted(t for t in self.topics if target is None or vocab.topic_language(t) in (None, target))
 
 
 def rankings_of(run: IR4QARun) -> dict[str, list[str]]:
@@ -90,8 +109,11 @@ def rankings_of(run: IR4QARun) -> dict[str, list[str]]:
 
 
 def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:
-    """Best mean Q first, then AP (without them, by the first measure); ties in run ID order."""
+    """Best mean Q first, then AP (without them, by the first measure); ties in run ID order; runs
+    without a scored topic last."""
     def key(r: IRRunScore):
+        if not r.topics:
+            return (1, r.run_id)
         first = [m for m in ("Q", "AP") if m in r.means] or list(r.means)[:1]
-        return (*(-r.means[m] for m in first), r.run_id)
+        return (0, *(-r.means[m] for m in first), r.run_id)
     return sorted(results, key=key)

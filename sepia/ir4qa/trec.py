@@ -184,10 +184,11 @@ def qrels_to_trec(qrels: Qrels) -> str:
 
 
 def trec_eval_lines(run_id: str, measures: Iterable[str], topics: dict, means: dict[str, float]) -> list[str]:
-    """trec_eval -q's layout: `runid all TAG`, then `measure<TAB>qid<TAB>value` per topic, then `all`."""
+    """trec_eval -q's layout: `runid all TAG`, then `measure<TAB>qid<TAB>value` per topic, then the
+    means (`all`, `-` when no topic was scored) and `num_q all N`, the number of topics they are over."""
     measures = list(measures)
     lines = [f"{'runid':<22}\tall\t{run_id}"]
     for topic_id, scores in topics.items():
         lines += [f"{m:<22}\t{topic_id}\t{scores.values[m]:.4f}" for m in measures]
-    lines += [f"{m:<22}\tall\t{means[m]:.4f}" for m in measures]
-    return lines
+    lines += [f"{m:<22}\tall\t{means[m]:.4f}" if topics else f"{m:<22}\tall\t-" for m in measures]
+    return lines + [f"{'num_q':<22}\tall\t{len(topics)}"]

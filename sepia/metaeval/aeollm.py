@@ -6,8 +6,9 @@ may be left out of either file). Per task, and overall as the mean of the tasks:
   is the same for evaluator and humans; the mean over questions;
 - tau and rho: Kendall's tau-b and Spearman's rho between evaluator and human scores over the
   answers of each question, the mean over questions (questions where either is constant are left
-  out, since the coefficients are undefined there).
-Scores are compared, higher is better; the rank column is read and checked but not needed.
+  out, since the coefficients are undefined there; they are counted and reported, and acc keeps them).
+Scores are compared, higher is better. An evaluator's file has five columns and its ranks must agree
+with its scores (checked, then not needed); human files may leave the rank out.
 
 Human scores may come from several annotators: one line per annotator and answer, in one file or
 in several. An answer's human score is the median of its annotators' scores, as AEOLLM takes it.
@@ -17,7 +18,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy import stats
@@ -28,10 +31,12 @@ from sepia.metaeval.ranking import pairwise_accuracy
 Key = tuple[str, str, str]  # task, question, answer
 
 
-def parse_scores(text: str, name: str = "<input>") -> dict[Key, float]:
+def parse_scores(text: str, name: str = "<input>", strict: bool = False) -> dict[Key, float]:
     """Parse white-space separated lines; a first line whose fourth field is `score` is a header.
-    Every bad line is reported, as PATH:LINE:COLUMN; an answer scored twice is one of them."""
-    return {key: values[0] for key, values in _parse(text, name, repeated=False).items()}
+    Every bad line is reported, as PATH:LINE:COLUMN; an answer scored twice is one of them. `strict`
+    (an evaluator's run): exactly five columns, and each question's ranks as its scores order them
+    (a higher score has a smaller rank; equal scores any ranks)."""
+    return {key: values[0] for key, values in _parse(text, name, repeated=False, strict=strict).items()}
 
 
 def parse_annotations(text: str, name: str = "<input>") -> dict[Key, list[float]]:
@@ -39,18 +44,20 @@ def parse_annotations(text: str, name: str = "<input>") -> dict[Key, list[float]
     return _parse(text, name, repeated=True)
 
 
-def _parse(text: str, name: str, repeated: bool) -> dict[Key, list[float]]:
+def _parse(text: str, name: str, repeated: bool, strict: bool = False) -> dict[Key, list[float]]:
     scores: dict[Key, list[float]] = defaultdict(list)
     seen: dict[Key, int] = {}
+    ranked: list[Ranked] = []
     problems: list[Problem] = []
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
         if not fields or fields[0].startswith("#"):
             continue
-        if len(fields) not in (4, 5):
-            problems.append(Problem(name, number, 1, f"expected 'taskId questionId answerId score [rank]', "
-                                                     f"got {len(fields)} fields"))
-            continue
+        if len(fields) not in ((5,) if strict else (4, 5)):
+            expected = "taskId questionId answerId score rank" if strict else "taskId questionId answerId score [rank]"
+            if not (strict and number == _first_line(text) and fields[3:4] == ["score"]):
+                problems.append(Problem(name, number, 1, f"expected '{expected}', got {len(fields)} fields"))
+                continue
         try:
             score = float(fields[3])
         except ValueError:
@@ -71,11 +78,44 @@ def _parse(text: str, name: str, repeated: bool) -> dict[Key, list[float]]:
             continue
         seen.setdefault(key, number)
         scores[key].append(score)
+        if strict:
+            ranked.append(Ranked(key, score, int(fields[4]), number, line.rfind(fields[4]) + 1))
+    problems += _rank_problems(ranked, name)
     if problems:
-        raise FormatError(problems)
+        raise FormatError(sorted(problems, key=lambda p: p.line))
     if not scores:
         raise FormatError([Problem(name, 1, 1, "no scores found")])
     return dict(scores)
+
+
+class Ranked(NamedTuple):
+    key: Key
+    score: float
+    rank: int
+    line: int
+    column: int
+
+
+def _rank_problems(ranked: list[Ranked], name: str) -> list[Problem]:
+    """Ranks below 1, and ranks that contradict the scores of the same question: every answer
+    scored higher than another must have a smaller rank."""
+    problems = [Problem(name, r.line, r.column, f"rank {r.rank} is below 1") for r in ranked if r.rank < 1]
+    questions: dict[tuple[str, str], list[Ranked]] = defaultdict(list)
+    for r in ranked:
+        questions[r.key[:2]].append(r)
+    for answers in questions.values():
+        answers.sort(key=lambda r: -r.score)
+        above: Ranked | None = None  # of the answers scored higher, the one with the largest rank
+        for _score, group in groupby(answers, key=lambda r: r.score):
+            group = list(group)
+            for r in group:
+                if above is not None and r.rank <= above.rank:
+                    problems.append(Problem(name, r.line, r.column, (
+                        f"rank {r.rank} of answer {r.key[2]} (score {r.score:g}) contradicts answer "
+                        f"{above.key[2]} on line {above.line}, scored higher ({above.score:g}) with rank {above.rank}")))
+            worst = max(group, key=lambda r: r.rank)
+            above = worst if above is None or worst.rank > above.rank else above
+    return problems
 
 
 def _first_line(text: str) -> int:
@@ -95,8 +135,8 @@ def _read(path: str | Path) -> str:
 
 
 def read_scores(path: str | Path) -> dict[Key, float]:
-    """An evaluator's predictions: one score per answer."""
-    return parse_scores(_read(path), str(path))
+    """An evaluator's predictions: one score and rank per answer, five columns (strict)."""
+    return parse_scores(_read(path), str(path), strict=True)
 
 
 def read_human_scores(paths) -> tuple[dict[Key, float], int]:
@@ -117,10 +157,14 @@ class TaskAgreement:
     acc: float
     tau: float
     rho: float
+    correlated: int = 0        # questions whose tau and rho are defined: the questions tau and rho average
+    constant_human: int = 0    # questions of two answers or more whose human scores are all equal
+    constant_predicted: int = 0  # ... whose evaluator's scores are all equal (human ones not)
 
     def as_dict(self) -> dict:
         return {"task": self.task, "questions": self.questions, "answers": self.answers,
-                "acc": self.acc, "tau": self.tau, "rho": self.rho}
+                "acc": self.acc, "tau": self.tau, "rho": self.rho, "tau_rho_questions": self.correlated,
+                "constant_human": self.constant_human, "constant_predicted": self.constant_predicted}
 
 
 def _mean(values) -> float:
@@ -145,7 +189,7 @@ def compare(predicted: dict[Key, float], human: dict[Key, float]) -> tuple[list[
             questions[key[0]][key[1]].append(key)
     rows = []
     for task in sorted(questions, key=_natural):
-        accs, taus, rhos, answers = [], [], [], 0
+        accs, taus, rhos, answers, constant_human, constant_predicted = [], [], [], 0, 0, 0
         for keys in questions[task].values():
             h = np.array([human[k] for k in keys])
             p = np.array([predicted[k] for k in keys])
@@ -153,12 +197,23 @@ def compare(predicted: dict[Key, float], human: dict[Key, float]) -> tuple[list[
             if len(keys) < 2:
                 continue
             accs.append(pairwise_accuracy(h, p, ties="acc_eq"))
-            if np.ptp(h) > 0 and np.ptp(p) > 0:
+            if np.ptp(h) == 0:
+                constant_human += 1
+            elif np.ptp(p) == 0:
+                constant_predicted += 1
+            else:
                 taus.append(stats.kendalltau(h, p).statistic)
                 rhos.append(stats.spearmanr(h, p).statistic)
-        rows.append(TaskAgreement(task, len(questions[task]), answers, _mean(accs), _mean(taus), _mean(rhos)))
+        rows.append(TaskAgreement(task, len(questions[task]), answers, _mean(accs), _mean(taus), _mean(rhos),
+                                  len(taus), constant_human, constant_predicted))
     overall = TaskAgreement("all", sum(r.questions for r in rows), sum(r.answers for r in rows),
-                            _mean(r.acc for r in rows), _mean(r.tau for r in rows), _mean(r.rho for r in rows))
+                            _mean(r.acc for r in rows), _mean(r.tau for r in rows), _mean(r.rho for r in rows),
+                            sum(r.correlated for r in rows), sum(r.constant_human for r in rows),
+                            sum(r.constant_predicted for r in rows))
+    if overall.constant_human or overall.constant_predicted:
+        warnings.append(f"tau and rho are undefined for {overall.constant_human} questions whose human scores "
+                        f"are all equal and {overall.constant_predicted} whose predicted scores are: left out of "
+                        f"the tau and rho means ({overall.correlated} questions), kept in acc")
     return rows, overall, warnings
 
 

@@ -134,8 +134,11 @@ def agreement_text(rows: Sequence[dict], assessors: Sequence[dict], splits: Sequ
 
 
 def aeollm_text(rows: Sequence[dict], overall: dict) -> str:
-    table = [["task", "questions", "answers", "acc", "tau", "rho"]]
-    table += [[r["task"], str(r["questions"]), str(r["answers"]), fmt(r["acc"], 4), fmt(r["tau"], 4), fmt(r["rho"], 4)]
+    """Per task and overall; 'tau/rho over' is how many questions tau and rho average (those whose
+    human and predicted scores both vary), 'constant' the questions whose human scores do not."""
+    table = [["task", "questions", "answers", "acc", "tau", "rho", "tau/rho over", "constant human"]]
+    table += [[r["task"], str(r["questions"]), str(r["answers"]), fmt(r["acc"], 4), fmt(r["tau"], 4), fmt(r["rho"], 4),
+               str(r["tau_rho_questions"]), str(r["constant_human"])]
               for r in [*rows, overall]]
     return "\n".join(align(table, indent="")) + "\n"
 

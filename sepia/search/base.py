@@ -4,6 +4,7 @@ code-point offsets (sepia.search.highlight), pages and errors. An engine supplie
 side: opening a reader, running a parsed query, fetching a stored document, expanding prefixes."""
 from __future__ import annotations
 
+import re
 import shutil
 from functools import lru_cache
 from pathlib import Path
@@ -16,10 +17,11 @@ from sepia.search.analyzers import analysis_mismatch, plain_fold, schema_for
 from sepia.search.engine import DocumentView, SearchError, SearchHit, SearchPage, Span
 from sepia.search.highlight import (QueryTerms, best_window, mark_html, match_spans, query_terms, snippet_html,
                                     snippet_spans)
+from sepia.search.natural import FIELD_BOOSTS, any_term_query, is_natural, natural_query
 from sepia.search.querygen import generate_query
 from sepia.vocab import LANGUAGES
 
-FIELD_BOOSTS = {"title": 2.0, "body": 1.0}
+_QUOTED = re.compile(r'"([^"]*)"')
 MAX_PAGE_SIZE = 100
 
 
@@ -38,6 +40,14 @@ def parse_query(schema, text: str):
         return parser.parse(text)
     except Exception as exc:  # Whoosh raises assorted errors on odd syntax
         raise SearchError(f"cannot parse query {text!r}: {exc}") from exc
+
+
+def understand(schema, lang: str, text: str):
+    """(query tree, what was searched instead of `text` or ''): CJK text without operators is any
+    of its words (sepia.search.natural), anything else the query language."""
+    if is_natural(lang, text):
+        return natural_query(lang, text)
+    return parse_query(schema, text), ""
 
 
 def check_language(lang: str) -> str:
@@ -123,11 +133,15 @@ class BaseEngine:
             raise SearchError(f"page must be >= 1 and page size 1..{MAX_PAGE_SIZE}")
         reader = self._reader(lang)
         schema = self._schema(reader)
-        q = parse_query(schema, query)
+        q, searched = understand(schema, lang, query)
         if q is wq.NullQuery:
-            return SearchPage(lang, query, "", page, page_size, 0, [])
+            return SearchPage(lang, query, "", page, page_size, 0, [], searched=searched,
+                              why="the query has no word to search for (only stop words, punctuation or operators)")
         offset = (page - 1) * page_size
         total, rows = self._run(reader, q, offset, page_size)
+        if total == 0:
+            return SearchPage(lang, query, str(q), page, page_size, 0, [], searched=searched,
+                              **self._no_hit(reader, schema, lang, query, searched))
         wanted = query_terms(q, self._lexicon(reader))
         analyzer = schema["body"].analyzer
         docids = [stored["docid"] for stored, _ in rows]
@@ -147,7 +161,19 @@ class BaseEngine:
                 rank=rank, docid=stored["docid"], title=stored.get("title", ""),
                 date=stored.get("date") or None, score=round(float(score), 6),
                 snippet_html=snippet_html(body, spans, start=start, end=end)))
-        return SearchPage(lang, query, str(q), page, page_size, total, hits)
+        return SearchPage(lang, query, str(q), page, page_size, total, hits, searched=searched)
+
+    def _no_hit(self, reader, schema, lang: str, query: str, searched: str) -> dict:
+        """Why a query found nothing, and the any-term search of its words when that finds some."""
+        words = ", ".join(_QUOTED.findall(searched or any_term_query(lang, query))) or query
+        if not searched:
+            any_terms = any_term_query(lang, query)
+            found = any_terms and any_terms != query and self._run(reader, parse_query(schema, any_terms), 0, 1)[0]
+            if found:
+                return {"why": (f"no {lang} document matches the whole query (words outside OR are all required, "
+                                f"a quoted phrase needs its words side by side); {found} have some of its words"),
+                        "any_terms": any_terms}
+        return {"why": f"none of the words {words} occurs in the {lang} collection"}
 
     def _marks(self, reader, field: str, text: str, stored, wanted: QueryTerms, analyzer):
         """The spans of `wanted` in one stored document's field: from the index when it can say."""
@@ -168,7 +194,7 @@ class BaseEngine:
         title_spans: list[tuple[int, int]] = []
         if query and query.strip():
             schema = self._schema(reader)
-            wanted = query_terms(parse_query(schema, query), self._lexicon(reader))
+            wanted = query_terms(understand(schema, lang, query)[0], self._lexicon(reader))
             analyzer = schema["body"].analyzer
             spans, title_spans = (self._marks(reader, field, value, stored, wanted, analyzer)
                                   for field, value in (("body", text), ("title", title)))

@@ -75,6 +75,9 @@ class SearchPage:
     page_size: int
     total: int           # matching documents in all
     hits: list[SearchHit] = field(default_factory=list)
+    searched: str = ""   # what was run instead of `query`: CJK text without operators, any of its words
+    why: str = ""        # with no hit: why, in one line
+    any_terms: str = ""  # with no hit: the any-term query of the query's words, when it finds some
 
     @property
     def pages(self) -> int:

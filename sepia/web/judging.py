@@ -18,7 +18,7 @@ from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
-from sepia.web.search_pane import hit_spans
+from sepia.web.search_pane import hit_spans, question_query
 from sepia.web.security import roles_required
 
 bp = Blueprint("judging", __name__)
@@ -172,8 +172,10 @@ def screen(pool_id: int, topic_id: str):
 
 
 def _question_words(topic: Topic) -> str:
-    """The topic's question as a query: the hits of its terms are marked in the document judged."""
-    return " ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang)
+    """The topic's question as a query: the hits of its terms are marked in the document judged.
+    Read as words, never as query syntax: a CS, CT or JA question is then any of its content words
+    (sepia.search.natural), not one phrase that no document contains."""
+    return question_query(" ".join(t.text for t in topic.texts if t.kind == "question" and t.lang == topic.lang))
 
 
 def _marked(text: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:

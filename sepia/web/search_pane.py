@@ -64,7 +64,7 @@ def warm_up() -> None:
 
 def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
     """One page of ranked hits: {"total", "page", "page_size", "hits": [{rank, docid, title, date,
-    snippet (safe Markup), score}]}."""
+    snippet (safe Markup), score}], "parsed", "searched", "why", "any_terms"} (SearchPage's)."""
     try:
         result = engine().search(lang, query, page=page, page_size=page_size)
     except SearchUnavailable:
@@ -76,7 +76,8 @@ def search(lang: str, query: str, page: int, page_size: int = 10) -> dict:
          "snippet": safe_snippet(hit.snippet_html or ""), "score": hit.score}
         for hit in result.hits
     ]
-    return {"total": result.total, "page": result.page, "page_size": result.page_size, "hits": hits}
+    return {"total": result.total, "page": result.page, "page_size": result.page_size, "hits": hits,
+            "parsed": result.parsed, "searched": result.searched, "why": result.why, "any_terms": result.any_terms}
 
 
 def generate_query(lang: str, key_terms: list[str]) -> str:
@@ -86,6 +87,14 @@ def generate_query(lang: str, key_terms: list[str]) -> str:
         raise
     except Exception as error:
         raise _unavailable("No query could be generated from these key terms.", error) from error
+
+
+def question_query(question: str) -> str:
+    """A topic's question as a query read as words, whatever characters it holds (a quote, a ?):
+    for CS, CT and JA any of its content words (sepia.search.natural)."""
+    from sepia.search.natural import words_only
+
+    return words_only(question)
 
 
 def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> list[tuple[int, int]]:

@@ -282,6 +282,8 @@ function setupTopicPage() {
     if (link) { event.preventDefault(); openDocument(link.dataset.docid); return; }
     const pager = event.target.closest("[data-page]");
     if (pager) search(Number(pager.dataset.page));
+    const instead = event.target.closest("[data-query]");  // a zero-hit page's any-term search
+    if (instead) { queryInput.value = instead.dataset.query; search(1); }
   });
   $("#back-to-results").addEventListener("click", showResults);
   docText.addEventListener("mouseup", takeSelection);

@@ -1,0 +1,166 @@
+"""Natural-language queries: text typed as one would say it (はやぶさの打ち上げ, 谁获得了诺贝尔奖)
+rather than in the query language.
+
+A CS, CT or JA query without any operator is split into the language's words (Sudachi's middle
+units, jieba's words), function words dropped (particles, auxiliaries, pronouns, question words),
+and searched as any of them: each word the term or phrase of its finest units as analysed in the
+query's context, in title (x2) and body, ORed, so BM25 ranks first the documents with the most and
+rarest words and a document missing one is still found; the documents with all the words score
+again ALL_WORDS_BOOST times, so that they come first. Text with an operator ("phrase", OR, NOT,
+field:, prefix*, ...) is the query language as before; so is EN text, whose words are separated
+anyway. A search that finds nothing is offered the any-term query of its words (`any_term_query`).
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from whoosh import query as wq
+
+from sepia.search.analyzers import CJK, analyzer_for
+from sepia.search.querygen import MAX_TERMS, generate_query
+from sepia.search.units import is_word, normalize_term
+
+FIELD_BOOSTS = {"title": 2.0, "body": 1.0}  # as the query language weighs a word without a field
+# BM25 alone may rank a document with one frequent word above one with all the words (はやぶさの
+# 打ち上げ: rocket launches above the 4 articles on Hayabusa's): those with all score again, x10.
+ALL_WORDS_BOOST = 10.0
+
+
+class Word(NamedTuple):
+    surface: str             # as written in the text
+    terms: tuple[str, ...]   # its index terms, finest units, as analysed in the text's context
+
+
+# What makes text the query language (Whoosh's default parser): double quotes, a field, an operator
+# word in capitals, a prefix or wildcard (* next to a word, ? inside a Latin word), a boost or a
+# slop. Parentheses and a ? elsewhere are the punctuation of natural text (再発見(タイ), 関与か?).
+_OPERATOR = re.compile(r"""\"|\b(?:title|body|docid|date):|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)"""
+                       r"""|\w\*|\*\w|[A-Za-z0-9]\?[A-Za-z0-9]|\^\d|~\d""")
+# Everything the query language may read as syntax.
+_SYNTAX = re.compile(r"""\b(?:title|body|docid|date):|["'()\[\]{}^~*?:]|(?<!\S)(?:AND|OR|NOT|ANDNOT|ANDMAYBE)(?!\S)""")
+_NEGATED = re.compile(r"(?<!\S)NOT\s+(?:\w+:)?(?:\"[^\"]*\"|\S+)")
+
+# Sudachi's parts of speech that carry no content of their own (punctuation is no word anyway; an
+# unknown ideograph such as 𠮷 is a symbol to Sudachi, yet a word).
+_JA_FUNCTION = frozenset({"助詞", "助動詞", "代名詞", "接頭辞", "接尾辞"})
+# Verbs that follow に as parts of a compound particle: について, に対する, に関する, による, における.
+_JA_PARTICLE_VERBS = frozenset({"つく", "就く", "対する", "関する", "よる", "依る", "因る", "おく", "於く"})
+# Chinese function and question words (simplified; CT text is converted before segmentation).
+_ZH_FUNCTION = frozenset(
+    "的 地 得 了 着 过 是 在 和 与 及 或 而 并 也 都 就 还 又 被 把 将 对 于 从 向 为 以 由 之 其 这 那 这个 那个 "
+    "这些 那些 哪 哪个 哪些 哪里 什么 谁 何 几 多少 怎么 怎样 如何 为什么 吗 呢 吧 啊 呀 个 些 有关 关于 "
+    "我 你 他 她 它 我们 你们 他们 有 没有 请 问".split())
+
+
+def has_operators(text: str) -> bool:
+    """Whether `text` uses the query language's syntax (then it is parsed as it is)."""
+    return bool(_OPERATOR.search(text))
+
+
+def is_natural(lang: str, text: str) -> bool:
+    """Whether `text` is searched as any of its words: CJK text without operators."""
+    return lang.upper() in CJK and not has_operators(text)
+
+
+def content_words(lang: str, text: str) -> list[Word]:
+    """The words of `text` that carry content, in order, each with its index terms as analysed in
+    the text's own context (Sudachi reads 打ち上げ before が as one noun, at the end of a text as the
+    verb 打つ + 上げる); all its words when none carries content (a query of function words still
+    searches for them)."""
+    lang = lang.upper()
+    if lang == "JA":
+        words, everything = _japanese_words(text)
+    elif lang in ("CS", "CT"):
+        words, everything = _chinese_words(text, traditional=(lang == "CT"))
+    else:
+        analyzer = analyzer_for(lang)
+        everything = [Word(w, tuple(t.text for t in analyzer(w, mode="query"))) for w in re.split(r"\s+", text)]
+        everything = [w for w in everything if w.terms]
+        words = everything
+    return words or everything
+
+
+def natural_query(lang: str, text: str) -> tuple[wq.Query, str]:
+    """The query tree of CJK text without operators: any of its content words, each a term or a
+    phrase of its units in title (x2) and body, as the query language would write it (in JA also
+    the word as written, as one term); the documents with all of them score their sum again
+    ALL_WORDS_BOOST times, so they come first. And that query written out ('"w1" OR "w2"'), to
+    show. (NullQuery, '') when it has no word."""
+    groups, shown, seen = [], [], set()
+    for word in content_words(lang, text):
+        if word.terms in seen:
+            continue
+        seen.add(word.terms)
+        shown.append(f'"{word.surface}"')
+        # Sudachi may read the same characters otherwise in a document (打ち上げ: a verb of two
+        # units at the end of a query, one noun before が): the written word as one term too.
+        whole = normalize_term(word.surface)
+        readings = [word.terms] + ([(whole,)] if lang.upper() == "JA" and (whole,) != word.terms else [])
+        groups.append(wq.Or([wq.Term(field, terms[0], boost=boost) if len(terms) == 1
+                             else wq.Phrase(field, list(terms), boost=boost)
+                             for terms in readings for field, boost in FIELD_BOOSTS.items()]))
+        if len(shown) == MAX_TERMS:
+            break
+    if not groups:
+        return wq.NullQuery, ""
+    if len(groups) == 1:
+        return groups[0], shown[0]
+    return wq.Or([wq.And(groups, boost=ALL_WORDS_BOOST), *groups]), " OR ".join(shown)
+
+
+def words_only(text: str) -> str:
+    """`text` without the query language's syntax, so that it is read as words whatever it holds
+    (a topic's question: 什么是"禽流感"? marks 禽流感 as any question without quotes would)."""
+    return _SYNTAX.sub(" ", text)
+
+
+def any_term_query(lang: str, text: str) -> str:
+    """The query that finds documents with any content word of `text` (operators and negated
+    parts left out): '"w1" OR "w2" ...', '' when there is no word to search."""
+    plain = words_only(_NEGATED.sub(" ", text))
+    return generate_query(lang.upper(), [word.surface for word in content_words(lang, plain)])
+
+
+def _japanese_words(text: str) -> tuple[list[Word], list[Word]]:
+    """Sudachi's middle units (split mode B: 裁判員制度 is 裁判員 + 制度, 選挙管理委員会 選挙 + 管理 +
+    委員会), each with its short units (mode A) as terms, as the index has them."""
+    from sudachipy import SplitMode
+
+    from sepia.search.japanese import chunks, sudachi_tokenizer
+
+    tokenizer = sudachi_tokenizer()
+    words, everything, previous = [], [], ""
+    for _base, piece in chunks(text):
+        for morpheme in tokenizer.tokenize(piece):
+            surface = morpheme.surface()
+            if is_word(surface):
+                particle_verb = previous == "に" and morpheme.normalized_form() in _JA_PARTICLE_VERBS
+                for middle in morpheme.split(SplitMode.B) or [morpheme]:
+                    units = [unit for unit in middle.split(SplitMode.A) or [middle] if is_word(unit.surface())]
+                    if not units:
+                        continue
+                    word = Word(middle.surface(), tuple(normalize_term(unit.normalized_form()) for unit in units))
+                    everything.append(word)
+                    pos = middle.part_of_speech()
+                    if not (particle_verb or pos[0] in _JA_FUNCTION or "非自立可能" in pos[:3]):
+                        words.append(word)
+            previous = surface
+    return words, everything
+
+
+def _chinese_words(text: str, traditional: bool) -> tuple[list[Word], list[Word]]:
+    from sepia.search.chinese import decompose, jieba_tokenizer, to_simplified
+
+    simplified = to_simplified(text) if traditional else text  # the same length: offsets carry over
+    words, everything, start = [], [], 0
+    for word in jieba_tokenizer().cut(simplified, HMM=False):
+        end = start + len(word)
+        if is_word(word):
+            finest = tuple(normalize_term(word[s:e]) for s, e, fine in decompose(word) if fine)
+            found = Word(text[start:end], finest)
+            everything.append(found)
+            if word not in _ZH_FUNCTION:
+                words.append(found)
+        start = end
+    return words, everything
