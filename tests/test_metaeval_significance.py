@@ -277,3 +277,23 @@ def test_item_spearman_with_heavy_ties_and_a_system_without_pairs():
     slow = resampled_deltas(M, Z, a, b, masks, "item", "spearman")
     assert np.isfinite(slow).any()
     assert item_spearman_deltas(M, Z, a, b, masks) == pytest.approx(slow, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("level", ["input", "item"])
+@pytest.mark.parametrize("name", ["spearman", "tau_b", "tau_c"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_large_groups_one_at_a_time_equal_the_triangle_products_exactly(level, name, ties, monkeypatch):
+    """Groups of many cells (the item level at scale) go one at a time, their quadratic term as the
+    masks' product with the full matrix: the same values to the last bit, float32 or float64."""
+    from sepia.metaeval import rank_deltas as module
+
+    for seed in range(2):
+        M, Z = _tied_campaign(seed, ties)
+        masks = swap_masks(np.random.default_rng(seed), 30, Z.shape, "both")
+        a, b = np.array([0, 1, 3, 2]), np.array([2, 3, 0, 1])
+        before = module.rank_deltas(M, Z, a, b, masks, level, name)
+        monkeypatch.setattr(module, "_LARGE_GROUP", 2)
+        assert np.array_equal(module.rank_deltas(M, Z, a, b, masks, level, name), before, equal_nan=True)
+        monkeypatch.setattr(module, "_FLOAT32_EXACT", 0)
+        assert np.array_equal(module.rank_deltas(M, Z, a, b, masks, level, name), before, equal_nan=True)
+        monkeypatch.undo()
