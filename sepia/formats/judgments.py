@@ -61,14 +61,14 @@ def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str,
     """Each well-formed line after the header as (line number, row); a bad line's problems go to
     `problems`, blank lines are skipped, duplicates are the caller's to find. A value already
     accepted in its column is not checked again, and the rows share one string for it."""
-    known: list[dict] = [{}, {}, {}, {}, MATCH_VALUES, {}]  # accepted value -> its row value, per column
-    topics, runs, ranks, nuggets, _, assessors = known
+    known: list[dict] = [{}, {}, {}, {}, dict(MATCH_VALUES), {}]  # accepted value -> its row value, per column
+    topics, runs, ranks, nuggets, matches, assessors = known
     for number, line in numbered_lines:
         fields = line.split("\t")
         if len(fields) == len(HEADER):
             topic_id, run_id, rank, nugget_id, match, assessor = map(str.strip, fields)
             row = (topics.get(topic_id), runs.get(run_id), ranks.get(rank), nuggets.get(nugget_id),
-                   MATCH_VALUES.get(match), assessors.get(assessor))
+                   matches.get(match), assessors.get(assessor))
             if None not in row:
                 yield number, row
                 continue
