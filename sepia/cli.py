@@ -1,36 +1,77 @@
 """The `sepia` command. Sub-commands live in their own modules and load only when called,
-so `sepia validate` does not pay for the Japanese tokenizer."""
+so `sepia validate` does not pay for the Japanese tokenizer and `sepia --help` imports none
+of them: the list shows each command's summary from this registry (tests keep it equal to the
+command's own help)."""
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 import click
 
 from sepia import __version__
 
-# name -> "module:attribute" of a click command or group
+
+class Entry(NamedTuple):
+    target: str  # "module:attribute" of a click command or group
+    summary: str  # the first paragraph of the command's help
+
+
 COMMANDS = {
-    "validate": "sepia.commands.validate:validate",
-    "evaluate": "sepia.commands.evaluate:evaluate",
-    "stats": "sepia.commands.stats:stats",
-    "convert": "sepia.commands.convert:convert",
-    "import": "sepia.commands.store:import_",
-    "export": "sepia.commands.store:export",
-    "db": "sepia.commands.store:db",
-    "demo": "sepia.commands.demo:demo",
-    "evaluate-ir4qa": "sepia.commands.ir4qa:evaluate_ir4qa_command",
-    "evaluate-qa": "sepia.commands.qa:evaluate_qa_command",
-    "pool": "sepia.commands.pool:pool",
-    "control": "sepia.commands.control:control",
-    "corpus": "sepia.commands.corpus:corpus",
-    "index": "sepia.commands.index:index",
-    "search": "sepia.commands.search:search",
-    "serve": "sepia.commands.serve:serve",
-    "user": "sepia.commands.user:user",
-    "gold": "sepia.commands.gold:gold",
-    "metaeval": "sepia.commands.metaeval:metaeval",
-    "agreement": "sepia.commands.agreement:agreement",
-    "submit": "sepia.commands.submit:submit",
+    "validate": Entry("sepia.commands.validate:validate",
+                      "Check run, topic, gold standard and judgment files against the spec."),
+    "evaluate": Entry("sepia.commands.evaluate:evaluate",
+                      "Score CCLQA runs: per topic, macro average over all topics, and by answer type; "
+                      "ranked."),
+    "stats": Entry("sepia.commands.stats:stats",
+                   "Topics, mean nuggets per topic, mean nugget length (the default allowance C) and "
+                   "mean weight."),
+    "convert": Entry("sepia.commands.convert:convert",
+                     "Convert other evaluation campaigns' files into SEPIA's formats."),
+    "import": Entry("sepia.commands.store:import_",
+                    "Import topic sets, gold standards, runs, nugget judgments and qrels into the "
+                    "store, one transaction per file."),
+    "export": Entry("sepia.commands.store:export",
+                    "Write what the store holds as exchange files (UTF-8 XML, or TSV for judgments "
+                    "and qrels)."),
+    "db": Entry("sepia.commands.store:db", "The campaign store: where it is, and its schema."),
+    "demo": Entry("sepia.commands.demo:demo",
+                  "Build a campaign from the sample collections, score every run, print ACLIA-style "
+                  "tables."),
+    "evaluate-ir4qa": Entry("sepia.commands.ir4qa:evaluate_ir4qa_command",
+                            "Score IR4QA runs with AP, Q-measure (beta 1) and nDCG as NTCIREVAL "
+                            "defines them, or the other measures of --measures."),
+    "evaluate-qa": Entry("sepia.commands.qa:evaluate_qa_command",
+                         "Score Question Analysis runs: answer-type accuracy (overall, by answer "
+                         "type, confusion matrix) and, where the topics have gold KEY_TERMs, key-term "
+                         "recall and precision; one table per language pair."),
+    "pool": Entry("sepia.commands.pool:pool",
+                  "Pools of IR4QA documents or CCLQA responses for the assessors."),
+    "control": Entry("sepia.commands.control:control",
+                     "Control items: kept with their expected answer, mixed blind into a pool's queues."),
+    "corpus": Entry("sepia.commands.corpus:corpus",
+                    "Target-language document collections in the store."),
+    "index": Entry("sepia.commands.index:index",
+                   "Search indexes, one per language, in the data directory (Whoosh, or tantivy)."),
+    "search": Entry("sepia.commands.search:search",
+                    "Search a collection: words (AND), OR, NOT, \"phrases\", title:word, prefix*; "
+                    "ranked by BM25, with the data directory's engine (Whoosh or tantivy)."),
+    "serve": Entry("sepia.commands.serve:serve",
+                   "Serve the web tool (topics, nuggets, voting) for development or a small local "
+                   "campaign."),
+    "user": Entry("sepia.commands.user:user", "Manage the web tool's accounts."),
+    "gold": Entry("sepia.commands.gold:gold", "Work with the gold standard kept in the store."),
+    "metaeval": Entry("sepia.commands.metaeval:metaeval",
+                      "Automatic versus human scores for every matcher: correlations at four "
+                      "levels, confidence intervals, discriminative power, ranking consistency, "
+                      "run-ranking agreement, disagreements."),
+    "agreement": Entry("sepia.commands.agreement:agreement",
+                       "Fleiss' kappa and Krippendorff's alpha per language for votes and "
+                       "judgments, lone dissent per assessor, and the most disputed nuggets and "
+                       "judgments."),
+    "submit": Entry("sepia.commands.submit:submit",
+                    "Submit run files; print a receipt for each, or its problems as "
+                    "PATH:LINE:COLUMN."),
 }
 
 
@@ -52,11 +93,20 @@ class LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx, name):
-        target = COMMANDS.get(name)
-        if target is None:
+        entry = COMMANDS.get(name)
+        if entry is None:
             return None
-        module, attribute = target.split(":")
+        module, attribute = entry.target.split(":")
         return getattr(importlib.import_module(module), attribute)
+
+    def format_commands(self, ctx, formatter):
+        """click's layout, from the registry's summaries instead of the imported commands."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, click.Command(name, help=COMMANDS[name].summary).get_short_help_str(limit))
+                for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

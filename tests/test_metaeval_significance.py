@@ -238,3 +238,62 @@ def test_rank_fast_paths_cover_only_the_grouped_levels():
     masks = swap_masks(np.random.default_rng(0), 3, Z.shape, "both")
     with pytest.raises(ValueError, match="global/tau_b"):
         rank_deltas(M, Z, [0], [1], masks, "global", "tau_b")
+
+
+@pytest.mark.parametrize("method", ["both", "systems", "inputs"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_item_spearman_by_counts_equals_the_quadratic_forms_exactly(method, ties, monkeypatch):
+    """Item-level Spearman now comes from the global level's counts, one system at a time: the same
+    values as rank_deltas' quadratic forms gave (to the last bit), so the same p-values."""
+    from sepia.metaeval import global_ranks, properties, significance
+    from sepia.metaeval.rank_deltas import rank_deltas
+
+    for seed in range(3):
+        M, Z = _tied_campaign(seed, ties)
+        masks = swap_masks(np.random.default_rng(seed), 40, Z.shape, method)
+        a, b = np.array([0, 1, 3, 2]), np.array([2, 3, 0, 1])
+        before = rank_deltas(M, Z, a, b, masks, "item", "spearman")
+        monkeypatch.setattr(global_ranks, "_MASK_BLOCK", 7)  # masks in blocks too
+        assert np.array_equal(global_ranks.item_spearman_deltas(M, Z, a, b, masks), before, equal_nan=True)
+        now = properties.discriminative_power(M, Z, "item", "spearman", method=method, n_resamples=60, seed=seed)
+        monkeypatch.setattr(significance, "item_spearman_deltas",
+                            lambda M, Z, a, b, masks: rank_deltas(M, Z, a, b, masks, "item", "spearman"))
+        assert properties.discriminative_power(M, Z, "item", "spearman", method=method, n_resamples=60,
+                                               seed=seed).pvalues == now.pvalues
+        monkeypatch.undo()
+
+
+def test_item_spearman_with_heavy_ties_and_a_system_without_pairs():
+    from sepia.metaeval.global_ranks import item_spearman_deltas
+    from sepia.metaeval.significance import resampled_deltas
+
+    rng = np.random.default_rng(11)
+    M = rng.choice([0.0, 0.0, 0.0, 0.25, 0.5, 1.0], size=(4, 7, 9))
+    Z = rng.choice([0.0, 0.0, 1 / 3, 2 / 3, 1.0], size=(7, 9))
+    Z[3] = 0.5                       # system 3: human constant
+    M[:, 5, 1:] = np.nan             # system 5: one input left, no pair
+    masks = swap_masks(np.random.default_rng(2), 25, Z.shape, "both")
+    a, b = np.array([0, 1, 2, 3, 0]), np.array([1, 2, 3, 0, 2])
+    slow = resampled_deltas(M, Z, a, b, masks, "item", "spearman")
+    assert np.isfinite(slow).any()
+    assert item_spearman_deltas(M, Z, a, b, masks) == pytest.approx(slow, abs=1e-12, nan_ok=True)
+
+
+@pytest.mark.parametrize("level", ["input", "item"])
+@pytest.mark.parametrize("name", ["spearman", "tau_b", "tau_c"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_large_groups_one_at_a_time_equal_the_triangle_products_exactly(level, name, ties, monkeypatch):
+    """Groups of many cells (the item level at scale) go one at a time, their quadratic term as the
+    masks' product with the full matrix: the same values to the last bit, float32 or float64."""
+    from sepia.metaeval import rank_deltas as module
+
+    for seed in range(2):
+        M, Z = _tied_campaign(seed, ties)
+        masks = swap_masks(np.random.default_rng(seed), 30, Z.shape, "both")
+        a, b = np.array([0, 1, 3, 2]), np.array([2, 3, 0, 1])
+        before = module.rank_deltas(M, Z, a, b, masks, level, name)
+        monkeypatch.setattr(module, "_LARGE_GROUP", 2)
+        assert np.array_equal(module.rank_deltas(M, Z, a, b, masks, level, name), before, equal_nan=True)
+        monkeypatch.setattr(module, "_FLOAT32_EXACT", 0)
+        assert np.array_equal(module.rank_deltas(M, Z, a, b, masks, level, name), before, equal_nan=True)
+        monkeypatch.undo()

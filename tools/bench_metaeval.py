@@ -1,6 +1,9 @@
 """Benchmark: discriminative power for 32 metrics, 16 systems, 100 inputs, 1,000 permutations.
 
     .venv/bin/python tools/bench_metaeval.py [--measure LEVEL:COEFFICIENT ...] [--ties] [--permutations N]
+                                             [--metrics 32] [--systems 16] [--inputs 100]
+
+(`--metrics 5 --systems 32 --inputs 1000`: the size of issue 23, `sepia metaeval scores` at scale.)
 
 Times `discriminative_power` (Perm-Both, all 496 metric pairs) for each of the sixteen level x
 coefficient measures (or those asked for) and prints each time, wall clock and CPU of this
@@ -41,9 +44,12 @@ def main() -> None:
     parser.add_argument("--measure", action="append", default=[], help="LEVEL:COEFFICIENT, e.g. global:tau_b")
     parser.add_argument("--permutations", type=int, default=1000)
     parser.add_argument("--ties", action="store_true", help="round the scores to steps of 0.5")
+    parser.add_argument("--metrics", type=int, default=32)
+    parser.add_argument("--systems", type=int, default=16)
+    parser.add_argument("--inputs", type=int, default=100)
     args = parser.parse_args()
     measures = [tuple(m.split(":")) for m in args.measure] or list(MEASURES)
-    metrics, human = synthetic(ties=args.ties)
+    metrics, human = synthetic(args.metrics, args.systems, args.inputs, ties=args.ties)
     print(f"{len(metrics)} metrics, {human.shape[0]} systems, {human.shape[1]} inputs, "
           f"{args.permutations} permutations, {len(metrics) * (len(metrics) - 1) // 2} pairs"
           + (", scores rounded to 0.5" if args.ties else "")

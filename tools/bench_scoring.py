@@ -32,7 +32,6 @@ import random
 import statistics
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 from lxml import etree
@@ -43,12 +42,8 @@ from sepia.formats.read import read_file
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.resources import schema_path
-from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.scoring.fscore import f_beta
-from sepia.scoring.matchers import upper_median
-from sepia.scoring.tokenize import char_length
-from sepia.scoring.weights import nugget_weights
+from straight_human import straight_decisions, straight_topic_f, straight_topics
 
 ANSWER_TYPES = ("DEFINITION", "BIOGRAPHY", "RELATIONSHIP", "EVENT", "WHY", "PERSON", "ORGANIZATION",
                 "LOCATION", "DATE")
@@ -212,36 +207,14 @@ def minimal_human_f3(gold: GoldStandard, runs: list[CCLQARun], judgments: list[J
                      partial: float = 0.5) -> dict[str, list[float]]:
     """Human F3 per run and topic by a straight loop: the upper median of each judged (run, topic,
     rank, nugget), a nugget's best over the run's answers, then recall, precision and F."""
-    votes: dict[tuple, list[float]] = defaultdict(list)
-    for j in judgments:
-        votes[(j.run_id, j.topic_id, j.answer_rank, j.nugget_id)].append(j.match)
-    decided: dict[tuple[str, str], list[tuple[int, str, float]]] = defaultdict(list)
-    for (run_id, topic_id, rank, nugget_id), values in votes.items():
-        decided[(run_id, topic_id)].append((rank, nugget_id, upper_median(values)))
-    allowance = Allowance(mean_nugget_lengths(gold))
-    topics = [(t, nugget_weights(t.nuggets)[0], allowance(topic_lang(gold, t), t.answer_type))
-              for t in gold.topics if t.nuggets]
+    decided = straight_decisions((j.run_id, j.topic_id, j.answer_rank, j.nugget_id, j.match) for j in judgments)
+    topics = straight_topics(gold)
     scores = {}
     for run in runs:
-        answered = {t.topic_id: t.answers for t in run.topics}
-        f = []
-        for topic, weights, c in topics:
-            answers = answered.get(topic.topic_id)
-            if not answers:
-                f.append(0.0)
-                continue
-            ranks = {a.rank for a in answers}
-            best: dict[str, float] = {}
-            for rank, nugget_id, value in decided.get((run.run_id, topic.topic_id), ()):
-                if rank in ranks and value > best.get(nugget_id, 0.0):
-                    best[nugget_id] = value
-            values = [best.get(n.nugget_id, 0.0) for n in topic.nuggets]
-            values = [partial if v == 0.5 else v for v in values]
-            recall = sum(w * v for w, v in zip(weights, values)) / sum(weights)
-            length = char_length("".join(a.text for a in answers))
-            allowed = c * float(sum(values))
-            f.append(f_beta(1.0 if length <= allowed else allowed / length, recall, beta))
-        scores[run.run_id] = f
+        answered = {t.topic_id: [(a.rank, a.text) for a in t.answers] for t in run.topics}
+        scores[run.run_id] = [straight_topic_f(topic, weights, c, answered.get(topic.topic_id),
+                                               decided.get((run.run_id, topic.topic_id), ()), beta, partial)
+                              for topic, weights, c in topics]
     return scores
 
 

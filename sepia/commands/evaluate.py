@@ -8,11 +8,11 @@ import click
 from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
                                    f_score_options, load_auto_matchers, load_or_exit, matcher_help,
                                    matcher_option_flags, partial_option, score_or_exit, store_options, warn)
-from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.scoring.allowance import parse_overrides
+from sepia.scoring.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.output import FORMATS, RankedOutput
 from sepia.scoring.tokenize import Tokenizer
@@ -119,7 +119,7 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
     if kind and kind.needs_judgments and not judgments_path:
         raise click.UsageError(f"--matcher {settings.matcher} needs --judgments FILE.tsv")
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    judgments = load_or_exit(read_judgments, judgments_path) if judgments_path else None
+    judgments = load_or_exit(read_decisions, judgments_path) if judgments_path else None
     if auto_specs:  # each automatic assessor's file is scored as a matcher of its own
         evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
                       for name, m in load_auto_matchers(auto_specs, gold, settings.partial).items()]

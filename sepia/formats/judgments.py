@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from sepia import limits, vocab
 from sepia.formats.errors import FormatError, Problem, capped
@@ -20,55 +20,95 @@ MATCH_VALUES = {"1": 1.0, "0": 0.0, "0.5": 0.5}
 
 def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
     """Parse the TSV, reporting every bad line (PATH:LINE:COLUMN) before giving up."""
+    lines = text.splitlines()
+    check_header(lines[0] if lines else None, not text.strip(), name)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
     seen: dict[tuple, int] = {}
-    lines = text.splitlines()
-    if not lines or not text.strip():
-        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(HEADER))])
-    header = tuple(h.strip() for h in lines[0].lstrip("\ufeff").split("\t"))
-    if header != HEADER:
-        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(HEADER) + " (tab-separated), got "
-                                   + " ".join(header))])
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        fields = line.split("\t")
-        if len(fields) != len(HEADER):
-            problems.append(Problem(name, number, 1, f"expected {len(HEADER)} tab-separated fields, got {len(fields)}"))
-            continue
-        values = [f.strip() for f in fields]
-        topic_id, run_id, rank, nugget_id, match, assessor = values
-
-        column = list(accumulate((len(f) + 1 for f in fields), initial=1))  # 1-based column of each field
-
-        if vocab.topic_language(topic_id) is None:
-            problems.append(Problem(name, number, column[0], f"topic ID {topic_id!r} is not well formed"))
-        if not run_id:
-            problems.append(Problem(name, number, column[1], "run ID is empty"))
-        if not RANK.fullmatch(rank) or int(rank) > limits.INTEGER:
-            problems.append(Problem(name, number, column[2], f"answer_rank must be a positive integer up to "
-                                                             f"{limits.INTEGER}, got {rank!r}"))
-        if not nugget_id:
-            problems.append(Problem(name, number, column[3], "nugget ID is empty"))
-        if match not in MATCH_VALUES:
-            problems.append(Problem(name, number, column[4], f"match must be 1, 0 or 0.5, got {match!r}"))
-        if not assessor:
-            problems.append(Problem(name, number, column[5], "assessor is empty"))
-        for i, limit in LENGTHS.items():
-            if too_long := limits.too_long(HEADER[i], values[i], limit):
-                problems.append(Problem(name, number, column[i], too_long))
-        if problems and problems[-1].line == number:
-            continue
-        key = (topic_id, run_id, int(rank), nugget_id, assessor)
+    for number, (topic_id, run_id, rank, nugget_id, match, assessor) in judgment_rows(
+            enumerate(lines[1:], start=2), name, problems):
+        key = (topic_id, run_id, rank, nugget_id, assessor)
         if key in seen:
-            problems.append(Problem(name, number, 1, f"same judgment already given on line {seen[key]}"))
+            problems.append(duplicate(name, number, seen[key]))
             continue
         seen[key] = number
-        judgments.append(Judgment(topic_id, run_id, int(rank), nugget_id, MATCH_VALUES[match], assessor))
+        judgments.append(Judgment(topic_id, run_id, rank, nugget_id, match, assessor))
     if problems:
         raise FormatError(capped(problems))
     return judgments
+
+
+def check_header(first_line: str | None, blank: bool, name: str) -> None:
+    """Raise the file's one problem when it is empty (`blank`: nothing but white space) or its first
+    line is not the header."""
+    if first_line is None or blank:
+        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(HEADER))])
+    header = tuple(h.strip() for h in first_line.lstrip("\ufeff").split("\t"))
+    if header != HEADER:
+        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(HEADER) + " (tab-separated), got "
+                                   + " ".join(header))])
+
+
+def duplicate(name: str, number: int, first: int) -> Problem:
+    return Problem(name, number, 1, f"same judgment already given on line {first}")
+
+
+Row = tuple[str, str, int, str, float, str]  # topic_id, run_id, answer_rank, nugget_id, match, assessor
+
+
+def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str,
+                  problems: list[Problem]) -> Iterator[tuple[int, Row]]:
+    """Each well-formed line after the header as (line number, row); a bad line's problems go to
+    `problems`, blank lines are skipped, duplicates are the caller's to find. A value already
+    accepted in its column is not checked again, and the rows share one string for it."""
+    known: list[dict] = [{}, {}, {}, {}, dict(MATCH_VALUES), {}]  # accepted value -> its row value, per column
+    topics, runs, ranks, nuggets, matches, assessors = known
+    for number, line in numbered_lines:
+        fields = line.split("\t")
+        if len(fields) == len(HEADER):
+            topic_id, run_id, rank, nugget_id, match, assessor = map(str.strip, fields)
+            row = (topics.get(topic_id), runs.get(run_id), ranks.get(rank), nuggets.get(nugget_id),
+                   matches.get(match), assessors.get(assessor))
+            if None not in row:
+                yield number, row
+                continue
+        if not line.strip():
+            continue
+        found = line_problems(name, number, fields)
+        if found:
+            problems += found
+            continue
+        values = [f.strip() for f in fields]
+        for column, value in enumerate(values):
+            known[column].setdefault(value, int(value) if column == 2 else value)
+        yield number, tuple(known[column][value] for column, value in enumerate(values))
+
+
+def line_problems(name: str, number: int, fields: list[str]) -> list[Problem]:
+    """Everything wrong with one non-blank line, each at its field's column."""
+    if len(fields) != len(HEADER):
+        return [Problem(name, number, 1, f"expected {len(HEADER)} tab-separated fields, got {len(fields)}")]
+    values = [f.strip() for f in fields]
+    topic_id, run_id, rank, nugget_id, match, assessor = values
+    column = list(accumulate((len(f) + 1 for f in fields), initial=1))  # 1-based column of each field
+    problems = []
+    if vocab.topic_language(topic_id) is None:
+        problems.append(Problem(name, number, column[0], f"topic ID {topic_id!r} is not well formed"))
+    if not run_id:
+        problems.append(Problem(name, number, column[1], "run ID is empty"))
+    if not RANK.fullmatch(rank) or int(rank) > limits.INTEGER:
+        problems.append(Problem(name, number, column[2], f"answer_rank must be a positive integer up to "
+                                                         f"{limits.INTEGER}, got {rank!r}"))
+    if not nugget_id:
+        problems.append(Problem(name, number, column[3], "nugget ID is empty"))
+    if match not in MATCH_VALUES:
+        problems.append(Problem(name, number, column[4], f"match must be 1, 0 or 0.5, got {match!r}"))
+    if not assessor:
+        problems.append(Problem(name, number, column[5], "assessor is empty"))
+    for i, limit in LENGTHS.items():
+        if too_long := limits.too_long(HEADER[i], values[i], limit):
+            problems.append(Problem(name, number, column[i], too_long))
+    return problems
 
 
 def read_judgments(path: str | Path) -> list[Judgment]:
@@ -97,11 +137,10 @@ def format_match(value: float) -> str:
     return "0.5" if value == 0.5 else str(int(value))
 
 
-def unknown_nuggets(judgments: Iterable[Judgment], gold: GoldStandard) -> list[tuple[str, str]]:
-    """(topic, nugget) pairs the judgments name that the gold standard lacks, in first-seen order."""
+def unknown_nuggets(pairs: Iterable[tuple[str, str]], gold: GoldStandard) -> list[tuple[str, str]]:
+    """The (topic, nugget) pairs judged that the gold standard lacks, in first-seen order."""
     known = {(t.topic_id, n.nugget_id) for t in gold.topics for n in t.nuggets}
-    return list(dict.fromkeys((j.topic_id, j.nugget_id) for j in judgments
-                              if (j.topic_id, j.nugget_id) not in known))
+    return list(dict.fromkeys(pair for pair in pairs if pair not in known))
 
 
 def unknown_nugget_warnings(path: str | Path, gold: GoldStandard, gold_name: str) -> list[Problem]:

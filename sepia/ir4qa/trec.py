@@ -62,52 +62,113 @@ class TrecRun(NamedTuple):
 
 
 def parse_trec_runs(text: str, name: str = "<input>") -> list[TrecRun]:
-    """One run per tag, in the order of the file. The columns come from one split of the whole text
-    (once every line is known to have six fields) and each score is read once; only a file with a
-    bad line is read again, line by line, to say where."""
-    fields = text.split()
-    if not _six_fields_a_line(text, len(fields)):
+    """One run per tag, in the order of the file. The columns come from the separators numpy finds
+    (in the usual layout) or from one split of the whole text, once every line is known to have six
+    fields, and each score is read once; only a file with a bad line is read again, line by line,
+    to say where."""
+    columns = _columns(text)
+    if columns is None:
         raise FormatError(_run_problems(text, name))
-    qids, docids, score_texts, tags = fields[0::6], fields[2::6], fields[4::6], fields[5::6]
-    del fields
+    stretches, docids, score_texts = columns
     try:
         scores = np.fromiter(map(float, score_texts), dtype=float, count=len(score_texts))
     except ValueError:
         raise FormatError(_run_problems(text, name)) from None
+    del score_texts
     runs = [TrecRun(tag, {qid: _ranked(docids, scores, parts) for qid, parts in topics.items()})
-            for tag, topics in _spans(tags, qids).items()]
+            for tag, topics in _spans(stretches).items()]
     if any(len(set(ranking)) != len(ranking) for run in runs for ranking in run.rankings.values()):
         raise FormatError(_run_problems(text, name))
     return runs
 
 
+Stretch = tuple[str, str, int, int]  # tag, qid, first line, line after the last: lines of one tag and topic
+
+
+def _columns(text: str) -> tuple[list[Stretch], list[str], list[str]] | None:
+    """The stretches of lines of one tag and topic, the DOCIDs and the score texts of a run whose
+    lines that are not blank have six fields each; None when one has not."""
+    usual = _usual_layout(text)
+    if usual is not None:
+        return usual or None
+    if not set(map(len, map(str.split, text.splitlines()))) <= {0, 6}:
+        return None
+    fields = text.split()
+    qids, tags = fields[0::6], fields[5::6]
+    stretches, start = [], 0
+    for (tag, qid), lines in groupby(zip(tags, qids)):
+        stop = start + sum(1 for _ in lines)
+        stretches.append((tag, qid, start, stop))
+        start = stop
+    return stretches, fields[2::6], fields[4::6]
+
+
 # what str.split() and str.splitlines() take for white space in ASCII text, besides " " and "\n"
 _OTHER_ASCII_WHITESPACE = "\t\r\x0b\x0c\x1c\x1d\x1e\x1f"
+# Lines whose tags or qids are compared at a time, and the longest such field compared by numpy.
+_LINE_BLOCK = 65_536
+_WIDEST_KEY = 64
 
 
-def _six_fields_a_line(text: str, fields: int) -> bool:
-    """Whether every line that is not blank has six fields. In the usual layout (ASCII, fields
-    separated by one space, lines ended by one newline, no other white space) numpy finds the
-    separators and every sixth must end a line; otherwise each line is split."""
-    if text.isascii() and not text[:1].isspace() and not any(c in text for c in _OTHER_ASCII_WHITESPACE):
-        data = np.frombuffer((text if text.endswith("\n") else text + "\n").encode("ascii"), dtype=np.uint8)
-        newline = data == 10
-        separators = np.flatnonzero(newline | (data == 32))
-        if fields == len(separators):  # one separator after each field: no two of them touch
-            return len(separators) == 6 * np.count_nonzero(newline) and bool(newline[separators[5::6]].all())
-    return set(map(len, map(str.split, text.splitlines()))) <= {0, 6}
+def _usual_layout(text: str):
+    """`_columns` of a run in the usual layout (ASCII, fields separated by one space, lines ended by
+    one newline, no other white space), read off the separators numpy finds, with a string made
+    only for each DOCID, score and stretch; () when its lines do not all have six fields; None when
+    the layout is not the usual one (then the text is split)."""
+    if not text.isascii() or text[:1].isspace() or any(c in text for c in _OTHER_ASCII_WHITESPACE):
+        return None
+    data = np.frombuffer((text if text.endswith("\n") else text + "\n").encode("ascii"), dtype=np.uint8)
+    newline = data == 10
+    separators = np.flatnonzero(newline | (data == 32))
+    if separators[0] == 0 or (np.diff(separators) < 2).any():  # an empty field or a blank line
+        return None
+    lines = np.count_nonzero(newline)
+    if len(separators) != 6 * lines or not newline[separators[5::6]].all():
+        return ()
+    starts = np.concatenate([[0], separators[:-1] + 1])
+    qid_starts, tag_starts = starts[0::6], starts[5::6]
+    qid_ends, tag_ends = separators[0::6], separators[5::6]
+    qid_changed, tag_changed = _changed(data, qid_starts, qid_ends), _changed(data, tag_starts, tag_ends)
+    if qid_changed is None or tag_changed is None:
+        return None
+    bounds = [0, *(np.flatnonzero(qid_changed | tag_changed) + 1).tolist(), lines]
+    stretches = [(text[tag_starts[a]:tag_ends[a]], text[qid_starts[a]:qid_ends[a]], a, b)
+                 for a, b in zip(bounds[:-1], bounds[1:])]
+    # the DOCID and score columns with the space after each, cut out by numpy and split at C speed
+    edges = np.zeros(len(data) + 1, np.int8)
+    for column in (2, 4):
+        edges[starts[column::6]] += 1
+        edges[separators[column::6] + 1] -= 1
+    kept = np.cumsum(edges[:-1], dtype=np.int8).view(bool)
+    both = data[kept].tobytes().decode("ascii").split()
+    return stretches, both[0::2], both[1::2]
 
 
-def _spans(tags: list[str], qids: list[str]) -> dict[str, dict[str, list[range]]]:
+def _changed(data: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """Whether each line's field (bytes starts:ends) differs from the line before's: (lines - 1,);
+    None when a field is wider than numpy compares here."""
+    lengths = ends - starts
+    width = int(lengths.max(initial=0))
+    if width > _WIDEST_KEY:
+        return None
+    columns = np.arange(width)
+    different = lengths[1:] != lengths[:-1]
+    last = None
+    for first in range(0, len(starts), _LINE_BLOCK):
+        at = starts[first:first + _LINE_BLOCK, None] + columns
+        block = np.where(columns < lengths[first:first + _LINE_BLOCK, None], data[np.minimum(at, len(data) - 1)], 0)
+        rows = block if last is None else np.concatenate([last, block])
+        offset = first - (0 if last is None else 1)
+        different[max(offset, 0):offset + len(rows) - 1] |= (rows[1:] != rows[:-1]).any(1)
+        last = block[-1:]
+    return different
+
+
+def _spans(stretches: list[Stretch]) -> dict[str, dict[str, list[range]]]:
     """Tag -> topic -> the index ranges of its lines (a topic's lines may come in several pieces)."""
-    one_tag = tags.count(tags[0]) == len(tags) if tags else True
     spans: dict[str, dict[str, list[range]]] = {}
-    start = 0
-    for key, lines in groupby(qids if one_tag else zip(tags, qids)):
-        tag, qid = (tags[0], key) if one_tag else key
-        stop = start + len(list(lines))
+    for tag, qid, start, stop in stretches:
         spans.setdefault(tag, {}).setdefault(qid, []).append(range(start, stop))
-        start = stop
     return spans
 
 

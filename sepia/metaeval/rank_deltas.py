@@ -38,6 +38,9 @@ _PRODUCTS_KEPT = 16_000_000
 # Elements of the n x n cross-sign arrays built at a time.
 _SIGN_BLOCK = 2_000_000
 _FLOAT32_EXACT = 2 ** 24
+# From this many cells a group, groups are taken one at a time and the quadratic term is the masks'
+# product with the full matrix H + H' (masks x n^2 work, no masks x n^2 / 2 pair products held).
+_LARGE_GROUP = 256
 
 
 def grouped(arr, level):
@@ -55,22 +58,34 @@ def rank_deltas(M, Z, a, b, masks, level: str, name: str) -> np.ndarray:
     Mg = np.ascontiguousarray(grouped(np.where(valid, M, 0.0), level))     # (metrics, G, n)
     Vg = np.ascontiguousarray(grouped(valid, level))                      # (G, n)
     Wg = np.ascontiguousarray(grouped(np.asarray(masks, bool), level))    # (masks, G, n)
-    human = _Human(np.where(Vg, grouped(Z, level), 0.0), Vg)
+    Zg = grouped(Z, level)
+    if Vg.shape[1] >= _LARGE_GROUP:
+        parts = [_coefficients(Mg[:, g:g + 1], Zg[g:g + 1], Vg[g:g + 1], Wg[:, g:g + 1], a, b, name)
+                 for g in range(Vg.shape[0])]
+        rx, ry = np.concatenate([x for x, _ in parts]), np.concatenate([y for _, y in parts])
+    else:
+        rx, ry = _coefficients(Mg, Zg, Vg, Wg, a, b, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a pair whose groups are all undefined
+        return (np.nanmean(rx, 0) - np.nanmean(ry, 0)).T
+
+
+def _coefficients(Mg, Zg, Vg, Wg, a, b, name):
+    """The coefficient of X' and of Y' per group, mask and pair: two (G, masks, pairs) arrays."""
+    human = _Human(np.where(Vg, Zg, 0.0), Vg)
     forms = _Forms(Mg, human.rank_weights if name == "spearman" else human.sign_weights, Wg)
     by_cell = np.ascontiguousarray(Wg.reshape(len(Wg), -1).T, dtype=np.float32)   # (G * n, masks)
     groups, n = Vg.shape
     triangle = max(1, n * (n - 1) // 2)
-    step = max(1, min(_TRIANGLE_BLOCK // (groups * triangle), _RESULT_BLOCK // (groups * len(masks))))
-    out = np.empty((len(a), len(masks)))
+    step = max(1, min(_TRIANGLE_BLOCK // (groups * triangle), _RESULT_BLOCK // (groups * len(Wg))))
+    rx, ry = (np.empty((groups, len(Wg), len(a))) for _ in range(2))
     for start in range(0, len(a), step):
         ia, ib = a[start:start + step], b[start:start + step]
         sx, sy = forms.sums(ia, ib)                                         # (G, masks, pairs)
         tx, ty = _tie_stats(Mg[ia], Mg[ib], Vg, by_cell, name)
-        rx, ry = human.coefficient(sx, tx, name), human.coefficient(sy, ty, name)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)   # a pair whose groups are all undefined
-            out[start:start + step] = (np.nanmean(rx, 0) - np.nanmean(ry, 0)).T
-    return out
+        rx[:, :, start:start + step] = human.coefficient(sx, tx, name)
+        ry[:, :, start:start + step] = human.coefficient(sy, ty, name)
+    return rx, ry
 
 
 class _Human:
@@ -140,7 +155,7 @@ class _Forms:
         self.masks = np.ascontiguousarray(Wg.transpose(1, 0, 2))           # (G, masks, n)
         self.masks_float = self.masks.astype(float)
         triangle = len(Wg) * len(self.upper[0])
-        keep = Wg.shape[1] * triangle <= _PRODUCTS_KEPT
+        keep = Wg.shape[1] * triangle <= _PRODUCTS_KEPT and n < _LARGE_GROUP
         self.products = [self._products(g) for g in range(Wg.shape[1])] if keep else None
 
     def _signs(self, A, B):
@@ -151,6 +166,21 @@ class _Forms:
         """m_i m_k for i < k of every mask in group g: (masks, T), 0/1 as float32 (exact)."""
         m = self.masks[g]
         return (m[:, self.upper[0]] & m[:, self.upper[1]]).astype(np.float32)
+
+    def _quadratic(self, g, H, exact):
+        """sum_{i<k} H_ik m_i m_k of every mask of group g and each pair's H (pairs, T), as
+        m' (H + H') m / 2: one product of the masks with the full matrix a pair. In integers: exact
+        in float32 while H's absolute sum stays below 2^24 (`exact` says), summed in float64."""
+        i, k = self.upper
+        n = self.Mg.shape[-1]
+        m = self.masks[g].astype(exact)                                     # (masks, n)
+        full = np.zeros((n, n), exact)
+        out = np.empty((len(m), len(H)))
+        for j, h in enumerate(H):
+            full[i, k] = h
+            full[k, i] = h
+            out[:, j] = ((m @ full) * m).sum(1, dtype=np.float64) / 2
+        return out
 
     def sums(self, ia, ib):
         """S_w of X' and of Y' for every group, mask and pair: two (G, masks, pairs) arrays."""
@@ -173,6 +203,9 @@ class _Forms:
         groups = H.shape[1]
         q = np.empty((groups, len(self.Wg), len(ia)))
         for g in range(groups):
+            if self.Mg.shape[-1] >= _LARGE_GROUP:
+                q[g] = self._quadratic(g, H[:, g], exact)
+                continue
             products = self.products[g] if self.products is not None else self._products(g)
             q[g] = products.astype(exact, copy=False) @ np.ascontiguousarray(H[:, g].T, dtype=exact)
         lm = np.matmul(self.masks_float, L.transpose(1, 2, 0))              # (G, masks, pairs)

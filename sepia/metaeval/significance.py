@@ -18,7 +18,7 @@ import numpy as np
 from scipy import stats
 
 from sepia.metaeval.correlation import check_measure, coefficient, correlate
-from sepia.metaeval.global_ranks import global_rank_deltas
+from sepia.metaeval.global_ranks import global_rank_deltas, item_spearman_deltas
 from sepia.metaeval.rank_deltas import rank_deltas
 
 PERMUTATIONS = ("systems", "inputs", "both")
@@ -93,8 +93,9 @@ def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndar
     M (metrics, systems, inputs) and Z are standardised, with shared missing cells. System-level
     correlations and Pearson at any level are computed from masked sums (one matrix product per
     metric instead of one resampled matrix per pair); the rank coefficients at the input and item
-    levels from quadratic forms in the mask (rank_deltas), at the global level from cumulative
-    counts and one such form over all cells (global_ranks). None of them builds a permuted
+    levels from quadratic forms in the mask (rank_deltas; item-level Spearman from the global
+    level's cumulative counts, one system at a time), at the global level from cumulative counts
+    and one such form over all cells (global_ranks). None of them builds a permuted
     matrix; resampled_deltas does, and is the reference they are tested against."""
     a, b = np.asarray(a), np.asarray(b)
     if level == "system":
@@ -103,6 +104,8 @@ def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndar
         return _pearson_deltas(M, Z, a, b, masks, level)
     if level == "global":
         return global_rank_deltas(M, Z, a, b, masks, coefficient_name)
+    if level == "item" and coefficient_name == "spearman":
+        return item_spearman_deltas(M, Z, a, b, masks)
     return rank_deltas(M, Z, a, b, masks, level, coefficient_name)
 
 

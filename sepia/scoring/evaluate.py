@@ -122,8 +122,9 @@ class Evaluator:
         self.warnings: list[str] = []
         if judgments:
             from sepia.formats.judgments import unknown_nuggets
+            from sepia.scoring.decisions import nugget_pairs
 
-            missing = unknown_nuggets(judgments, gold)
+            missing = unknown_nuggets(nugget_pairs(judgments), gold)
             if missing:
                 shown = ", ".join(f"{t} {n}" for t, n in missing[:10]) + (", ..." if len(missing) > 10 else "")
                 self.warnings.append(f"the judgments name {len(missing)} nuggets the gold standard lacks "

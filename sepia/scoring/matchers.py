@@ -7,7 +7,6 @@ here, and the names other code has always imported from here still are.
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -58,11 +57,11 @@ class HumanMatcher:
     partial: float = PARTIAL
 
     def __post_init__(self):
-        # Each (run, topic)'s decisions (rank, nugget, value), grouped once: a topic then costs what
-        # its own judgments cost.
-        self.by_topic: dict[tuple[str, str], list[tuple[int, str, float]]] = defaultdict(list)
-        for (run_id, topic_id, rank, nugget_id), value in judged_matches(self.judgments).items():
-            self.by_topic[run_id, topic_id].append((rank, nugget_id, value))
+        # Each (run, topic)'s decisions (rank, nugget, value), grouped once (or read so, `judgments`
+        # being Decisions): a topic then costs what its own judgments cost.
+        from sepia.scoring.decisions import decide
+
+        self.by_topic: dict[tuple[str, str], list[tuple[int, str, float]]] = decide(self.judgments).by_topic
 
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
         decided = self.by_topic.get((run_id, topic_id))
