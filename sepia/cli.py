@@ -30,7 +30,7 @@ COMMANDS = {
                      "Convert other evaluation campaigns' files into SEPIA's formats."),
     "import": Entry("sepia.commands.store:import_",
                     "Import topic sets, gold standards, runs, nugget judgments and qrels into the "
-                    "store, one transaction per file."),
+                    "store, one transaction per file, topic sets first."),
     "export": Entry("sepia.commands.store:export",
                     "Write what the store holds as exchange files (UTF-8 XML, or TSV for judgments "
                     "and qrels)."),
@@ -66,9 +66,9 @@ COMMANDS = {
                       "levels, confidence intervals, discriminative power, ranking consistency, "
                       "run-ranking agreement, disagreements."),
     "agreement": Entry("sepia.commands.agreement:agreement",
-                       "Fleiss' kappa and Krippendorff's alpha per language for votes and "
-                       "judgments, lone dissent per assessor, and the most disputed nuggets and "
-                       "judgments."),
+                       "Fleiss' kappa and Krippendorff's alpha per language for votes and judgments "
+                       "(yes/no, and for judgments also support/partial/not), lone dissent per "
+                       "assessor, and the most disputed nuggets and judgments."),
     "submit": Entry("sepia.commands.submit:submit",
                     "Submit run files; print a receipt for each, or its problems as "
                     "PATH:LINE:COLUMN."),
