@@ -180,3 +180,33 @@ def to_nuggetizer(gold_path, run_paths, judgments_path, topics_map, runs_map, nu
         _write(jsonl(nugget_lists(gold, qids)), nuggets_out)
     if assignments_out:
         _write(records, assignments_out)
+
+
+@convert.command("rag-answers")
+@click.argument("path", metavar="ANSWERS.jsonl", type=click.Path(exists=True, dir_okay=False))
+@click.option("--topics-map", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="topics.tsv of `convert rag-topics`: the campaign's topics and their SEPIA IDs.")
+@click.option("--team", help="SEPIA team of the run ID (default: the file's team_id, made [A-Za-z0-9_]).")
+@click.option("--priority", type=click.IntRange(1, 99), default=1, show_default=True,
+              help="The run's priority NN in TEAM-EN-EN-NN-T (01 is pooled first).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="CCLQA run file to write.")
+def rag_answers(path, topics_map, team, priority, out):
+    """Convert one TREC RAG AG/RAG answer file (JSONL) into a CCLQA run to submit.
+
+    Checks the track's rules (at most 100 references, citations pointing into them, at most 400 words,
+    one run a file, each topic once and known); every problem is listed as PATH:LINE:COLUMN: message and
+    nothing is written. Each answer sentence becomes one response whose DOCIDs are its cited segments.
+
+    \b
+    Example:
+      sepia convert rag-answers ag_output.jsonl --topics-map rag25/topics.tsv --team MYTEAM --out run.xml
+      sepia submit run.xml
+    """
+    from sepia.convert.rag_answers import convert_rag_answers
+    from sepia.formats.write import to_xml
+
+    conversion = load_or_exit(convert_rag_answers, path, load_or_exit(read_mapping, topics_map), team, priority)
+    _write(to_xml(conversion.run).decode("utf-8"), out)
+    sentences = sum(len(t.answers) for t in conversion.run.topics)
+    click.echo(f"{out}: run {conversion.run.run_id} ({conversion.original_run_id}), "
+               f"{len(conversion.run.topics)} topics, {sentences} answer sentences")
