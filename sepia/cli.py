@@ -30,6 +30,7 @@ COMMANDS = {
     "metaeval": "sepia.commands.metaeval:metaeval",
     "agreement": "sepia.commands.agreement:agreement",
     "submit": "sepia.commands.submit:submit",
+    "evaluate-support": "sepia.commands.support:evaluate_support",
 }
 
 

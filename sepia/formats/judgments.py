@@ -16,20 +16,26 @@ LENGTHS = {0: limits.TOPIC_ID, 1: limits.RUN_ID, 3: limits.NUGGET_ID, 5: limits.
 RANK = re.compile(r"0*[1-9][0-9]{0,9}")  # ASCII digits, few enough for int() and the store
 # match: 1 (the answer contains the nugget), 0 (it does not) or 0.5 (partial support, as TREC RAG judges).
 MATCH_VALUES = {"1": 1.0, "0": 0.0, "0.5": 0.5}
+# Citation support: does the cited document support the answer sentence? 1 full, 0.5 partial, 0 none.
+SUPPORT_HEADER = ("topic_id", "run_id", "answer_rank", "docid", "support", "assessor")
+LABELS = {"nugget_id": "nugget ID", "docid": "DOCID"}
 
 
-def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
-    """Parse the TSV, reporting every bad line (PATH:LINE:COLUMN) before giving up."""
+def parse_judgments(text: str, name: str = "<input>", header: tuple[str, ...] = HEADER) -> list[Judgment]:
+    """Parse the TSV, reporting every bad line (PATH:LINE:COLUMN) before giving up. `header` names the
+    columns of a TSV of the same shape judging something else in the fourth column (citation support:
+    SUPPORT_HEADER); its judgments carry that in `nugget_id`."""
     problems: list[Problem] = []
     judgments: list[Judgment] = []
     seen: dict[tuple, int] = {}
     lines = text.splitlines()
     if not lines or not text.strip():
-        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(HEADER))])
-    header = tuple(h.strip() for h in lines[0].lstrip("\ufeff").split("\t"))
-    if header != HEADER:
-        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(HEADER) + " (tab-separated), got "
-                                   + " ".join(header))])
+        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(header))])
+    found = tuple(h.strip() for h in lines[0].lstrip("\ufeff").split("\t"))
+    if found != header:
+        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(header) + " (tab-separated), got "
+                                   + " ".join(found))])
+    judged, value_name = LABELS.get(header[3], header[3]), header[4]
     for number, line in enumerate(lines[1:], start=2):
         if not line.strip():
             continue
@@ -50,13 +56,13 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
             problems.append(Problem(name, number, column[2], f"answer_rank must be a positive integer up to "
                                                              f"{limits.INTEGER}, got {rank!r}"))
         if not nugget_id:
-            problems.append(Problem(name, number, column[3], "nugget ID is empty"))
+            problems.append(Problem(name, number, column[3], f"{judged} is empty"))
         if match not in MATCH_VALUES:
-            problems.append(Problem(name, number, column[4], f"match must be 1, 0 or 0.5, got {match!r}"))
+            problems.append(Problem(name, number, column[4], f"{value_name} must be 1, 0 or 0.5, got {match!r}"))
         if not assessor:
             problems.append(Problem(name, number, column[5], "assessor is empty"))
-        for i, limit in LENGTHS.items():
-            if too_long := limits.too_long(HEADER[i], values[i], limit):
+        for i, limit in (LENGTHS | {3: limits.DOCID} if header[3] == "docid" else LENGTHS).items():
+            if too_long := limits.too_long(header[i], values[i], limit):
                 problems.append(Problem(name, number, column[i], too_long))
         if problems and problems[-1].line == number:
             continue
@@ -71,7 +77,7 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
     return judgments
 
 
-def read_judgments(path: str | Path) -> list[Judgment]:
+def read_judgments(path: str | Path, header: tuple[str, ...] = HEADER) -> list[Judgment]:
     name = str(path)
     try:
         data = Path(path).read_bytes()
@@ -82,7 +88,7 @@ def read_judgments(path: str | Path) -> list[Judgment]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise FormatError([Problem(name, line, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
-    return parse_judgments(text, name)
+    return parse_judgments(text, name, header)
 
 
 def judgments_to_tsv(judgments: Iterable[Judgment]) -> str:
