@@ -210,3 +210,29 @@ def rag_answers(path, topics_map, team, priority, out):
     sentences = sum(len(t.answers) for t in conversion.run.topics)
     click.echo(f"{out}: run {conversion.run.run_id} ({conversion.original_run_id}), "
                f"{len(conversion.run.topics)} topics, {sentences} answer sentences")
+
+
+@convert.command("rag-retrieval")
+@click.argument("path", metavar="RUN.tsv", type=click.Path(exists=True, dir_okay=False))
+@click.option("--topics-map", required=True, type=click.Path(exists=True, dir_okay=False),
+              help="topics.tsv of `convert rag-topics`: the campaign's topics and their SEPIA IDs.")
+@click.option("--team", required=True, help="SEPIA team of the run ID.")
+@click.option("--priority", type=click.IntRange(1, 99), default=1, show_default=True,
+              help="The run's priority NN in TEAM-EN-EN-NN-T (01 is pooled first).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False), help="IR4QA run file to write.")
+def rag_retrieval(path, topics_map, team, priority, out):
+    """Convert one TREC RAG R-task run (TREC run format) into an IR4QA run to submit.
+
+    Checks the track's rules (Q0, ranks 1, 2, ... per topic, scores that never increase, a segment once
+    per topic, one run a file, known topics); every problem is listed as PATH:LINE:COLUMN: message and
+    nothing is written. More than 100 segments for a topic: the first 100 are kept, with a warning.
+    """
+    from sepia.convert.rag_retrieval import convert_rag_retrieval
+    from sepia.formats.write import to_xml
+
+    conversion = load_or_exit(convert_rag_retrieval, path, load_or_exit(read_mapping, topics_map), team, priority)
+    for message in conversion.warnings:
+        warn(message)
+    _write(to_xml(conversion.run).decode("utf-8"), out)
+    click.echo(f"{out}: run {conversion.run.metadata.run_id} ({conversion.original_run_id}), {len(conversion.run.topics)} topics, "
+               f"{sum(len(t.documents) for t in conversion.run.topics)} segments")
