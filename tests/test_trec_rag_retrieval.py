@@ -67,3 +67,23 @@ def test_more_than_100_segments_are_cut_with_a_warning_and_the_cli(tmp_path):
                                        "--team", "TEAMX", "--out", str(tmp_path / "x.xml")])
     assert result.exit_code == 1 and f"{path}:2:1: score 2 is higher" in result.output
     assert not (tmp_path / "x.xml").exists()
+
+
+def test_qrels_go_out_with_the_tracks_topic_ids(store_url, monkeypatch, tmp_path):
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": "1", "title": "t1"}\n{"id": "2", "title": "t2"}\n')
+    cli = CliRunner()
+    assert cli.invoke(main, ["convert", "rag-topics", str(queries), "--year", "2025", "--out", str(tmp_path / "rag")]).exit_code == 0
+    path = tmp_path / "r.tsv"
+    path.write_text(GOOD)
+    assert cli.invoke(main, ["convert", "rag-retrieval", str(path), "--topics-map", str(tmp_path / "rag" / "topics.tsv"),
+                             "--team", "TEAMX", "--out", str(tmp_path / "run.xml")]).exit_code == 0
+    qrels = tmp_path / "qrels.tsv"
+    qrels.write_text(f"topic_id\tdocid\tlevel\nRAG2025-EN-1\t{SEG[0]}\t2\nRAG2025-EN-2\t{SEG[1]}\t0\n")
+    result = cli.invoke(main, ["import", str(tmp_path / "rag" / "topics.xml"), str(tmp_path / "run.xml"), str(qrels)])
+    assert result.exit_code == 0, result.output
+    result = cli.invoke(main, ["export", "qrels", "--trec", "--topics-map", str(tmp_path / "rag" / "topics.tsv")])
+    assert result.exit_code == 0, result.output
+    assert sorted(result.stdout.splitlines()) == [f"1 0 {SEG[0]} 2", f"2 0 {SEG[1]} 0"]
+    assert cli.invoke(main, ["export", "qrels", "--topics-map", str(tmp_path / "rag" / "topics.tsv")]).exit_code == 2
