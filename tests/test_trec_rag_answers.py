@@ -18,7 +18,8 @@ from sepia.convert.rag_answers import convert_rag_answers
 from sepia.formats.errors import FormatError
 from sepia.formats.model import CCLQARun
 from sepia.formats.read import read_file
-from sepia.store.models import Response, ResponseDocument, Run, RunTopic
+from sepia.store.models import Response, ResponseDocument, Run, RunTopic, Submission
+from sepia.web.downloads import run_file_name
 
 SEG = [f"msmarco_v2.1_doc_0{i}_1{i}#{i}_2{i}" for i in range(4)]
 TOPIC_IDS = {"1": "RAG2025-EN-1", "2": "RAG2025-EN-2"}
@@ -124,3 +125,46 @@ def test_converted_run_is_uploaded_and_stored_sentence_by_sentence(app, store, t
     assert [(t, r, x, cited[i]) for t, r, x, i in rows] == [
         ("RAG2025-EN-1", 1, "Coal fuelled it.", [SEG[0], SEG[2]]), ("RAG2025-EN-1", 2, "Steam engines too.", [SEG[3]]),
         ("RAG2025-EN-2", 1, "Prisons vary.", [])]
+
+
+def stored_runs(store):
+    with store.transaction() as session:
+        return sorted(session.execute(select(Run.run_id, Run.description).where(Run.kind == "cclqa")).all())
+
+
+def test_an_answer_file_is_uploaded_as_it_is(app, store, tmp_path):  # noqa: F811
+    """With SEPIA's topic IDs as narrative_id, the JSONL file itself goes through the web tool and the API."""
+    for topic_id in TOPIC_IDS.values():
+        make_topic(store, topic_id, nuggets=["coal"])
+    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+    own_ids = [answer(TOPIC_IDS["1"], [("Coal fuelled it.", [0, 2])]), answer(TOPIC_IDS["2"], [("Prisons vary.", [])])]
+    data = "".join(json.dumps(r) + "\n" for r in own_ids).encode()
+    par = browser_for(app, "par")
+
+    def upload(data, name="ag.jsonl"):
+        return par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), name)},
+                               content_type="multipart/form-data")
+
+    assert upload(data).status_code == 302
+    assert stored_runs(store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run")]
+    other = data.replace(b'"my run"', b'"second"')
+    assert upload(other).status_code == 302
+    assert upload(data.replace(b"Coal fuelled it.", b"Coal did it.")).status_code == 302  # my run again: replaces 01
+    assert stored_runs(store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run"), ("TEAMX-EN-EN-02-T", "TREC RAG run second")]
+    with store.transaction() as session:
+        texts = session.scalars(select(Response.text).join(RunTopic).join(Run)
+                                .where(Run.run_id == "TEAMX-EN-EN-01-T").order_by(RunTopic.position)).all()
+    assert texts == ["Coal did it.", "Prisons vary."]
+    broken = data.replace(b"[0, 2]", b"[0, 9]")
+    response = upload(broken)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422 and "ag.jsonl:1:1: answer sentence 0: citation 9 is not an index into the 4 references" in page
+    unknown = data.replace(TOPIC_IDS["2"].encode(), b"RAG2025-EN-9")
+    assert upload(unknown).status_code == 422
+    assert len(stored_runs(store)) == 2  # nothing stored from either
+    with store.transaction() as session:  # the team's submission keeps the file as sent, downloaded as .jsonl
+        current = session.scalar(select(Submission).where(Submission.run_id == "TEAMX-EN-EN-01-T",
+                                                          Submission.superseded_at.is_(None)))
+        assert current.content == data.replace(b"Coal fuelled it.", b"Coal did it.")
+        assert run_file_name(current.run_id, current.content) == "TEAMX-EN-EN-01-T.jsonl"
+    assert run_file_name("X-EN-EN-01-T", b"<?xml version='1.0'?><TOPIC_SET/>") == "X-EN-EN-01-T.xml"

@@ -215,12 +215,13 @@ def json_kind(value) -> str:
         type(value), "an object")
 
 
-def json_lines(path: Path, problems: list[Problem]):
-    """Yield (line number, parsed value) for each non-blank line of a JSONL file; a line that is not
-    UTF-8 or not JSON becomes a problem instead (an unreadable file raises FormatError)."""
+def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
+    """Yield (line number, parsed value) for each non-blank line of a JSONL file (or of `data`, named
+    `path`); a line that is not UTF-8 or not JSON becomes a problem instead (an unreadable file raises
+    FormatError)."""
     name = str(path)
     try:
-        data = path.read_bytes()
+        data = Path(path).read_bytes() if data is None else data
     except OSError as exc:
         raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
     decoder = _decoder()

@@ -26,6 +26,7 @@ from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
 MAX_REFERENCES = 100
 MAX_WORDS = 400
 MAX_DOCID = 200  # the DOCID length every SEPIA format allows
+DESCRIPTION = "TREC RAG run {}"  # the converted run's DESCRIPTION: it names the file's run_id
 
 
 @dataclass
@@ -107,19 +108,20 @@ def _line(obj, topic_ids: dict[str, str] | None) -> tuple[list[str], tuple | Non
 
 
 def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = None, team: str | None = None,
-                        priority: int = 1) -> AnswersConversion:
+                        priority: int = 1, data: bytes | None = None) -> AnswersConversion:
     """Read and check one run's answer file; raises FormatError listing every problem.
 
     `topic_ids` (topics.tsv: track ID -> SEPIA topic ID) names the campaign's topics; without it the
     track's IDs are kept. The run ID is TEAM-EN-EN-NN-T with TEAM `team` (the SEPIA team submitting;
-    by default the file's team_id, every character outside [A-Za-z0-9_] made `_`) and NN `priority`."""
+    by default the file's team_id, every character outside [A-Za-z0-9_] made `_`) and NN `priority`.
+    `data`, when given, is the file's content (an upload named `path`)."""
     path = Path(path)
     name = str(path)
     problems: list[Problem] = []
     topics: dict[str, list[Answer]] = {}
     seen: dict[str, int] = {}
     first: tuple[int, str, str] | None = None  # line, run ID, team ID
-    for number, obj in json_lines(path, problems):
+    for number, obj in json_lines(path, problems, data):
         column = getattr(obj, "column", 1)
         found, parsed = _line(obj, topic_ids)
         if parsed:
@@ -141,4 +143,4 @@ def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = Non
     if not vocab.parse_run_id(run_id):
         raise FormatError([Problem(name, first[0], 1, f"{run_id!r} is not a run ID TEAM-EN-EN-NN-T")])
     mapped = [CCLQATopic((topic_ids or {}).get(qid, qid), answers) for qid, answers in topics.items()]
-    return AnswersConversion(CCLQARun(Metadata(run_id, f"TREC RAG run {first[1]}"), mapped), first[1])
+    return AnswersConversion(CCLQARun(Metadata(run_id, DESCRIPTION.format(first[1])), mapped), first[1])
