@@ -236,9 +236,11 @@ def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
         if not line.strip():
             continue
         try:
-            yield number, decoder.decode(line)
+            value = decoder.decode(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(name, number, exc.colno, f"not valid JSON: {exc.msg}"))
+            continue
+        yield number, value
 
 
 def _read(path: Path) -> list[_Record]:
