@@ -158,6 +158,17 @@ def export_judgments(run_id, individual, out):
         _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
 
 
+@export.command("support")
+@_out
+def export_support(out):
+    """Citation support judgments (TREC RAG) as the TSV that `sepia evaluate-support --support` reads."""
+    from sepia.formats.judgments import SUPPORT_HEADER
+    from sepia.store.support import support_judgments
+
+    with Store().transaction() as session:
+        _write(judgments_to_tsv(support_judgments(session), SUPPORT_HEADER), out)
+
+
 @export.command("qrels")
 @_lang
 @click.option("--by-assessor", is_flag=True,

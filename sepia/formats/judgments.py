@@ -91,8 +91,8 @@ def read_judgments(path: str | Path, header: tuple[str, ...] = HEADER) -> list[J
     return parse_judgments(text, name, header)
 
 
-def judgments_to_tsv(judgments: Iterable[Judgment]) -> str:
-    rows = ["\t".join(HEADER)]
+def judgments_to_tsv(judgments: Iterable[Judgment], header: tuple[str, ...] = HEADER) -> str:
+    rows = ["\t".join(header)]
     rows += ["\t".join((j.topic_id, j.run_id, str(j.answer_rank), j.nugget_id, format_match(j.match), j.assessor))
              for j in judgments]
     return "\n".join(rows) + "\n"

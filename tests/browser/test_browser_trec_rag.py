@@ -181,8 +181,29 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     assert judged == 3  # run 2's sentence is run 1's first: one item, judged once
     assert "Every item of this topic in your queue is judged" in judge.locator("main").inner_text()
 
+    # Citation support: the assessor says of each sentence of topic 1 whether its segments support it.
+    judge.goto(f"{site.url}/judge/support/RAG2025-EN-1")
+    rows = judge.locator("table.support tbody tr")
+    assert rows.count() == 5  # run 1: 1 + 2 citations, run 2: 1, run 3: 1 (support is judged per run's citation)
+    for i in range(rows.count()):
+        sentence = rows.nth(i).locator("td").first.inner_text()
+        rows.nth(i).get_by_label("partial" if "stress" in sentence else "full").check()
+    shot(judge, "support")
+    with judge.expect_navigation():
+        judge.get_by_role("button", name="Save the judgments").click()
+    assert "All 5 citations of RAG2025-EN-1 judged." in judge.locator("#flashes").inner_text()
+
     # Scores from the store, and the export nuggetizer reads: the same four numbers.
     env = {"SEPIA_DATABASE_URL": site.app.config["TEST_URL"]}
+    assert cli.invoke(main, ["export", "support", "--out", str(tmp_path / "support.tsv")], env=env).exit_code == 0
+    for p in RUNS:
+        assert cli.invoke(main, ["export", "run", f"TEAMX-EN-EN-0{p}-T", "--out", str(tmp_path / f"r{p}.xml")],
+                          env=env).exit_code == 0
+    result = cli.invoke(main, ["evaluate-support", "--support", str(tmp_path / "support.tsv"), "--format", "json",
+                               *[arg for p in RUNS for arg in ("--run", str(tmp_path / f"r{p}.xml"))]])
+    support_scores = {r["run_id"]: (r["precision"], r["recall"]) for r in json.loads(result.output)["runs"]}
+    # run 3, topic 1: its one citation partial (0.5, 0.5); topic 3 unjudged (0, 0): means 0.25, 0.25
+    assert support_scores["TEAMX-EN-EN-03-T"] == (0.25, 0.25)
     result = cli.invoke(main, ["evaluate", "--store", "--matcher", "human", "--measures", "nuggetizer",
                                "--format", "json", "--no-save"], env=env)
     assert result.exit_code == 0, result.output
