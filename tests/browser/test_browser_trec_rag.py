@@ -182,6 +182,10 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     assert "Every item of this topic in your queue is judged" in judge.locator("main").inner_text()
 
     # Citation support: the assessor says of each sentence of topic 1 whether its segments support it.
+    judge.goto(f"{site.url}/judge/1/RAG2025-EN-2")
+    with judge.expect_navigation():
+        judge.get_by_role("link", name="citation support").click()  # from the judging screen
+    assert judge.url.endswith("/judge/support/RAG2025-EN-2") and judge.locator("table.support tbody tr").count() == 1
     judge.goto(f"{site.url}/judge/support/RAG2025-EN-1")
     rows = judge.locator("table.support tbody tr")
     assert rows.count() == 5  # run 1: 1 + 2 citations, run 2: 1, run 3: 1 (support is judged per run's citation)
