@@ -72,6 +72,9 @@ COMMANDS = {
     "submit": Entry("sepia.commands.submit:submit",
                     "Submit run files; print a receipt for each, or its problems as "
                     "PATH:LINE:COLUMN."),
+    "evaluate-support": Entry("sepia.commands.support:evaluate_support",
+                              "TREC RAG's citation support measures of CCLQA runs whose responses cite "
+                              "documents (answer sentences and their segments), from a support judgments TSV."),
 }
 
 

@@ -302,7 +302,7 @@ def test_real_file(tmp_path):
 @needs_rag24
 @pytest.mark.slow
 def test_report_matches_docs():
-    """docs/trec-rag24.md shows exactly what tools/trec_rag24_report.py prints."""
+    """docs/trec-rag.md shows exactly what tools/trec_rag24_report.py prints."""
     output = subprocess.run([sys.executable, str(ROOT / "tools" / "trec_rag24_report.py"), str(RAG24)],
                             capture_output=True, text=True, check=True).stdout
-    assert output.strip() in (ROOT / "docs" / "trec-rag24.md").read_text(encoding="utf-8")
+    assert output.strip() in (ROOT / "docs" / "trec-rag.md").read_text(encoding="utf-8")

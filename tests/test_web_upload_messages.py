@@ -62,7 +62,7 @@ def test_many_warnings_are_summed_up_after_the_first(app, store, monkeypatch):
 def test_a_late_upload_is_refused_in_the_readers_time_and_the_form_is_off(app, store):
     set_id = campaign(store, {"cclqa": (-1, 2, None)})
     par = browser_for(app, "par")
-    assert 'name="run" accept=".xml,application/xml,text/xml" required>' in par.get("/me").get_data(as_text=True)
+    assert 'name="run" accept=".xml,.jsonl,application/xml,text/xml" required>' in par.get("/me").get_data(as_text=True)
     move_window(store, set_id, "cclqa", -3, -1, None)
     response = upload(par, run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["病毒"]}), "late.xml")
     assert response.status_code == 422

@@ -1,10 +1,10 @@
-"""Human F3 against BINARIZED F3 on the TREC RAG 2024 nugget assignments (docs/trec-rag24.md).
+"""Human F3 against BINARIZED F3 on the TREC RAG 2024 nugget assignments (docs/trec-rag.md).
 
 Converts the file with `sepia convert nuggetizer` into a temporary directory, reads the outputs back
 as `sepia evaluate` would, scores the 45 runs with the human judgments and with the BINARIZED
 matcher (theta 0.5; once with the default tokens, once stemmed without stop words, and once more so
 with the English analysis SEPIA used before, to show what the stemmer swap changed), and prints the
-Markdown that docs/trec-rag24.md shows, so the page can be regenerated:
+Markdown that docs/trec-rag.md shows, so the page can be regenerated:
 
     .venv/bin/python tools/trec_rag24_report.py [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
 """
@@ -117,7 +117,7 @@ def swap_section(human, official, before, stemmer_only, after, order, original, 
 
     lines = [
         "",
-        "### What the stemmer swap changed",
+        "#### What the stemmer swap changed",
         "",
         "The stem + stop columns above use SEPIA's English analysis (`sepia/text/english.py`: Snowball "
         "English 3.1 from PyStemmer and SEPIA's stop word list, Snowball's). Before, `--stem --stopwords` "

@@ -70,7 +70,7 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
         raise SubmissionRefused(["Your account belongs to no team: ask an organiser to put it in one."])
     if len(data) > max_bytes:
         raise SubmissionRefused([f"The file has {len(data):,} bytes; runs of at most {max_bytes:,} bytes are accepted."])
-    run, problems = validate_bytes(data, filename, session=session)
+    run, problems = validate_bytes(_run_xml(session, team, filename, data), filename, session=session)
     errors = [p for p in problems if p.severity == "error"]
     if errors or run is None:
         raise SubmissionRefused([_located(p) for p in errors] or ["The file is not valid."])
@@ -90,6 +90,19 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
     receipt.replaced = replaced
     receipt.warnings = [_located(p) for p in problems if p.severity != "error"]
     return receipt
+
+
+def _run_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:
+    """The run file's XML: a TREC RAG answer file (JSON lines) becomes the CCLQA run it stands for."""
+    from sepia.campaign import rag_upload
+    from sepia.formats.errors import FormatError
+
+    if not rag_upload.is_answer_file(data):
+        return data
+    try:
+        return rag_upload.answer_file_xml(session, team, filename, data)
+    except FormatError as exc:
+        raise SubmissionRefused([_located(p) for p in exc.problems]) from None
 
 
 def import_run_file(session: Session, run, filename: str, data: bytes, replace: bool, now: datetime | None = None):

@@ -184,6 +184,17 @@ def export_judgments(run_id, individual, out):
         _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
 
 
+@export.command("support")
+@_out
+def export_support(out):
+    """Citation support judgments (TREC RAG) as the TSV that `sepia evaluate-support --support` reads."""
+    from sepia.formats.judgments import SUPPORT_HEADER
+    from sepia.store.support import support_judgments
+
+    with Store().transaction() as session:
+        _write(judgments_to_tsv(support_judgments(session), SUPPORT_HEADER), out)
+
+
 @export.command("qrels")
 @_lang
 @click.option("--by-assessor", is_flag=True,
@@ -191,17 +202,24 @@ def export_judgments(run_id, individual, out):
                    "document combined over the assessors.")
 @click.option("--trec", is_flag=True, help="TREC qrels (qid 0 docid rel, one combined level per document), "
                                            "for trec_eval.")
+@click.option("--topics-map", type=click.Path(exists=True, dir_okay=False),
+              help="With --trec: topics.tsv of `sepia convert rag-topics`, to write the track's qids.")
 @_out
-def export_qrels(lang, by_assessor, trec, out):
+def export_qrels(lang, by_assessor, trec, topics_map, out):
     """The relevance judgments as the TSV that `sepia evaluate-ir4qa --qrels` reads."""
     if trec and by_assessor:
         raise click.UsageError("--trec writes one combined level per document; it does not go with --by-assessor")
+    if topics_map and not trec:
+        raise click.UsageError("--topics-map goes with --trec")
     with Store().transaction() as session:
         rows = relevance.relevance_rows(session, lang) if by_assessor else relevance.official_rows(session, lang)
     if trec:
+        from sepia.commands.common import load_or_exit
+        from sepia.convert.nuggetizer import read_mapping
         from sepia.ir4qa.trec import qrels_to_trec
 
-        _write(qrels_to_trec(qrels_tsv.combine(rows)), out)
+        qids = {topic_id: qid for qid, topic_id in load_or_exit(read_mapping, topics_map).items()} if topics_map else {}
+        _write(qrels_to_trec({qids.get(t, t): docs for t, docs in qrels_tsv.combine(rows).items()}), out)
         return
     _write(qrels_tsv.rows_to_tsv(rows) if by_assessor else qrels_tsv.qrels_to_tsv(qrels_tsv.combine(rows)), out)
 

@@ -73,27 +73,27 @@ class Conversion:
             "topics.xml": to_xml(self.topics),
             "gold.xml": to_xml(self.gold),
             "judgments.tsv": judgments_to_tsv(self.judgments).encode("utf-8"),
-            "topics.tsv": _tsv(("qid", "topic_id"), self.topic_ids.items()),
-            "runs.tsv": _tsv(("original_run_id", "run_id"), self.run_ids.items()),
+            "topics.tsv": mapping_tsv(("qid", "topic_id"), self.topic_ids.items()),
+            "runs.tsv": mapping_tsv(("original_run_id", "run_id"), self.run_ids.items()),
         }
         for run in self.runs:
             files[f"runs/{run.run_id}.xml"] = to_xml(run)
         return files
 
 
-def convert_nuggetizer(path: str | Path, partial: float = 0.5, prefix: str = "RAG") -> Conversion:
+def convert_nuggetizer(path: str | Path, partial: float = 0.5, prefix: str = "RAG",
+                       year: str | None = None) -> Conversion:
     """Read and check the whole file, then build every output; raises FormatError listing all problems.
 
-    `partial` is the match value of a partial_support: 0.5 (TREC RAG's half credit), or 0 (strict) or 1."""
+    `partial` is the match value of a partial_support: 0.5 (TREC RAG's half credit), or 0 (strict) or 1.
+    `year` names the year of qids made of digits only (see `sepia_topic_ids`)."""
     if partial not in (0, 0.5, 1):
         raise ValueError(f"partial must be 0, 0.5 or 1, got {partial!r}")
-    if not PREFIX_RE.fullmatch(prefix):
-        raise ValueError(f"topic ID prefix {prefix!r} must be letters and digits only")
+    check_id_parts(prefix, year)
     records = _read(Path(path))
-    topic_ids = _topic_ids([r.qid for r in records], prefix)
+    topic_ids = sepia_topic_ids([r.qid for r in records], prefix, year)
     run_ids = _run_ids([r.run_id for r in records])
-    warnings = [f"qid {qid!r} is not of the form LETTERS_OR_DIGITS-DIGITS; its topic ID is {tid}"
-                for qid, tid in topic_ids.items() if not QID_RE.fullmatch(qid)]
+    warnings = numbered_warnings(topic_ids, prefix)
     warnings += [f"run {original!r} becomes {sepia_id} (another run sanitises to the same name)"
                  for original, sepia_id in run_ids.items() if sepia_id != _team(original) + "-EN-EN-01-T"]
 
@@ -135,15 +135,30 @@ def _gold_topic(topic_id: str, record: _Record, warnings: list[str]) -> GoldTopi
 
 # ---------------------------------------------------------------- IDs
 
-def _topic_ids(qids: list[str], prefix: str) -> dict[str, str]:
-    """`2024-142395` -> `RAG2024-EN-142395`; any other qid gets `RAG-EN-0001`, `RAG-EN-0002`, ...
+def check_id_parts(prefix: str, year: str | None) -> None:
+    if not PREFIX_RE.fullmatch(prefix):
+        raise ValueError(f"topic ID prefix {prefix!r} must be letters and digits only")
+    if year is not None and not PREFIX_RE.fullmatch(year):
+        raise ValueError(f"year {year!r} must be letters and digits only")
+
+
+def numbered_warnings(topic_ids: dict[str, str], prefix: str) -> list[str]:
+    """One warning per qid that got a running number instead of an ID made from the qid."""
+    return [f"qid {qid!r} is not of the form LETTERS_OR_DIGITS-DIGITS; its topic ID is {tid}"
+            for qid, tid in topic_ids.items() if tid.startswith(f"{prefix}-{LANG}-")]
+
+
+def sepia_topic_ids(qids: list[str], prefix: str, year: str | None = None) -> dict[str, str]:
+    """`2024-142395` -> `RAG2024-EN-142395`; with `year` 2025 a qid of digits only is read as
+    `2025-<qid>` (TREC RAG 2025 numbers its topics 1, 2, ...); any other qid gets `RAG-EN-0001`,
+    `RAG-EN-0002`, ...
 
     The two kinds cannot collide: a converted ID always has something after the prefix before its
     first dash, a numbered one has nothing."""
     mapping: dict[str, str] = {}
     numbered = 0
     for qid in dict.fromkeys(qids):
-        m = QID_RE.fullmatch(qid)
+        m = QID_RE.fullmatch(f"{year}-{qid}" if year and qid.isascii() and qid.isdigit() else qid)
         if m:
             mapping[qid] = f"{prefix}{m[1]}-{LANG}-{m[2]}"
         else:
@@ -193,21 +208,22 @@ def _decoder() -> json.JSONDecoder:
     return decoder
 
 
-def _kind(value) -> str:
+def json_kind(value) -> str:
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list"}.get(
         type(value), "an object")
 
 
-def _read(path: Path) -> list[_Record]:
+def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
+    """Yield (line number, parsed value) for each non-blank line of a JSONL file (or of `data`, named
+    `path`); a line that is not UTF-8 or not JSON becomes a problem instead (an unreadable file raises
+    FormatError)."""
     name = str(path)
     try:
-        data = path.read_bytes()
+        data = Path(path).read_bytes() if data is None else data
     except OSError as exc:
         raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
-    problems: list[Problem] = []
-    records: list[_Record] = []
     decoder = _decoder()
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
@@ -220,10 +236,18 @@ def _read(path: Path) -> list[_Record]:
         if not line.strip():
             continue
         try:
-            obj = decoder.decode(line)
+            value = decoder.decode(line)
         except json.JSONDecodeError as exc:
             problems.append(Problem(name, number, exc.colno, f"not valid JSON: {exc.msg}"))
             continue
+        yield number, value
+
+
+def _read(path: Path) -> list[_Record]:
+    name = str(path)
+    problems: list[Problem] = []
+    records: list[_Record] = []
+    for number, obj in json_lines(path, problems):
         record = _record(obj, name, number, problems)
         if record is not None:
             records.append(record)
@@ -243,14 +267,14 @@ def _record(obj, name: str, number: int, problems: list[Problem]) -> _Record | N
         found.append(Problem(name, number, getattr(where, "column", 1), message))
 
     if not isinstance(obj, dict):
-        problem(None, f"expected a JSON object, got {_kind(obj)}")
+        problem(None, f"expected a JSON object, got {json_kind(obj)}")
         problems += found
         return None
     for key, kind in FIELDS.items():
         if key not in obj:
             problem(obj, f"missing field {key!r}")
         elif not isinstance(obj[key], kind):
-            problem(obj, f"field {key!r} must be {_kind(kind())}, got {_kind(obj[key])}")
+            problem(obj, f"field {key!r} must be {json_kind(kind())}, got {json_kind(obj[key])}")
     for key in ("qid", "run_id"):
         value = obj.get(key)
         if isinstance(value, str) and not value.strip():
@@ -264,7 +288,7 @@ def _record(obj, name: str, number: int, problems: list[Problem]) -> _Record | N
     nuggets = []
     for i, nugget in enumerate(obj.get("nuggets") if isinstance(obj.get("nuggets"), list) else [], start=1):
         if not isinstance(nugget, dict):
-            problem(obj, f"nugget {i} must be an object, got {_kind(nugget)}")
+            problem(obj, f"nugget {i} must be an object, got {json_kind(nugget)}")
             continue
         text, importance, assignment = (nugget.get(k) for k in ("text", "importance", "assignment"))
         for key in ("text", "importance", "assignment"):
@@ -323,8 +347,31 @@ def _nugget_difference(expected: list[tuple], got: list[tuple]) -> str | None:
 
 # ---------------------------------------------------------------- writing
 
-def _tsv(header: tuple[str, str], rows) -> bytes:
+def mapping_tsv(header: tuple[str, str], rows) -> bytes:
     return "".join("\t".join(row) + "\n" for row in [header, *rows]).encode("utf-8")
+
+
+def read_mapping(path: str | Path) -> dict[str, str]:
+    """A two-column mapping TSV as written above (topics.tsv, runs.tsv), without its header:
+    first column -> second; raises FormatError on a line without exactly two columns or a repeated key."""
+    name = str(path)
+    mapping: dict[str, str] = {}
+    problems = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc}")]) from None
+    for number, line in enumerate(lines[1:], start=2):
+        cells = line.split("\t")
+        if len(cells) != 2 or not all(cells):
+            problems.append(Problem(name, number, 1, "expected two tab-separated columns"))
+        elif cells[0] in mapping:
+            problems.append(Problem(name, number, 1, f"{cells[0]!r} is mapped twice"))
+        else:
+            mapping[cells[0]] = cells[1]
+    if problems:
+        raise FormatError(problems)
+    return mapping
 
 
 def check_output_dir(out_dir: str | Path, force: bool = False) -> None:

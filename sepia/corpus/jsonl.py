@@ -1,5 +1,7 @@
 """JSON lines: one object a line with `id`, `text`, optional `title`, `date` (and `source`,
-e.g. a URL); other keys are ignored. The Japanese Wikinews dump loads as it is."""
+e.g. a URL); other keys are ignored. The Japanese Wikinews dump loads as it is, and so do the
+MS MARCO v2.1 segment shards of TREC RAG (`docid`, `segment`, `url` stand for `id`, `text`,
+`source` when those are absent; `headings`, `start_char` and `end_char` are ignored)."""
 from __future__ import annotations
 
 import json
@@ -10,12 +12,20 @@ from sepia.corpus.sources import Line
 
 
 def _optional_text(obj: dict, key: str) -> str | None | Exception:
-    value = obj.get(key)
+    value = _field(obj, key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         return ValueError(f'"{key}" must be a string')
     return str(value).strip()
+
+
+# each field and the MS MARCO v2.1 segment field that stands for it
+ALTERNATIVES = {"id": "docid", "text": "segment", "source": "url"}
+
+
+def _field(obj: dict, key: str):
+    return obj.get(key) if key in obj or key not in ALTERNATIVES else obj.get(ALTERNATIVES[key])
 
 
 def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[RawDocument | Problem]:
@@ -41,7 +51,7 @@ def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[Ra
         if not isinstance(obj, dict):
             yield Problem(path, line.number, "not a JSON object; document skipped")
             continue
-        docid = obj.get("id")
+        docid = _field(obj, "id")
         if isinstance(docid, bool) or not isinstance(docid, (str, int)):
             yield Problem(path, line.number, 'no "id" (a string or an integer); document skipped')
             continue
@@ -50,7 +60,7 @@ def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[Ra
         if why:
             yield Problem(path, line.number, f"{why}; document skipped")
             continue
-        text = obj.get("text")
+        text = _field(obj, "text")
         if not isinstance(text, str) or not text.strip():
             yield Problem(path, line.number, f'{docid}: "text" missing or empty; document skipped')
             continue

@@ -16,17 +16,22 @@ LENGTHS = {0: limits.TOPIC_ID, 1: limits.RUN_ID, 3: limits.NUGGET_ID, 5: limits.
 RANK = re.compile(r"0*[1-9][0-9]{0,9}")  # ASCII digits, few enough for int() and the store
 # match: 1 (the answer contains the nugget), 0 (it does not) or 0.5 (partial support, as TREC RAG judges).
 MATCH_VALUES = {"1": 1.0, "0": 0.0, "0.5": 0.5}
+# Citation support: does the cited document support the answer sentence? 1 full, 0.5 partial, 0 none.
+SUPPORT_HEADER = ("topic_id", "run_id", "answer_rank", "docid", "support", "assessor")
+LABELS = {"nugget_id": "nugget ID", "docid": "DOCID"}
 
 
-def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
-    """Parse the TSV, reporting every bad line (PATH:LINE:COLUMN) before giving up."""
+def parse_judgments(text: str, name: str = "<input>", header: tuple[str, ...] = HEADER) -> list[Judgment]:
+    """Parse the TSV, reporting every bad line (PATH:LINE:COLUMN) before giving up. `header` names the
+    columns of a TSV of the same shape judging something else in the fourth column (citation support:
+    SUPPORT_HEADER); its judgments carry that in `nugget_id`."""
     lines = text.splitlines()
-    check_header(lines[0] if lines else None, not text.strip(), name)
+    check_header(lines[0] if lines else None, not text.strip(), name, header)
     problems: list[Problem] = []
     judgments: list[Judgment] = []
     seen: dict[tuple, int] = {}
     for number, (topic_id, run_id, rank, nugget_id, match, assessor) in judgment_rows(
-            enumerate(lines[1:], start=2), name, problems):
+            enumerate(lines[1:], start=2), name, problems, header):
         key = (topic_id, run_id, rank, nugget_id, assessor)
         if key in seen:
             problems.append(duplicate(name, number, seen[key]))
@@ -38,15 +43,15 @@ def parse_judgments(text: str, name: str = "<input>") -> list[Judgment]:
     return judgments
 
 
-def check_header(first_line: str | None, blank: bool, name: str) -> None:
+def check_header(first_line: str | None, blank: bool, name: str, header: tuple[str, ...] = HEADER) -> None:
     """Raise the file's one problem when it is empty (`blank`: nothing but white space) or its first
-    line is not the header."""
+    line is not `header`."""
     if first_line is None or blank:
-        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(HEADER))])
-    header = tuple(h.strip() for h in first_line.lstrip("\ufeff").split("\t"))
-    if header != HEADER:
-        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(HEADER) + " (tab-separated), got "
-                                   + " ".join(header))])
+        raise FormatError([Problem(name, 1, 1, "file is empty; expected the header line " + "\t".join(header))])
+    found = tuple(h.strip() for h in first_line.lstrip("\ufeff").split("\t"))
+    if found != header:
+        raise FormatError([Problem(name, 1, 1, "header must be " + " ".join(header) + " (tab-separated), got "
+                                   + " ".join(found))])
 
 
 def duplicate(name: str, number: int, first: int) -> Problem:
@@ -56,8 +61,8 @@ def duplicate(name: str, number: int, first: int) -> Problem:
 Row = tuple[str, str, int, str, float, str]  # topic_id, run_id, answer_rank, nugget_id, match, assessor
 
 
-def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str,
-                  problems: list[Problem]) -> Iterator[tuple[int, Row]]:
+def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str, problems: list[Problem],
+                  header: tuple[str, ...] = HEADER) -> Iterator[tuple[int, Row]]:
     """Each well-formed line after the header as (line number, row); a bad line's problems go to
     `problems`, blank lines are skipped, duplicates are the caller's to find. A value already
     accepted in its column is not checked again, and the rows share one string for it."""
@@ -74,7 +79,7 @@ def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str,
                 continue
         if not line.strip():
             continue
-        found = line_problems(name, number, fields)
+        found = line_problems(name, number, fields, header)
         if found:
             problems += found
             continue
@@ -84,7 +89,7 @@ def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str,
         yield number, tuple(known[column][value] for column, value in enumerate(values))
 
 
-def line_problems(name: str, number: int, fields: list[str]) -> list[Problem]:
+def line_problems(name: str, number: int, fields: list[str], header: tuple[str, ...] = HEADER) -> list[Problem]:
     """Everything wrong with one non-blank line, each at its field's column."""
     if len(fields) != len(HEADER):
         return [Problem(name, number, 1, f"expected {len(HEADER)} tab-separated fields, got {len(fields)}")]
@@ -100,18 +105,18 @@ def line_problems(name: str, number: int, fields: list[str]) -> list[Problem]:
         problems.append(Problem(name, number, column[2], f"answer_rank must be a positive integer up to "
                                                          f"{limits.INTEGER}, got {rank!r}"))
     if not nugget_id:
-        problems.append(Problem(name, number, column[3], "nugget ID is empty"))
+        problems.append(Problem(name, number, column[3], f"{LABELS.get(header[3], header[3])} is empty"))
     if match not in MATCH_VALUES:
-        problems.append(Problem(name, number, column[4], f"match must be 1, 0 or 0.5, got {match!r}"))
+        problems.append(Problem(name, number, column[4], f"{header[4]} must be 1, 0 or 0.5, got {match!r}"))
     if not assessor:
         problems.append(Problem(name, number, column[5], "assessor is empty"))
-    for i, limit in LENGTHS.items():
-        if too_long := limits.too_long(HEADER[i], values[i], limit):
+    for i, limit in (LENGTHS | {3: limits.DOCID} if header[3] == "docid" else LENGTHS).items():
+        if too_long := limits.too_long(header[i], values[i], limit):
             problems.append(Problem(name, number, column[i], too_long))
     return problems
 
 
-def read_judgments(path: str | Path) -> list[Judgment]:
+def read_judgments(path: str | Path, header: tuple[str, ...] = HEADER) -> list[Judgment]:
     name = str(path)
     try:
         data = Path(path).read_bytes()
@@ -122,11 +127,11 @@ def read_judgments(path: str | Path) -> list[Judgment]:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise FormatError([Problem(name, line, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
-    return parse_judgments(text, name)
+    return parse_judgments(text, name, header)
 
 
-def judgments_to_tsv(judgments: Iterable[Judgment]) -> str:
-    rows = ["\t".join(HEADER)]
+def judgments_to_tsv(judgments: Iterable[Judgment], header: tuple[str, ...] = HEADER) -> str:
+    rows = ["\t".join(header)]
     rows += ["\t".join((j.topic_id, j.run_id, str(j.answer_rank), j.nugget_id, format_match(j.match), j.assessor))
              for j in judgments]
     return "\n".join(rows) + "\n"

@@ -16,6 +16,7 @@ F3 averages over every topic of the set (an unanswered topic scores 0). Both mea
 """
 from __future__ import annotations
 
+import statistics
 from typing import Sequence
 
 from sepia.formats.model import GoldNugget
@@ -56,7 +57,10 @@ def run_means(per_topic: Sequence[dict[str, float] | None]) -> dict:
     answered = [s for s in per_topic if s is not None]
 
     def mean(rows: Sequence[dict[str, float]], n: int) -> dict[str, float]:
-        return {m: (sum(r[m] for r in rows) / n if n else 0.0) for m in MEASURES}
+        # statistics.mean rounds the exact mean once, as nuggetizer's own mean does: an exported
+        # file then scores to the last bit what SEPIA prints (sum / n can differ by one ulp).
+        return {m: (statistics.mean([r[m] for r in rows] + [0.0] * (n - len(rows))) if n else 0.0)
+                for m in MEASURES}
 
     return {"all_topics": mean(answered, len(per_topic)), "answered_topics": mean(answered, len(answered)),
             "topics": len(per_topic), "answered": len(answered)}

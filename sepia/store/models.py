@@ -449,6 +449,19 @@ class NuggetJudgment(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class SupportJudgment(Base):
+    """An assessor's judgment of whether a document a response cites supports it (TREC RAG's citation
+    support): 1 full, 0.5 partial, 0 none. Migration 0011."""
+    __tablename__ = "support_judgment"
+    __table_args__ = (UniqueConstraint("response_id", "docid", "assessor", name="uq_support_judgment"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    response_id: Mapped[int] = mapped_column(ForeignKey("response.id", ondelete="CASCADE"), index=True)
+    docid: Mapped[str] = mapped_column(String(limits.DOCID))
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
+    support: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class RelevanceJudgment(Base):
     """Graded relevance of a pooled document for a topic: level 0 (L0, non-relevant) up to Lk."""
     __tablename__ = "relevance_judgment"

@@ -101,10 +101,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.filters["when"] = when
     app.jinja_env.filters["utc_input"] = utc_input
 
-    from sepia.web import admin, auth, downloads, judging, nuggets, participate, probes, results, schedule, topics, votes
+    from sepia.web import (admin, auth, downloads, judging, nuggets, participate, probes, results, schedule, topics,
+                           votes)
+    from sepia.web import support as support_judging
 
     for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp, schedule.bp, participate.bp, downloads.bp,
-                      results.bp, judging.bp, probes.bp):
+                      results.bp, judging.bp, probes.bp, support_judging.bp):
         app.register_blueprint(blueprint)
     from sepia.web import assessors
 

@@ -116,7 +116,7 @@ def runs(set_id: int, task: str):
         .order_by(Submission.run_id).execution_options(yield_per=1)).scalars()
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
         for row in rows:
-            name = f"{row.run_id}.xml"
+            name = run_file_name(row.run_id, row.content)
             bundle.writestr(name, row.content)
             writer.writerow([row.run_id, row.team, task, language_pair_of(row.run_id), name, row.sha256, row.size, row.topics, row.items,
                              as_utc(row.submitted_at).isoformat()])  # SQLite gives it back without its zone
@@ -136,7 +136,15 @@ def run_file(submission_id: int):
         abort(404, "No such run.")
     window = next((w for w in _topic_set(row.topic_set_id).windows if w.task == row.kind), None)
     _allow(window is not None and schedule.runs_shared(window, utcnow()))
-    return file_response(row.content, f"{row.run_id}.xml", "application/xml")
+    name = run_file_name(row.run_id, row.content)
+    return file_response(row.content, name, "application/x-ndjson" if name.endswith(".jsonl") else "application/xml")
+
+
+def run_file_name(run_id: str, content: bytes) -> str:
+    """A run's file as submitted: XML, or a TREC RAG answer file in JSON lines (sepia.campaign.rag_upload)."""
+    from sepia.campaign.rag_upload import is_answer_file
+
+    return f"{run_id}.jsonl" if is_answer_file(content) else f"{run_id}.xml"
 
 
 @bp.route("/gold/<int:set_id>.xml")

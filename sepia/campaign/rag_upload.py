@@ -1,0 +1,42 @@
+"""A TREC RAG AG/RAG answer file (JSON lines) uploaded as it is, through the web tool or `sepia
+submit`: checked with the track's rules and turned into the CCLQA run it stands for, which is then
+checked and stored like an uploaded XML run (its JSONL bytes are what the team's submission keeps).
+
+The file's `narrative_id`s are SEPIA's topic IDs (the organiser hands out the topics with
+`sepia convert to-rag-topics` without a map). The run ID is TEAM-EN-EN-NN-T with the submitting
+team: an answer file whose `run_id` the team has uploaded before keeps that run's NN (and replaces
+it); a new one takes the team's smallest free NN.
+"""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sepia import vocab
+from sepia.convert.nuggetizer import LANG
+from sepia.convert.rag_answers import DESCRIPTION, convert_rag_answers
+from sepia.formats.errors import FormatError, Problem
+from sepia.formats.write import to_xml
+from sepia.store.models import Run
+
+
+def is_answer_file(data: bytes) -> bool:
+    """JSON lines start with an object; every XML run starts with `<`."""
+    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+
+
+def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:
+    """The CCLQA run XML of an answer file; raises FormatError listing the file's problems."""
+    conversion = convert_rag_answers(filename, None, team=team, data=data)
+    taken: dict[str, int] = {}
+    for run_id, description in session.execute(select(Run.run_id, Run.description).where(
+            Run.team == team, Run.kind == "cclqa", Run.run_id.like(f"%-{LANG}-{LANG}-%"))):
+        parsed = vocab.parse_run_id(run_id)
+        if parsed:
+            taken[description] = parsed.priority
+    description = DESCRIPTION.format(conversion.original_run_id)
+    priority = taken.get(description) or min(set(range(1, 100)) - set(taken.values()), default=None)
+    if priority is None:
+        raise FormatError([Problem(filename, 1, 1, f"team {team} has runs 01 to 99 already")])
+    conversion.run.metadata.run_id = f"{team}-{LANG}-{LANG}-{priority:02d}-T"
+    return to_xml(conversion.run)

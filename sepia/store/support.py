@@ -1,0 +1,67 @@
+"""Citation support judgments in the store (TREC RAG): for each response of a topic's CCLQA runs and
+each document it cites, an assessor's full (1), partial (0.5) or no (0) support."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from sqlalchemy import delete, select, tuple_
+from sqlalchemy.orm import Session
+
+from sepia.formats.model import Judgment
+from sepia.store.models import Document, Response, ResponseDocument, Run, RunTopic, SupportJudgment
+
+LEVELS = {"1": 1.0, "0.5": 0.5, "0": 0.0}  # form value -> support
+
+
+@dataclass
+class Citation:
+    response_id: int
+    text: str  # the answer sentence
+    docid: str
+    title: str | None  # of the cited document, None when the collection lacks it
+    excerpt: str | None
+    support: float | None  # this assessor's judgment, None when not yet judged
+
+
+def citations(session: Session, topic_id: str, assessor: str, excerpt_chars: int = 600) -> list[Citation]:
+    """Every (response, cited document) pair of the topic's CCLQA runs, in run and rank order, without
+    the runs' names (assessors judge blind); one query for the pairs, one for their documents."""
+    rows = session.execute(
+        select(Response.id, Response.text, ResponseDocument.docid)
+        .join(ResponseDocument, ResponseDocument.response_id == Response.id)
+        .join(RunTopic, Response.run_topic_id == RunTopic.id).join(Run, RunTopic.run_id == Run.id)
+        .where(RunTopic.topic_id == topic_id, Run.kind == "cclqa")
+        .order_by(Run.run_id, Response.rank, ResponseDocument.position)).all()
+    docids = {docid for _, _, docid in rows}
+    documents = {d.docid: (d.title, d.text[:excerpt_chars]) for d in session.execute(
+        select(Document.docid, Document.title, Document.text).where(Document.docid.in_(docids)))} if docids else {}
+    judged = {(r, d): s for r, d, s in session.execute(
+        select(SupportJudgment.response_id, SupportJudgment.docid, SupportJudgment.support)
+        .where(SupportJudgment.assessor == assessor,
+               SupportJudgment.response_id.in_({r for r, _, _ in rows})))} if rows else {}
+    pairs = dict.fromkeys((r, text, d) for r, text, d in rows)  # a document cited twice is judged once
+    return [Citation(r, text, d, *documents.get(d, (None, None)), judged.get((r, d))) for r, text, d in pairs]
+
+
+def save_support(session: Session, assessor: str, values: Mapping[tuple[int, str], float]) -> int:
+    """Replace the assessor's judgments of these (response, docid) pairs; the caller commits."""
+    if not values:
+        return 0
+    session.execute(delete(SupportJudgment).where(
+        SupportJudgment.assessor == assessor,
+        tuple_(SupportJudgment.response_id, SupportJudgment.docid).in_(list(values))))
+    session.add_all(SupportJudgment(response_id=r, docid=d, assessor=assessor, support=v) for (r, d), v in values.items())
+    session.flush()
+    return len(values)
+
+
+def support_judgments(session: Session) -> list[Judgment]:
+    """Every stored support judgment as a row of the support TSV (the cited DOCID in `nugget_id`)."""
+    rows = session.execute(
+        select(RunTopic.topic_id, Run.run_id, Response.rank, SupportJudgment.docid, SupportJudgment.support,
+               SupportJudgment.assessor)
+        .join(Response, SupportJudgment.response_id == Response.id)
+        .join(RunTopic, Response.run_topic_id == RunTopic.id).join(Run, RunTopic.run_id == Run.id)
+        .order_by(RunTopic.topic_id, Run.run_id, Response.rank, SupportJudgment.docid, SupportJudgment.assessor))
+    return [Judgment(*row) for row in rows]

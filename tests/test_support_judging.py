@@ -1,0 +1,81 @@
+"""Citation support judged in the web tool and stored (SQLite and PostgreSQL), exported as the
+support TSV and scored by `sepia evaluate-support`."""
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+
+from sepia.cli import main
+from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Judgment, Metadata
+from sepia.store import io
+from sepia.store.models import Document
+from sepia.store.support import citations, save_support, support_judgments
+
+T1 = "RAG2025-EN-1"
+SEG = ["msmarco_v2.1_doc_00_1#0_0", "msmarco_v2.1_doc_00_1#1_90", "msmarco_v2.1_doc_01_2#0_0"]
+
+
+def add_run(session):
+    for docid in SEG[:2]:
+        session.add(Document(docid=docid, lang="EN", title=f"Title {docid[-4:]}", text=f"Segment text of {docid}."))
+    io.import_run(session, CCLQARun(Metadata("TEAMX-EN-EN-01-T"), [CCLQATopic(T1, [
+        Answer(1, "Coal fuelled it.", [SEG[0], SEG[1], SEG[0]]), Answer(2, "Steam too.", [SEG[2]]), Answer(3, "Alone.", [])])]))
+
+
+def test_support_is_stored_replaced_and_exported(store_url):
+    from sepia.store.db import Store
+
+    s = Store(store_url)
+    try:
+        with s.transaction() as session:
+            add_run(session)
+        with s.transaction() as session:
+            rows = citations(session, T1, "as1")
+            assert [(r.text, r.docid, r.title, r.support) for r in rows] == [
+                ("Coal fuelled it.", SEG[0], "Title #0_0", None), ("Coal fuelled it.", SEG[1], "Title 1_90", None),
+                ("Steam too.", SEG[2], None, None)]  # a document cited twice is one citation; one not stored
+            first, second, third = rows
+            save_support(session, "as1", {(first.response_id, SEG[0]): 1.0, (second.response_id, SEG[1]): 0.0})
+            save_support(session, "as2", {(first.response_id, SEG[0]): 0.5})
+        with s.transaction() as session:
+            save_support(session, "as1", {(second.response_id, SEG[1]): 0.5, (third.response_id, SEG[2]): 0.0})
+        with s.transaction() as session:
+            assert [r.support for r in citations(session, T1, "as1")] == [1.0, 0.5, 0.0]
+            assert support_judgments(session) == [
+                Judgment(T1, "TEAMX-EN-EN-01-T", 1, SEG[0], 1.0, "as1"), Judgment(T1, "TEAMX-EN-EN-01-T", 1, SEG[0], 0.5, "as2"),
+                Judgment(T1, "TEAMX-EN-EN-01-T", 1, SEG[1], 0.5, "as1"), Judgment(T1, "TEAMX-EN-EN-01-T", 2, SEG[2], 0.0, "as1")]
+    finally:
+        s.dispose()
+
+
+def test_judged_in_the_browser_then_scored(app, store, tmp_path, monkeypatch):  # noqa: F811
+    make_topic(store, T1)
+    with store.transaction() as session:
+        add_run(session)
+        rows = citations(session, T1, "as1")
+    as1 = browser_for(app, "as1")
+    page = as1.get(f"/judge/support/{T1}").get_data(as_text=True)
+    assert "citation support · 0 of 3 judged" in page and "Coal fuelled it." in page and "TEAMX" not in page  # blind
+    fields = {f"support:{r.response_id}:{r.docid}": value for r, value in zip(rows, ("1", "0.5"))}
+    response = as1.post(f"/judge/support/{T1}", fields)
+    assert response.status_code == 302
+    page = as1.get(f"/judge/support/{T1}").get_data(as_text=True)
+    assert "2 citation judgments saved; 1 left open." in page and "citation support · 2 of 3 judged" in page
+    bad = as1.post(f"/judge/support/{T1}", {f"support:{rows[0].response_id}:other#1": "1"})
+    assert bad.status_code == 302 and "not of a citation of this topic" in as1.get(f"/judge/support/{T1}").get_data(as_text=True)
+    assert as1.post(f"/judge/support/{T1}", {f"support:{rows[2].response_id}:{SEG[2]}": "2"}).status_code == 302
+    par = browser_for(app, "par")
+    assert par.get(f"/judge/support/{T1}").status_code in (302, 403)  # participants do not judge
+
+    monkeypatch.setenv("SEPIA_DATABASE_URL", app.config["DATABASE_URL"])
+    support = tmp_path / "support.tsv"
+    assert CliRunner().invoke(main, ["export", "support", "--out", str(support)]).exit_code == 0
+    run = tmp_path / "run.xml"
+    assert CliRunner().invoke(main, ["export", "run", "TEAMX-EN-EN-01-T", "--out", str(run)]).exit_code == 0
+    result = CliRunner().invoke(main, ["evaluate-support", "--run", str(run), "--support", str(support), "--format", "json"])
+    scores = json.loads(result.output)["runs"][0]
+    # citations: (s1, d0) 1, (s1, d1) 0.5, (s2, d2) unjudged 0 -> precision 1.5 / 3; sentences 1, 0, 0 (s3 cites nothing)
+    assert (scores["precision"], scores["recall"]) == (0.5, 1 / 3)

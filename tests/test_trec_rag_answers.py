@@ -1,0 +1,170 @@
+"""TREC RAG AG/RAG answer files: the track's rules checked with PATH:LINE:COLUMN messages, then one
+CCLQA run whose responses are the answer sentences and whose DOCIDs are their cited segments."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import select
+
+from campaign_helpers import schedule
+from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+
+from sepia.cli import main
+from sepia.convert.rag_answers import convert_rag_answers
+from sepia.formats.errors import FormatError
+from sepia.formats.model import CCLQARun
+from sepia.formats.read import read_file
+from sepia.store.models import Response, ResponseDocument, Run, RunTopic, Submission
+from sepia.web.downloads import run_file_name
+
+SEG = [f"msmarco_v2.1_doc_0{i}_1{i}#{i}_2{i}" for i in range(4)]
+TOPIC_IDS = {"1": "RAG2025-EN-1", "2": "RAG2025-EN-2"}
+
+
+def answer(qid, sentences, run_id="my run", team="my-team", references=SEG, key="narrative_id", **extra):
+    return {"metadata": {"team_id": team, "run_id": run_id, "type": "automatic", key: qid, "narrative": "n"},
+            "references": references, "answer": [{"text": t, "citations": c} for t, c in sentences], **extra}
+
+
+GOOD = [answer("1", [("Coal fuelled it.", [0, 2]), ("Steam engines too.", [SEG[3]])]),
+        answer(2, [("Prisons vary.", [])], key="topic_id", response_length=2)]
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_sentences_become_responses_with_their_citations(tmp_path):
+    conv = convert_rag_answers(write_jsonl(tmp_path / "ag.jsonl", GOOD), TOPIC_IDS)
+    assert conv.original_run_id == "my run" and conv.run.run_id == "my_team-EN-EN-01-T"
+    assert [(t.topic_id, [(a.rank, a.text, a.docids) for a in t.answers]) for t in conv.run.topics] == [
+        ("RAG2025-EN-1", [(1, "Coal fuelled it.", [SEG[0], SEG[2]]), (2, "Steam engines too.", [SEG[3]])]),
+        ("RAG2025-EN-2", [(1, "Prisons vary.", [])])]
+    assert convert_rag_answers(tmp_path / "ag.jsonl", TOPIC_IDS, team="TEAMX", priority=3).run.run_id == "TEAMX-EN-EN-03-T"
+
+
+def test_every_broken_rule_is_reported_and_nothing_converted(tmp_path):
+    words = [("word " * 200, []), ("word " * 201, [])]
+    lines = [GOOD[0],
+             answer("2", [("x", [4]), ("y", [-1]), ("z", ["other#1"]), ("w", [True])]),
+             answer("2", words),
+             answer("1", [("again", [])]),
+             answer("9", [("unknown topic", [])]),
+             answer("2", [("other run", [])], run_id="run B"),
+             answer("2", [("too many", [])], references=[f"s#{i}" for i in range(101)]),
+             {"metadata": {"run_id": "my run"}, "references": "s#1", "answer": [{"citations": []}], "response_length": -1},
+             '{"metadata": ']
+    path = write_jsonl(tmp_path / "bad.jsonl", lines)
+    with pytest.raises(FormatError) as info:
+        convert_rag_answers(path, TOPIC_IDS)
+    found = [(p.line, p.column, p.message) for p in info.value.problems]
+    assert all(p.path == str(path) for p in info.value.problems)
+    assert found == [
+        (2, 1, "answer sentence 0: citation 4 is not an index into the 4 references"),
+        (2, 1, "answer sentence 1: citation -1 is not an index into the 4 references"),
+        (2, 1, "answer sentence 2: citation 'other#1' is not among the references"),
+        (2, 1, "answer sentence 3: a citation must be an index or a segment ID, got a boolean"),
+        (3, 1, "the answer has 401 words; at most 400 are allowed"),
+        (4, 1, "topic '1' already answered on line 1"),
+        (5, 1, "topic '9' is not among the campaign's topics (topics.tsv)"),
+        (6, 1, "run 'run B' differs from 'my run' on line 1: one run a file"),
+        (7, 1, "101 references; at most 100 are allowed"),
+        (8, 1, "answer sentence 0: must be an object with a string 'text'"),  # a line's problems in order
+        (8, 1, "field 'references' must be a list of segment IDs"),
+        (8, 1, "field 'response_length' must be a whole number"),
+        (8, 1, "metadata: 'narrative_id' (or 2024's 'topic_id') must be a non-empty string"),
+        (8, 1, "metadata: 'team_id' must be a non-empty string"),
+        (9, 14, "not valid JSON: Expecting value")]
+    out = tmp_path / "run.xml"
+    result = CliRunner().invoke(main, ["convert", "rag-answers", str(path), "--topics-map", str(topics_tsv(tmp_path)),
+                                       "--out", str(out)])
+    assert result.exit_code == 1 and f"{path}:7:1: 101 references; at most 100 are allowed" in result.output
+    assert not out.exists() and not list(tmp_path.glob("run.xml.*"))
+
+
+def test_exactly_400_words_pass_and_a_bad_team_is_refused(tmp_path):
+    path = write_jsonl(tmp_path / "ag.jsonl", [answer("1", [("word " * 399, []), ("end", [1])])])
+    assert sum(len(a.text.split()) for a in convert_rag_answers(path, TOPIC_IDS).run.topics[0].answers) == 400
+    with pytest.raises(FormatError, match="is not a run ID"):
+        convert_rag_answers(path, TOPIC_IDS, team="a-b")
+    with pytest.raises(FormatError, match="no answers"):
+        convert_rag_answers(write_jsonl(tmp_path / "empty.jsonl", []), TOPIC_IDS)
+
+
+def topics_tsv(tmp_path) -> Path:
+    path = tmp_path / "topics.tsv"
+    path.write_text("qid\ttopic_id\n" + "".join(f"{k}\t{v}\n" for k, v in TOPIC_IDS.items()))
+    return path
+
+
+def test_converted_run_is_uploaded_and_stored_sentence_by_sentence(app, store, tmp_path):  # noqa: F811
+    for topic_id in TOPIC_IDS.values():
+        make_topic(store, topic_id, nuggets=["coal"])
+    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+    out = tmp_path / "TEAMX-EN-EN-01-T.xml"
+    result = CliRunner().invoke(main, ["convert", "rag-answers", str(write_jsonl(tmp_path / "ag.jsonl", GOOD)),
+                                       "--topics-map", str(topics_tsv(tmp_path)), "--team", "TEAMX", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "run TEAMX-EN-EN-01-T (my run), 2 topics, 3 answer sentences" in result.output
+    assert isinstance(read_file(out, "cclqa"), CCLQARun)
+    par = browser_for(app, "par")
+    response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(out.read_bytes()), out.name)},
+                               content_type="multipart/form-data")
+    assert response.status_code == 302, response.get_data(as_text=True)
+    with store.transaction() as session:
+        rows = session.execute(select(RunTopic.topic_id, Response.rank, Response.text, Response.id)
+                               .join(Run).join(Response).where(Run.run_id == "TEAMX-EN-EN-01-T")
+                               .order_by(RunTopic.position, Response.rank)).all()
+        cited = {rid: session.scalars(select(ResponseDocument.docid).where(ResponseDocument.response_id == rid)
+                                      .order_by(ResponseDocument.position)).all() for *_, rid in rows}
+    assert [(t, r, x, cited[i]) for t, r, x, i in rows] == [
+        ("RAG2025-EN-1", 1, "Coal fuelled it.", [SEG[0], SEG[2]]), ("RAG2025-EN-1", 2, "Steam engines too.", [SEG[3]]),
+        ("RAG2025-EN-2", 1, "Prisons vary.", [])]
+
+
+def stored_runs(store):
+    with store.transaction() as session:
+        return sorted(session.execute(select(Run.run_id, Run.description).where(Run.kind == "cclqa")).all())
+
+
+def test_an_answer_file_is_uploaded_as_it_is(app, store, tmp_path):  # noqa: F811
+    """With SEPIA's topic IDs as narrative_id, the JSONL file itself goes through the web tool and the API."""
+    for topic_id in TOPIC_IDS.values():
+        make_topic(store, topic_id, nuggets=["coal"])
+    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+    own_ids = [answer(TOPIC_IDS["1"], [("Coal fuelled it.", [0, 2])]), answer(TOPIC_IDS["2"], [("Prisons vary.", [])])]
+    data = "".join(json.dumps(r) + "\n" for r in own_ids).encode()
+    par = browser_for(app, "par")
+
+    def upload(data, name="ag.jsonl"):
+        return par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), name)},
+                               content_type="multipart/form-data")
+
+    assert upload(data).status_code == 302
+    assert stored_runs(store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run")]
+    other = data.replace(b'"my run"', b'"second"')
+    assert upload(other).status_code == 302
+    assert upload(data.replace(b"Coal fuelled it.", b"Coal did it.")).status_code == 302  # my run again: replaces 01
+    assert stored_runs(store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run"), ("TEAMX-EN-EN-02-T", "TREC RAG run second")]
+    with store.transaction() as session:
+        texts = session.scalars(select(Response.text).join(RunTopic).join(Run)
+                                .where(Run.run_id == "TEAMX-EN-EN-01-T").order_by(RunTopic.position)).all()
+    assert texts == ["Coal did it.", "Prisons vary."]
+    broken = data.replace(b"[0, 2]", b"[0, 9]")
+    response = upload(broken)
+    page = response.get_data(as_text=True)
+    assert response.status_code == 422 and "ag.jsonl:1:1: answer sentence 0: citation 9 is not an index into the 4 references" in page
+    unknown = data.replace(TOPIC_IDS["2"].encode(), b"RAG2025-EN-9")
+    assert upload(unknown).status_code == 422
+    assert len(stored_runs(store)) == 2  # nothing stored from either
+    with store.transaction() as session:  # the team's submission keeps the file as sent, downloaded as .jsonl
+        current = session.scalar(select(Submission).where(Submission.run_id == "TEAMX-EN-EN-01-T",
+                                                          Submission.superseded_at.is_(None)))
+        assert current.content == data.replace(b"Coal fuelled it.", b"Coal did it.")
+        assert run_file_name(current.run_id, current.content) == "TEAMX-EN-EN-01-T.jsonl"
+    assert run_file_name("X-EN-EN-01-T", b"<?xml version='1.0'?><TOPIC_SET/>") == "X-EN-EN-01-T.xml"
