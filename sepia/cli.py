@@ -73,8 +73,9 @@ COMMANDS = {
                     "Submit run files; print a receipt for each, or its problems as "
                     "PATH:LINE:COLUMN."),
     "evaluate-support": Entry("sepia.commands.support:evaluate_support",
-                              "TREC RAG's citation support measures of CCLQA runs whose responses cite "
-                              "documents (answer sentences and their segments), from a support judgments TSV."),
+                              "Weighted support precision and recall per run (means over its answered "
+                              "topics), and the assessors' agreement on the citations two or more of them "
+                              "judged."),
 }
 
 
