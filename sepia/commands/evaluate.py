@@ -8,6 +8,7 @@ import click
 from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
                                    f_score_options, load_auto_matchers, load_or_exit, partial_option, score_or_exit,
                                    store_options, warn)
+from sepia.commands.matcher import learned_matcher, learned_options
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
@@ -40,10 +41,12 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Scoring depth: only the first N responses (by rank) of a run per topic count.")
+@learned_options
 @store_options
 @click.option("--format", "output", type=click.Choice(FORMATS), default="table", show_default=True)
 def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judgments_path, beta, theta, weights, allowance, partial,
-             measures, stem, stopwords, as_set, depth, from_store, run_ids, lang_pairs, save, output):
+             measures, stem, stopwords, as_set, depth, model_path, threshold, holdout, from_store, run_ids, lang_pairs, save,
+             output):
     """Score CCLQA runs: per topic, macro average over all topics, and by answer type; ranked.
 
     Runs are given with --run or as further arguments (`--run a.xml b.xml`, `runs/*.xml`); with
@@ -67,7 +70,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
             out.add(result)
     else:
         _score_files(out, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
-                     auto_judgment_specs)
+                     auto_judgment_specs, (model_path, threshold, holdout))
     for message in out.warnings():
         warn(message)
 
@@ -82,7 +85,8 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     out.write(lambda text: click.echo(text, nl=False), title)
 
 
-def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):
+def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settings: Settings, auto_specs=(),
+                 learned=(None, None, "run")):
     """Read, validate and score one run file at a time (each with every matcher) into `out`."""
     if not gold_path:
         raise click.UsageError("give the gold standard: --gold GOLD.xml (or --store to score the campaign store)")
@@ -95,11 +99,14 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
     if auto_specs:  # each automatic assessor's file is scored as a matcher of its own
         evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
                       for name, m in load_auto_matchers(auto_specs, gold, settings.partial).items()]
-    else:
+    elif settings.matcher != "learned":
         evaluators = [Evaluator(gold, settings, judgments)]
+    runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
+    if settings.matcher == "learned" and not auto_specs:  # learns from, or is applied to, all the runs at once
+        runs = list(runs)
+        evaluators = [Evaluator(gold, settings, None, learned_matcher(gold, runs, judgments, *learned))]
     seen, duplicates = set(), set()
-    for path in run_paths:
-        run = load_or_exit(read_file, path, "cclqa")
+    for run in runs:
         if run.run_id in seen:
             duplicates.add(run.run_id)
             continue

@@ -73,7 +73,12 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
     if len(runs) < 3:
         warn("with fewer than three runs, most system-level correlations are undefined or trivial")
     auto = list(load_auto_matchers(auto_judgment_specs, gold).values()) if auto_judgment_specs else []
-    data = score_matrices(gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
+    chosen = list(matchers or AUTOMATIC)
+    if "learned" in chosen:  # learns from the judgments, each run scored without its own
+        from sepia.commands.matcher import learned_matcher
+
+        chosen[chosen.index("learned")] = learned_matcher(gold, runs, judgments, None, None, "run")
+    data = score_matrices(gold, runs, judgments, matchers=chosen + auto, beta=beta,
                           theta=theta, weights=weights)
     for message in data.warnings:
         warn(message)

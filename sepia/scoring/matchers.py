@@ -201,7 +201,13 @@ def _human(*, judgments=None, partial=PARTIAL, **_):
     return HumanMatcher(judgments, partial=partial)
 
 
-BUILTIN = {"binarized": _binarized, "softmatch": _softmatch, "exact": _exact, "human": _human}
+def _learned(**_):
+    # Made from a model or judgments and the runs together (sepia.commands.matcher.learned_matcher).
+    raise ValueError("the learned matcher scores files: sepia evaluate --matcher learned --model MODEL "
+                     "(or --judgments FILE.tsv)")
+
+
+BUILTIN = {"binarized": _binarized, "softmatch": _softmatch, "exact": _exact, "human": _human, "learned": _learned}
 
 
 def registry() -> dict:
