@@ -288,6 +288,8 @@ def test_cli_train_and_apply(tmp_path):
                                   str(cs / "judgments.tsv"), "--holdout", "team", "--format", "json"])
     assert honest.exit_code == 0, honest.output
     assert "not estimates" not in honest.output
+    stored = runner.invoke(main, ["evaluate", "--store", "--matcher", "learned"])
+    assert stored.exit_code == 2 and "not yet the store" in stored.output
     missing = runner.invoke(main, ["evaluate", *common, "--matcher", "learned"])
     assert missing.exit_code != 0 and "needs --model MODEL or --judgments" in missing.output
     model.write_text(json.dumps({"format": "sepia-learned-matcher", "model_version": 0}))

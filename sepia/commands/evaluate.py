@@ -54,6 +54,8 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     check_store_use(from_store, {"--gold": gold_path, "--run": run_paths + more_runs,
                                  "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs},
                     run_ids, lang_pairs)
+    if from_store and matcher == "learned":
+        raise click.UsageError("--matcher learned scores files (--gold, --run), not yet the store")
     try:
         per_type, everywhere = parse_overrides(allowance)
     except ValueError as exc:

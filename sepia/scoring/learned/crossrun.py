@@ -51,10 +51,11 @@ class BlockSimilarities:
         return out
 
 
-def cross_run_predictions(pairs: Pairs, holdout: str | Mapping[str, str] = "run") -> np.ndarray:
+def cross_run_predictions(pairs: Pairs, holdout: str | Mapping[str, str] = "run", reuse: bool = True) -> np.ndarray:
     """P(the response holds the nugget) for every pair, from the model trained without the judgments
     of the pair's group (`holdout`: run or team). NaN for pairs of a group no other group's
-    judgments can teach (there is none)."""
+    judgments can teach (there is none). `reuse=False` leaves judgment reuse out (the evidence
+    features alone), to show what each contributes."""
     groups = np.array([group_of(k[0], holdout) for k in pairs.keys], dtype=object)
     judged = ~np.isnan(pairs.labels)
     similarities = BlockSimilarities(pairs)
@@ -63,7 +64,7 @@ def cross_run_predictions(pairs: Pairs, holdout: str | Mapping[str, str] = "run"
         train = judged & (groups != group)
         if not train.any():
             continue
-        features = np.hstack([pairs.features, similarities.reuse(groups, train)])
+        features = np.hstack([pairs.features, similarities.reuse(groups, train)]) if reuse else pairs.features
         model = fit_classifier(features[train], pairs.labels[train])
         held = groups == group
         predictions[held] = model.probabilities(features[held])
