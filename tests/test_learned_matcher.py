@@ -177,7 +177,7 @@ def test_cross_run_scores_through_the_evaluator():
     results = evaluate_runs(gold, runs, matcher=matcher)
     assert {r.matcher for r in results} == {"learned"}
     assert all(0 <= t.f <= 1 for r in results for t in r.topics)
-    assert not matcher.missing
+    assert len(matcher.probabilities) == len(build_pairs(gold, runs))
     human = {r.run_id: r.score for r in evaluate_runs(gold, runs, matcher="human", judgments=judgments)}
     scores = {r.run_id: r.score for r in results}
     assert max(scores, key=scores.get) == max(human, key=human.get)
@@ -258,6 +258,13 @@ def test_bad_model_files(tmp_path):
                                 "features": document["features"], "classifier": {"mean": [1]}}))
     with pytest.raises(ModelError, match="damaged"):
         load(path)
+    document["model_version"] = MODEL_VERSION
+    topic = next(iter(document["references"]))
+    nugget = next(iter(document["references"][topic]))
+    document["references"][topic][nugget]["judged"][0] = "words"
+    path.write_text(json.dumps(document))
+    with pytest.raises(ModelError, match="damaged"):
+        load(path)
 
 
 def test_bad_training_input():
@@ -295,8 +302,39 @@ def test_cli_train_and_apply(tmp_path):
     model.write_text(json.dumps({"format": "sepia-learned-matcher", "model_version": 0}))
     old = runner.invoke(main, ["evaluate", *common, "--matcher", "learned", "--model", str(model)])
     assert old.exit_code == 1 and old.output.strip().count("\n") == 0 and "another version" in old.output
+    one_run = tmp_path / "one-run.tsv"
+    one_run.write_text("".join(line for line in (cs / "judgments.tsv").read_text().splitlines(keepends=True)
+                               if "TEAMB" not in line and "TEAMC" not in line and "TEAMX" not in line))
+    lonely = runner.invoke(main, ["evaluate", *common, "--matcher", "learned", "--judgments", str(one_run)])
+    assert lonely.exit_code == 0 and "run TEAMA-CS-CS-01-T: no other run's judgments to learn from" in lonely.output
+    same = tmp_path / "all-match.tsv"
+    same.write_text("topic_id\trun_id\tanswer_rank\tnugget_id\tmatch\tassessor\n"
+                    "SEPIA-CS-0001\tTEAMA-CS-CS-01-T\t1\tN001\t1\ta\n")
+    for command in (["evaluate", *common, "--matcher", "learned", "--judgments", str(same)],
+                    ["matcher", "train", *common, "--judgments", str(same), "--out", str(model)]):
+        result = runner.invoke(main, command)
+        assert result.exit_code == 1 and "only one decision" in result.output, result.output
     bad = tmp_path / "bad.tsv"
     bad.write_text("topic_id\trun_id\tanswer_rank\tnugget_id\tmatch\tassessor\n"
                    "SEPIA-CS-0001\tTEAMA-CS-CS-01-T\t1\tN999\t1\ta\n")
     refused = runner.invoke(main, ["matcher", "train", *common, "--judgments", str(bad), "--out", str(model)])
     assert refused.exit_code == 1 and "lacks: SEPIA-CS-0001 N999" in refused.output
+
+
+def test_adapter_takes_the_best_answer_and_scores_as_the_human_matcher():
+    from sepia.formats.model import Answer
+    from sepia.scoring.learned.matcher import LearnedMatcher
+    from sepia.scoring.matchers import judged_matches
+
+    probabilities = {("R", "T", 1, "N1"): 0.3, ("R", "T", 2, "N1"): 0.6, ("R", "T", 1, "N2"): 0.2}
+    answers = [Answer(1, "a"), Answer(2, "b")]
+    nuggets = [replace(n, nugget_id=i) for n, i in zip(read_file(CORPORA / "cs" / "gold.xml", "gold").topics[0].nuggets,
+                                                         ("N1", "N2", "N3"))]
+    assert LearnedMatcher(probabilities).scores("R", "T", nuggets, answers) == [0.6, 0.2, 0.0]
+    assert LearnedMatcher(probabilities, 0.5).scores("R", "T", nuggets, answers) == [1.0, 0.0, 0.0]
+    # the human decisions given as probabilities score exactly as the human matcher (partial 0.5 kept)
+    gold, runs, judgments = corpus("ct")
+    as_matcher = LearnedMatcher(judged_matches(judgments))
+    ours = {r.run_id: r.score for r in evaluate_runs(gold, runs, matcher=as_matcher)}
+    human = {r.run_id: r.score for r in evaluate_runs(gold, runs, matcher="human", judgments=judgments)}
+    assert ours == pytest.approx(human, abs=1e-12)

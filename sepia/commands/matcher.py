@@ -24,14 +24,14 @@ def matcher() -> None:
 def train(gold_path, judgments_path, run_paths, out_path):
     """Train the learned matcher on human judgments and save it, for `sepia evaluate --matcher learned
     --model MODEL` on runs nobody judged."""
-    from sepia.scoring.learned.trained import ModelError, train as train_model
+    from sepia.scoring.learned.trained import train as train_model
 
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     judgments = load_or_exit(read_judgments, judgments_path)
     runs = [load_or_exit(read_file, p, "cclqa") for p in expand_run_paths(run_paths)]
     try:
         model = train_model(gold, runs, judgments)
-    except ModelError as exc:
+    except ValueError as exc:  # ModelError, or judgments with one decision only
         raise click.ClickException(str(exc)) from None
     model.save(out_path)
     click.echo(f"{out_path}: learned matcher trained on {model.training['pairs']} judged pairs of "
@@ -58,7 +58,6 @@ def learned_options(command):
 def learned_matcher(gold, runs, judgments, model_path, threshold, holdout):
     """The learned matcher for these runs, or exit with one line saying what is missing or wrong."""
     from sepia.scoring import learned
-    from sepia.scoring.learned.trained import ModelError
 
     try:
         if model_path:
@@ -70,6 +69,11 @@ def learned_matcher(gold, runs, judgments, model_path, threshold, holdout):
             return made
         if judgments is None:
             raise click.UsageError("--matcher learned needs --model MODEL or --judgments FILE.tsv")
-        return learned.cross_run(gold, runs, judgments, holdout, threshold)
-    except ModelError as exc:
+        made = learned.cross_run(gold, runs, judgments, holdout, threshold)
+    except ValueError as exc:  # ModelError, or judgments with one decision only
         raise click.ClickException(str(exc)) from None
+    covered = {key[0] for key in made.probabilities}
+    for run in runs:
+        if run.run_id not in covered and any(t.answers for t in run.topics):
+            warn(f"run {run.run_id}: no other {holdout}'s judgments to learn from (scored as no match)")
+    return made

@@ -18,11 +18,9 @@ def cross_run(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[
               threshold: float | None = None) -> LearnedMatcher:
     """The matcher that scores each run with a model that never saw its (`holdout` team's) judgments."""
     from sepia.scoring.learned.crossrun import cross_run_predictions
-    from sepia.scoring.learned.pairs import build_pairs
-    from sepia.scoring.learned.trained import check_training_input
+    from sepia.scoring.learned.trained import judged_pairs
 
-    check_training_input(gold, judgments)
-    pairs = build_pairs(gold, runs, judgments)
+    pairs = judged_pairs(gold, runs, judgments)
     probabilities = cross_run_predictions(pairs, holdout)
     return LearnedMatcher({k: float(p) for k, p in zip(pairs.keys, probabilities) if p == p}, threshold)
 

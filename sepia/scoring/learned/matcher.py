@@ -6,7 +6,7 @@ reaches it, else 0; without one (expected matches), the probability itself.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from sepia.formats.model import Answer, GoldNugget
@@ -21,7 +21,6 @@ class LearnedMatcher:
     threshold: float | None = None  # None: expected matches
     name: str = NAME
     trained_on: frozenset[str] = frozenset()  # runs whose judgments the model learnt from
-    missing: set = field(default_factory=set, repr=False)  # (run, topic) pairs no probability covers
 
     def value(self, p: float) -> float:
         if self.threshold is None:
@@ -30,11 +29,6 @@ class LearnedMatcher:
 
     def scores(self, run_id: str, topic_id: str, nuggets: Sequence[GoldNugget],
                answers: Sequence[Answer]) -> list[float]:
-        values = []
-        for nugget in nuggets:
-            found = [self.probabilities.get((run_id, topic_id, a.rank, nugget.nugget_id)) for a in answers]
-            known = [p for p in found if p is not None]
-            if len(known) < len(found):
-                self.missing.add((run_id, topic_id))
-            values.append(self.value(max(known, default=0.0)))
-        return values
+        # a pair without a probability (its run had no one to learn from) counts as no match
+        return [self.value(max((self.probabilities.get((run_id, topic_id, a.rank, nugget.nugget_id), 0.0)
+                                for a in answers), default=0.0)) for nugget in nuggets]

@@ -43,6 +43,16 @@ def check_training_input(gold: GoldStandard, judgments: Sequence[Judgment]) -> N
         raise ModelError(f"the judgments name {len(missing)} nuggets the gold standard lacks: {shown}")
 
 
+def judged_pairs(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment]) -> Pairs:
+    """The pairs of these runs, labelled by the judgments, after checking that there is something to
+    learn from (ModelError otherwise)."""
+    check_training_input(gold, judgments)
+    pairs = build_pairs(gold, runs, judgments)
+    if np.isnan(pairs.labels).all():
+        raise ModelError("no judgment names an answer of the runs given: give the runs the judgments judged")
+    return pairs
+
+
 def training_digest(pairs: Pairs, gold: GoldStandard, runs: Sequence[CCLQARun]) -> str:
     """SHA-256 of what the model learnt from: the nuggets' texts, the judged answers' texts and the
     decisions, in a fixed order (the same data gives the same digest whatever the files look like)."""
@@ -90,11 +100,8 @@ class TrainedModel:
 def train(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment]) -> TrainedModel:
     """A model of every judged pair of these runs. Each training pair's reuse features come from the
     other runs' judgments only, as they will for a run the model scores."""
-    check_training_input(gold, judgments)
-    pairs = build_pairs(gold, runs, judgments)
+    pairs = judged_pairs(gold, runs, judgments)
     judged = ~np.isnan(pairs.labels)
-    if not judged.any():
-        raise ModelError("no judgment names an answer of the runs given: give the runs the judgments judged")
     runs_of = np.array([k[0] for k in pairs.keys], dtype=object)
     reuse = BlockSimilarities(pairs).reuse(runs_of, judged)
     classifier = fit_classifier(np.hstack([pairs.features, reuse])[judged], pairs.labels[judged])
@@ -132,6 +139,13 @@ def load(path: str | Path) -> TrainedModel:
         classifier = Classifier(**document["classifier"])
         if not len(classifier.coefficients) == len(classifier.mean) == len(classifier.scale) == len(FEATURES + REUSE_FEATURES):
             raise ValueError("wrong number of coefficients")
-        return TrainedModel(classifier, document["references"], document["training"], document["versions"])
-    except (KeyError, TypeError, ValueError) as exc:
+        references = document["references"]
+        for nuggets in references.values():
+            for ref in nuggets.values():
+                if not isinstance(ref["text"], str) or not all(
+                        isinstance(words, list) and isinstance(label, (int, float)) and isinstance(run, str)
+                        for words, label, run in ref["judged"]):
+                    raise ValueError("a judged pair is not [words, decision, run]")
+        return TrainedModel(classifier, references, document["training"], document["versions"])
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"{path}: a damaged learned matcher model ({exc})") from None
