@@ -338,3 +338,18 @@ def test_adapter_takes_the_best_answer_and_scores_as_the_human_matcher():
     ours = {r.run_id: r.score for r in evaluate_runs(gold, runs, matcher=as_matcher)}
     human = {r.run_id: r.score for r in evaluate_runs(gold, runs, matcher="human", judgments=judgments)}
     assert ours == pytest.approx(human, abs=1e-12)
+
+
+RAG24 = CORPORA.parents[1] / "shared" / "data" / "trec-rag24" / "rag24_nugget_assignment.20241108.jl"
+
+
+@pytest.mark.skipif(not RAG24.exists(), reason="TREC RAG 2024 data not in ../shared/data")
+@pytest.mark.slow
+def test_report_matches_docs():
+    """docs/metaeval.md shows exactly what tools/learned_report.py prints."""
+    import subprocess
+    import sys
+
+    tool = CORPORA.parent / "tools" / "learned_report.py"
+    output = subprocess.run([sys.executable, str(tool), str(RAG24)], capture_output=True, text=True, check=True).stdout
+    assert output.strip() in (CORPORA.parent / "docs" / "metaeval.md").read_text(encoding="utf-8")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +94,6 @@ def calibration(pairs, p) -> str:
 
 
 def section(title: str, gold, runs, judgments, teams) -> list[str]:
-    start = time.process_time()
     human = scores(evaluate_runs(gold, runs, matcher="human", judgments=judgments))
     pairs = build_pairs(gold, runs, judgments)
     stem_stop = Tokenizer(stem=True, stopwords=True)
@@ -104,7 +102,7 @@ def section(title: str, gold, runs, judgments, teams) -> list[str]:
              ("softmatch", evaluate_runs(gold, runs, matcher="softmatch"), "-"),
              ("exact", evaluate_runs(gold, runs, matcher="exact"), "-")]
     groups = len(set(teams.values())) if isinstance(teams, dict) else len({r.run_id.split("-")[0] for r in runs})
-    lines = [f"### {title}", "",
+    lines = [f"#### {title}", "",
              f"{len(runs)} runs ({groups} teams), {len(gold.topics)} topics, {int((~np.isnan(pairs.labels)).sum())} "
              "judged (answer, nugget) pairs.", "",
              "| matcher | tau-b, leave one run out | tau-b, leave one team out | Cohen's kappa (pairs) |",
@@ -115,8 +113,7 @@ def section(title: str, gold, runs, judgments, teams) -> list[str]:
     rows, loro = learned_rows(gold, runs, pairs, human, teams)
     lines += rows
     lines += ["", f"Calibration of the learned probabilities (leave one run out), mean probability / mean human "
-                  f"credit per tenth of the pairs: {calibration(pairs, loro)}.",
-              f"({time.process_time() - start:.0f} s CPU.)", ""]
+                  f"credit per tenth of the pairs: {calibration(pairs, loro)}.", ""]
     return lines
 
 

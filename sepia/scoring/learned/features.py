@@ -47,8 +47,9 @@ def token_weights(nuggets: Sequence[Text]) -> dict[str, float]:
 
 
 def _weighted(tokens: frozenset[str], present, weights: dict[str, float]) -> float:
-    total = sum(weights.get(t, 1.0) for t in tokens)
-    return sum(weights.get(t, 1.0) for t in tokens if present(t)) / total if total else 0.0
+    ordered = sorted(tokens)  # a set's order changes with the hash seed, and with it a float sum's last bit
+    total = sum(weights.get(t, 1.0) for t in ordered)
+    return sum(weights.get(t, 1.0) for t in ordered if present(t)) / total if total else 0.0
 
 
 def _share(wanted: frozenset[str], found: frozenset[str]) -> float:
