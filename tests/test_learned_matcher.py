@@ -290,11 +290,15 @@ def test_cli_train_and_apply(tmp_path):
     applied = runner.invoke(main, ["evaluate", *common, "--matcher", "learned", "--model", str(model),
                                    "--threshold", "0.5"])
     assert applied.exit_code == 0, applied.output
-    assert "LEARNED" in applied.output and "not estimates for unjudged runs" in applied.output
+    assert "not estimates for unjudged runs" in applied.output
+    assert f"F3 with the LEARNED matcher (model {model}; threshold 0.5)" in applied.output
     honest = runner.invoke(main, ["evaluate", *common, "--matcher", "learned", "--judgments",
                                   str(cs / "judgments.tsv"), "--holdout", "team", "--format", "json"])
     assert honest.exit_code == 0, honest.output
     assert "not estimates" not in honest.output
+    titled = runner.invoke(main, ["evaluate", *common, "--matcher", "learned", "--judgments", str(cs / "judgments.tsv")])
+    assert ("with the LEARNED matcher (each run scored by a model of the other runs' judgments; expected matches)"
+            in titled.output)
     stored = runner.invoke(main, ["evaluate", "--store", "--matcher", "learned"])
     assert stored.exit_code == 2 and "not yet the store" in stored.output
     missing = runner.invoke(main, ["evaluate", *common, "--matcher", "learned"])

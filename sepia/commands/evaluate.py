@@ -8,7 +8,7 @@ import click
 from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
                                    f_score_options, load_auto_matchers, load_or_exit, partial_option, score_or_exit,
                                    store_options, warn)
-from sepia.commands.matcher import learned_matcher, learned_options
+from sepia.commands.matcher import learned_matcher, learned_options, learned_setting
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
@@ -80,6 +80,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
         judged = name == "human" or bool(auto_judgment_specs)
         return (f"F{beta:g} with the {name.upper()} matcher"
                 + (f" (theta {theta:g})" if name == "binarized" else "")
+                + (f" ({learned_setting(model_path, threshold, holdout)})" if name == "learned" else "")
                 + (f" (partial support counts {partial:g})" if judged else "")
                 + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
                 + (f"; the first {depth} responses per topic" if depth else ""))

@@ -55,6 +55,13 @@ def learned_options(command):
     return command
 
 
+def learned_setting(model_path, threshold, holdout) -> str:
+    """How the learned matcher was made and decides, for the title of its scores."""
+    source = (f"model {model_path}" if model_path
+              else f"each run scored by a model of the other {holdout}s' judgments")
+    return f"{source}; {'expected matches' if threshold is None else f'threshold {threshold:g}'}"
+
+
 def learned_matcher(gold, runs, judgments, model_path, threshold, holdout):
     """The learned matcher for these runs, or exit with one line saying what is missing or wrong."""
     from sepia.scoring import learned
