@@ -30,6 +30,7 @@ COMMANDS = {
     "gold": "sepia.commands.gold:gold",
     "metaeval": "sepia.commands.metaeval:metaeval",
     "agreement": "sepia.commands.agreement:agreement",
+    "matcher": "sepia.commands.matcher:matcher",
     "submit": "sepia.commands.submit:submit",
 }
 

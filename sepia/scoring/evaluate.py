@@ -141,7 +141,23 @@ class Evaluator:
             self.topics_by_lang[topic_lang(gold, topic)].append(topic)
 
     def rank(self, runs: Iterable[CCLQARun]) -> list[RunScore]:
+        if self.learns:
+            runs = list(runs)
+            self.learn(runs)
         return ranked(self.evaluate(run) for run in runs)
+
+    @property
+    def learns(self) -> bool:
+        """Whether the matcher must see every run before it scores one (`learn`)."""
+        return hasattr(self.matcher, "learn")
+
+    def learn(self, runs: Sequence[CCLQARun]) -> None:
+        """Show a matcher that learns from other runs (`learns_from_other_runs`) every run it will
+        score, as scored (at depth), before it scores any: it becomes the matcher for those runs.
+        ValueError (one line) when it cannot learn from them."""
+        if self.learns:
+            self.matcher = self.matcher.learn(self.gold, [at_depth(run, self.settings.depth) for run in runs])
+            self.warnings += [w for w in getattr(self.matcher, "warnings", ()) if w not in self.warnings]
 
     def evaluate(self, run: CCLQARun, judgments: Sequence[Judgment] | None = None) -> RunScore:
         """One run's scores. For a matcher that reads judgments (`with_judgments`), `judgments` (when
