@@ -91,7 +91,7 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
         automatic = Evaluator(gold, replace(settings, matcher=name), None, matcher)
     else:  # no judgments: a learned matcher must bring a model, fixed before the sample (PPI++ needs that)
         automatic = made_or_exit(Evaluator, gold, settings)
-    human = Evaluator(gold, replace(settings, matcher="human"), judgments)
+    human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), judgments)
     scores, seen = [], set()
     runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
     if automatic.learns:  # the learned matcher's model sees every run before it scores one

@@ -35,7 +35,7 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
                 automatic.learn([io.export_run(session, run_id, "cclqa") for run_id in ids])
         except ValueError as exc:
             raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
-        human = Evaluator(gold, replace(settings, matcher="human"), [])
+        human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), [])
         scores = []
         for run_id in ids:
             run = io.export_run(session, run_id, "cclqa")
