@@ -19,7 +19,8 @@ from sepia.formats.read import read_file
 from sepia.scoring import learned
 from sepia.scoring.evaluate import evaluate_runs
 from sepia.scoring.learned.crossrun import cross_run_predictions
-from sepia.scoring.learned.evidence import Text, cjk_numeral_value, numbers, sentences, squeezed
+from sepia.scoring.learned.evidence import Text, numbers, sentences, squeezed
+from sepia.scoring.numbers import cjk_value
 from sepia.scoring.learned.features import FEATURES, common_substring, pair_features, token_weights
 from sepia.scoring.learned.model import fit_classifier, soft_rows
 from sepia.scoring.learned.pairs import build_pairs
@@ -43,7 +44,9 @@ def corpus(lang: str):
 @pytest.mark.parametrize("numeral, value", [("二〇〇八", 2008), ("三千五百", 3500), ("十二", 12), ("十", 10),
                                             ("两万", 20000), ("一亿二千万", 120_000_000), ("四十五", 45), ("万", None)])
 def test_cjk_numerals(numeral, value):
-    assert cjk_numeral_value(numeral) == value
+    # the evidence reads CJK numerals with --numbers strict's reader
+    assert cjk_value(numeral) == value
+    assert numbers(numeral) == (frozenset() if value is None else {str(value)})
 
 
 def test_numbers_and_dates_normalised_across_languages():

@@ -24,7 +24,7 @@ from sepia.scoring.learned.pairs import Key, Pairs, build_pairs
 from sepia.scoring.learned.reuse import REUSE_FEATURES, reuse_features, similarity
 
 FORMAT = "sepia-learned-matcher"
-MODEL_VERSION = 1  # bump whenever a feature's meaning changes
+MODEL_VERSION = 2  # bump whenever a feature's meaning changes (2: CJK numerals read by sepia.scoring.numbers)
 
 
 class ModelError(ValueError):
