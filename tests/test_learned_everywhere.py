@@ -20,6 +20,7 @@ from sepia.scoring import learned
 from sepia.scoring.campaign import NothingToScore, score_stored_runs
 from sepia.scoring.evaluate import Settings, evaluate_runs
 from sepia.scoring.learned.trained import train
+from tests.test_store_plans import campaign as plan_campaign  # noqa: F401  (fixture)
 from tests.test_store_scoring import campaign_store, on_store  # noqa: F401  (fixtures)
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
@@ -142,3 +143,26 @@ def test_calibrate_corrects_the_learned_matcher_of_a_model(ct_model, tmp_path):
         assert row["estimate"] == pytest.approx(human[run_id])  # every topic judged: the human F3 itself
     refused = CliRunner().invoke(main, [*common, "--calibrate", str(cs / "judgments.tsv")])
     assert refused.exit_code == 1 and "needs a model" in refused.output
+
+
+def test_a_judging_plan_corrects_the_learned_matcher_as_the_files_do(plan_campaign, ct_model, tmp_path):
+    from tests.test_store_plans import _judgments
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"]).exit_code == 0
+    planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    sample = _judgments(tmp_path, [t["topic_id"] for t in planned["by_stratum"][0]["topics"]])
+    assert runner.invoke(main, ["import", sample]).exit_code == 0
+    learned_model = ["--matcher", "learned", "--matcher-option", f"model={ct_model}", "--format", "json"]
+    stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", *learned_model])
+    assert stored.exit_code == 0, stored.output
+    cs = CORPORA / "cs"
+    files = runner.invoke(main, ["evaluate", "--gold", str(cs / "gold.xml"), "--run", str(cs / "runs"),
+                                 "--calibrate", sample, *learned_model])
+    from_store, from_file = (json.loads(r.stdout) for r in (stored, files))
+    extra = ("planned", "mean_width", "projected_width")
+    assert [{k: v for k, v in g.items() if k not in extra} for g in from_store["language_pairs"]] == \
+        from_file["language_pairs"]
+    assert from_store["matcher"] == "learned"
+    without = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned"])
+    assert without.exit_code == 1 and "needs a model" in without.output
