@@ -104,6 +104,17 @@ def test_metaeval_compares_the_learned_matcher_with_the_others():
     order = sorted(human)
     tau = kendalltau([human[r] for r in order], [expected[r] for r in order]).statistic
     assert report["ranking"]["learned"]["tau"] == pytest.approx(tau)
+    by_team = CliRunner().invoke(main, ["metaeval", "--gold", str(cs / "gold.xml"), "--run", str(cs / "runs"),
+                                        "--judgments", str(cs / "judgments.tsv"), "--matcher", "learned",
+                                        "--matcher", "binarized", "--matcher-option", "holdout=team",
+                                        "--matcher-option", "threshold=0.5", "--permutations", "20",
+                                        "--repetitions", "5", "--format", "json"])
+    assert by_team.exit_code == 0, by_team.output
+    teams = by_run(evaluate_runs(gold, runs, matcher=learned.cross_run(gold, runs, judgments, "team", 0.5)))
+    binarized = by_run(evaluate_runs(gold, runs))  # binarized takes neither option
+    rows = {r["run_id"]: r for r in json.loads(by_team.stdout)["scores"]}
+    assert {r: rows[r]["learned"] for r in rows} == pytest.approx(teams, abs=1e-9)
+    assert {r: rows[r]["binarized"] for r in rows} == pytest.approx(binarized, abs=1e-12)
 
 
 def test_adversarial_probes_the_learned_matcher_with_a_model(ct_model):

@@ -43,6 +43,9 @@ def expand(paths, pattern: str) -> list[Path]:
 @f_score_options
 @click.option("--numbers", type=click.Choice(NUMBER_RULES), default="lenient", show_default=True,
               help="binarized and softmatch: strict = a nugget's numbers and dates must be in the response.")
+@click.option("--matcher-option", "matcher_options", multiple=True, metavar="NAME=VALUE", callback=key_values,
+              help="An option of a matcher's own, for the matchers that take it (the learned matcher: holdout=team, "
+                   "threshold=T); repeat.")
 @click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
               help="Permutations per test and bootstrap resamples.")
 @click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
@@ -54,7 +57,7 @@ def expand(paths, pattern: str) -> list[Path]:
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
 def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, numbers,
-             permutations, repetitions,
+             matcher_options, permutations, repetitions,
              seed, limit, plot_dir, output):
     """Automatic versus human scores for every matcher: correlations at four levels, confidence
     intervals, discriminative power, ranking consistency, run-ranking agreement, disagreements.
@@ -86,7 +89,7 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
         warn("with fewer than three runs, most system-level correlations are undefined or trivial")
     auto = list(load_auto_matchers(auto_judgment_specs, gold).values()) if auto_judgment_specs else []
     data = made_or_exit(score_matrices, gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
-                        theta=theta, weights=weights, numbers=numbers)
+                        theta=theta, weights=weights, numbers=numbers, matcher_options=matcher_options)
     for message in data.warnings:
         warn(message)
     report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)

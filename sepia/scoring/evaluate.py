@@ -97,7 +97,8 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
                   weights: str = "pyramid", allowance: float | None = None,
                   allowance_per_type: dict[str, float] | None = None,
                   tokenizer: Tokenizer | None = None, as_set: bool = False,
-                  partial: float = PARTIAL, numbers: str = "lenient") -> list[RunScore]:
+                  partial: float = PARTIAL, numbers: str = "lenient",
+                  matcher_options: dict[str, str] | None = None) -> list[RunScore]:
     """Score every run; the result is ranked by score, best first.
 
     `allowance` overrides C for every answer type, `allowance_per_type` for the types it names.
@@ -105,7 +106,7 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
     assessor, `sepia.scoring.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
     settings = Settings(matcher if instance is None else instance.name, beta, theta, weights, allowance_per_type or {}, allowance,
-                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers)
+                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers, matcher_options=dict(matcher_options or {}))
     return Evaluator(gold, settings, judgments, instance).rank(runs)
 
 
