@@ -177,3 +177,11 @@ def test_a_judging_plan_corrects_the_learned_matcher_as_the_files_do(plan_campai
     assert from_store["matcher"] == "learned"
     without = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned"])
     assert without.exit_code == 1 and "needs a model" in without.output
+
+
+def test_the_budget_simulation_refuses_the_learned_matcher_in_one_line():
+    cs = CORPORA / "cs"
+    result = CliRunner().invoke(main, ["metaeval", "budget", "--gold", str(cs / "gold.xml"), "--runs", str(cs / "runs"),
+                                       "--judgments", str(cs / "judgments.tsv"), "--matcher", "learned",
+                                       "--trials", "10"])
+    assert result.exit_code == 1 and "needs a model" in result.output and result.output.strip().count("\n") == 0

@@ -209,7 +209,9 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
             raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
         matcher = automatic[0]
     name = matcher if isinstance(matcher, str) else matcher.name
-    groups, warnings = paired_scores(gold, runs, judgments, matcher, beta=beta, theta=theta, weights=weights)
+    # the learned matcher is refused in one line: the simulation needs a matcher fixed before its samples
+    groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, beta=beta, theta=theta,
+                                    weights=weights)
     for message in warnings:
         warn(message)
     if not groups:

@@ -1,5 +1,5 @@
 """A learned matcher trained once on a campaign's judgments and kept as a file, to score runs nobody
-judged (`sepia matcher train`, then `sepia evaluate --matcher learned --model MODEL`).
+judged (`sepia matcher train`, then `sepia evaluate --matcher learned --matcher-option model=MODEL`).
 
 The file is JSON: the classifier's numbers, the judged pairs' best-aligned words and decisions per
 nugget (for judgment reuse), the training data's digest and the versions that made it. A model of
