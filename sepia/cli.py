@@ -49,6 +49,8 @@ COMMANDS = {
                   "Pools of IR4QA documents or CCLQA responses for the assessors."),
     "control": Entry("sepia.commands.control:control",
                      "Control items: kept with their expected answer, mixed blind into a pool's queues."),
+    "matcher": Entry("sepia.commands.matcher:matcher",
+                     "Matchers that are made before they score: the learned matcher's model."),
     "corpus": Entry("sepia.commands.corpus:corpus",
                     "Target-language document collections in the store."),
     "index": Entry("sepia.commands.index:index",

@@ -51,11 +51,13 @@ def test_every_module_of_the_package_is_a_registered_matcher():
 def test_descriptors_say_what_each_builtin_is():
     kinds = registry.builtin_kinds()
     assert {n: k.automatic for n, k in kinds.items()} == {"binarized": True, "softmatch": True, "exact": True,
-                                                          "human": False}
+                                                          "human": False, "learned": True}
     assert kinds["human"].needs_judgments and not kinds["binarized"].needs_judgments
     assert "numbers" in kinds["binarized"].options and "numbers" in kinds["softmatch"].options
     assert "numbers" not in kinds["exact"].options
-    assert registry.names(automatic_only=True) == ["binarized", "exact", "softmatch"]
+    assert registry.names(automatic_only=True) == ["binarized", "exact", "learned", "softmatch"]
+    assert kinds["learned"].learns_from_other_runs and not kinds["learned"].needs_judgments
+    assert set(kinds["learned"].extra) == {"model", "threshold", "holdout"}
     assert kinds["binarized"].title == "automatic (BINARIZED)" and kinds["human"].title == "human"
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import click
 
-from sepia.commands.common import load_auto_matchers, load_or_exit
+from sepia.commands.common import load_auto_matchers, load_or_exit, made_or_exit
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
@@ -89,12 +89,15 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
             raise click.UsageError("--calibrate corrects one matcher: give one --auto-judgments file")
         name, matcher = next(iter(matchers.items()))
         automatic = Evaluator(gold, replace(settings, matcher=name), None, matcher)
-    else:
-        automatic = Evaluator(gold, settings)
-    human = Evaluator(gold, replace(settings, matcher="human"), judgments)
+    else:  # no judgments: a learned matcher must bring a model, fixed before the sample (PPI++ needs that)
+        automatic = made_or_exit(Evaluator, gold, settings)
+    human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), judgments)
     scores, seen = [], set()
-    for path in run_paths:
-        run = load_or_exit(read_file, path, "cclqa")
+    runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
+    if automatic.learns:  # the learned matcher's model sees every run before it scores one
+        runs = list(runs)
+        made_or_exit(automatic.learn, runs)
+    for run in runs:
         if run.run_id in seen:
             raise click.UsageError(f"the same run ID is given more than once: {run.run_id}")
         seen.add(run.run_id)

@@ -84,7 +84,7 @@ def matcher_help(automatic_only: bool = False) -> str:
     return f"{described}; or a plug-in's name (entry points sepia.matchers)."
 
 
-def _key_values(ctx, param, values) -> dict[str, str]:
+def key_values(ctx, param, values) -> dict[str, str]:
     pairs = {}
     for value in values:
         key, sep, given = value.partition("=")
@@ -103,7 +103,7 @@ def matcher_option_flags(command):
                      help="binarized and softmatch: with strict, a nugget whose numbers or dates (after NFKC and "
                           "CJK numerals) a response lacks or states differently cannot match that response."),
         click.option("--matcher-option", "matcher_options", multiple=True, metavar="NAME=VALUE",
-                     callback=_key_values, help="An option of the matcher's own (see docs/matchers.md); repeat."),
+                     callback=key_values, help="An option of the matcher's own (see docs/matchers.md); repeat."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -155,6 +155,15 @@ def check_store_use(from_store: bool, file_options: dict, run_ids, lang_pairs) -
             raise click.UsageError(f"--store scores what the store holds; leave out {', '.join(given)}")
     elif run_ids or lang_pairs:
         raise click.UsageError("--run-id and --lang-pair select stored runs: add --store")
+
+
+def made_or_exit(maker, *args, **kwargs):
+    """Call what makes or teaches a matcher; a ValueError (a model or options it cannot use) is one line
+    and exit 1."""
+    try:
+        return maker(*args, **kwargs)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def score_or_exit(scorer, *args, **kwargs):

@@ -7,7 +7,9 @@ import click
 
 from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
                                    f_score_options, load_auto_matchers, load_or_exit, matcher_help,
-                                   matcher_option_flags, partial_option, score_or_exit, store_options, warn)
+                                   made_or_exit, matcher_option_flags, partial_option, score_or_exit, store_options,
+                                   warn)
+from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
@@ -119,15 +121,21 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
     if kind and kind.needs_judgments and not judgments_path:
         raise click.UsageError(f"--matcher {settings.matcher} needs --judgments FILE.tsv")
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    judgments = load_or_exit(read_decisions, judgments_path) if judgments_path else None
+    # a matcher that learns reads every judgment; the others only each (run, topic)'s decisions
+    reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
+    judgments = load_or_exit(reader, judgments_path) if judgments_path else None
     if auto_specs:  # each automatic assessor's file is scored as a matcher of its own
         evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
                       for name, m in load_auto_matchers(auto_specs, gold, settings.partial).items()]
     else:
-        evaluators = [Evaluator(gold, settings, judgments)]
+        evaluators = [made_or_exit(Evaluator, gold, settings, judgments)]
+    runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
+    if any(e.learns for e in evaluators):  # a matcher that learns from other runs sees them all first
+        runs = list(runs)
+        for evaluator in evaluators:
+            made_or_exit(evaluator.learn, runs)
     seen, duplicates = set(), set()
-    for path in run_paths:
-        run = load_or_exit(read_file, path, "cclqa")
+    for run in runs:
         if run.run_id in seen:
             duplicates.add(run.run_id)
             continue

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_options, load_auto_matchers,
-                                   load_or_exit, warn)
+from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_options, key_values,
+                                   load_auto_matchers, load_or_exit, made_or_exit, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
@@ -43,6 +43,9 @@ def expand(paths, pattern: str) -> list[Path]:
 @f_score_options
 @click.option("--numbers", type=click.Choice(NUMBER_RULES), default="lenient", show_default=True,
               help="binarized and softmatch: strict = a nugget's numbers and dates must be in the response.")
+@click.option("--matcher-option", "matcher_options", multiple=True, metavar="NAME=VALUE", callback=key_values,
+              help="An option of a matcher's own, for the matchers that take it (the learned matcher: holdout=team, "
+                   "threshold=T); repeat.")
 @click.option("--permutations", type=click.IntRange(1), default=1000, show_default=True,
               help="Permutations per test and bootstrap resamples.")
 @click.option("--repetitions", type=click.IntRange(1), default=100, show_default=True,
@@ -54,7 +57,7 @@ def expand(paths, pattern: str) -> list[Path]:
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.pass_context
 def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_specs, theta, beta, weights, numbers,
-             permutations, repetitions,
+             matcher_options, permutations, repetitions,
              seed, limit, plot_dir, output):
     """Automatic versus human scores for every matcher: correlations at four levels, confidence
     intervals, discriminative power, ranking consistency, run-ranking agreement, disagreements.
@@ -85,8 +88,8 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
     if len(runs) < 3:
         warn("with fewer than three runs, most system-level correlations are undefined or trivial")
     auto = list(load_auto_matchers(auto_judgment_specs, gold).values()) if auto_judgment_specs else []
-    data = score_matrices(gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
-                          theta=theta, weights=weights, numbers=numbers)
+    data = made_or_exit(score_matrices, gold, runs, judgments, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
+                        theta=theta, weights=weights, numbers=numbers, matcher_options=matcher_options)
     for message in data.warnings:
         warn(message)
     report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
@@ -206,7 +209,9 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
             raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
         matcher = automatic[0]
     name = matcher if isinstance(matcher, str) else matcher.name
-    groups, warnings = paired_scores(gold, runs, judgments, matcher, beta=beta, theta=theta, weights=weights)
+    # the learned matcher is refused in one line: the simulation needs a matcher fixed before its samples
+    groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, beta=beta, theta=theta,
+                                    weights=weights)
     for message in warnings:
         warn(message)
     if not groups:
@@ -361,6 +366,9 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
 @auto_judgments_option
 @click.option("--probe", "probes", multiple=True, type=click.Choice(list(PROBES)),
               help="Only this perturbation; repeat (default: all).")
+@click.option("--matcher-option", "matcher_options", multiple=True, metavar="NAME=VALUE", callback=key_values,
+              help="An option of a matcher's own, for the matchers that take it (the learned matcher: model=MODEL); "
+                   "repeat.")
 @f_score_options
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the shuffles.")
 @click.option("--write-runs", "runs_dir", type=click.Path(file_okay=False),
@@ -369,8 +377,8 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="Write the fooled rates as a chart (PATH.png and PATH.svg).")
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
-def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, theta, beta, weights, seed,
-                runs_dir, plot_path, output):
+def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, matcher_options, theta, beta, weights,
+                seed, runs_dir, plot_path, output):
     """Can a matcher be fooled? For every topic a faithful response (its nuggets' text) and perturbed
     ones (numbers and dates changed, named entities swapped, a negation, characters shuffled, word
     salad, padding), scored by every matcher: the fooled rate is the share of topics where the
@@ -387,7 +395,8 @@ def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, 
     auto = load_auto_matchers(auto_judgment_specs, gold) if auto_judgment_specs else {}
     try:
         report = run_probes(gold, matchers, number_rules or NUMBER_RULES, auto,
-                            Settings(beta=beta, theta=theta, weights=weights), probes, seed)
+                            Settings(beta=beta, theta=theta, weights=weights, matcher_options=matcher_options), probes,
+                            seed)
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     if runs_dir:

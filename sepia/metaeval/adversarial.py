@@ -87,6 +87,8 @@ def fooled_rates(gold: GoldStandard, evaluators: dict[str, Evaluator], ctx: Prob
     for run in runs:
         by_probe.setdefault(run.metadata.description.removeprefix("adversarial probe: "), []).append(run)
     results, scores = [], {}
+    for evaluator in evaluators.values():  # a learned matcher sees every probe run before it scores one
+        evaluator.learn(runs)
     for label, evaluator in evaluators.items():
         topic_scores = {p: {t.topic_id: t for run in runs_ for t in evaluator.evaluate(run).topics}
                         for p, runs_ in by_probe.items()}
@@ -116,10 +118,12 @@ def make_evaluators(gold: GoldStandard, matchers: Sequence[str], number_rules: S
 
     evaluators = {}
     for name in matchers:
-        rules = number_rules if "numbers" in registered.kind(name).options else ("lenient",)
+        kind = registered.kind(name)
+        rules = number_rules if "numbers" in kind.options else ("lenient",)
+        own = {k: v for k, v in settings.matcher_options.items() if k in kind.extra}  # --matcher-option
         for rule in rules:
             label = name + (f" --numbers {rule}" if rule != "lenient" else "")
-            evaluators[label] = Evaluator(gold, replace(settings, matcher=name, numbers=rule))
+            evaluators[label] = Evaluator(gold, replace(settings, matcher=name, numbers=rule, matcher_options=own))
     for name, matcher in auto.items():
         evaluators[name] = Evaluator(gold, replace(settings, matcher=name), None, matcher)
     return evaluators
@@ -145,11 +149,19 @@ def run_probes(gold: GoldStandard, matchers: Sequence[str] = (), number_rules: S
                seed: int = 0) -> ProbeReport:
     """The whole probe: every matcher named (by default every automatic one, unless assessors' files
     are given), each number rule, every probe. ValueError for a gold standard without nuggets."""
-    from sepia import matchers as registered
-
     ctx = probe_context(gold, seed)
-    names = list(matchers or ([] if auto else registered.names(automatic_only=True)))
-    evaluators = make_evaluators(gold, names, number_rules, auto or {}, settings or Settings())
+    settings = settings or Settings()
+    names = list(matchers or ([] if auto else _default_matchers(settings)))
+    evaluators = make_evaluators(gold, names, number_rules, auto or {}, settings)
     rows, _ = fooled_rates(gold, evaluators, ctx, probes)
     warnings = list(dict.fromkeys(w for e in evaluators.values() for w in e.warnings))
     return ProbeReport(ctx, list(evaluators), rows, warnings)
+
+
+def _default_matchers(settings: Settings) -> list[str]:
+    """Every automatic matcher; one that learns from other runs' judgments only when given one of its
+    own options (the probes have no judgments: the learned matcher needs model=MODEL)."""
+    from sepia import matchers as registered
+
+    return [n for n in registered.names(automatic_only=True) if not registered.kind(n).learns_from_other_runs
+            or set(settings.matcher_options) & set(registered.kind(n).extra)]

@@ -32,9 +32,11 @@ class ScoreMatrices:
 
 
 def score_matrices(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], *,
-                   matchers: Sequence = AUTOMATIC, **settings) -> ScoreMatrices:
+                   matchers: Sequence = AUTOMATIC, matcher_options: dict[str, str] | None = None,
+                   **settings) -> ScoreMatrices:
     """Evaluate every run with the human matcher and each automatic matcher: a registered matcher's
-    name, or a matcher object (an automatic assessor's judgments, `sepia.scoring.autojudgments`)."""
+    name, or a matcher object (an automatic assessor's judgments, `sepia.scoring.autojudgments`).
+    `matcher_options` (--matcher-option) go to the registered matchers whose descriptors name them."""
     from sepia.scoring.evaluate import evaluate_runs
 
     from sepia import matchers as registered
@@ -43,8 +45,12 @@ def score_matrices(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequ
         return isinstance(m, str) and "judgments" in registered.kind(m).options
 
     named = {"human": "human", **{m if isinstance(m, str) else m.name: m for m in matchers}}
+    def own(m) -> dict[str, str]:
+        takes = registered.kind(m).extra if isinstance(m, str) else {}
+        return {k: v for k, v in (matcher_options or {}).items() if k in takes}
+
     results = {name: evaluate_runs(gold, runs, matcher=m, judgments=judgments if reads_judgments(m) else None,
-                                   **settings) for name, m in named.items()}
+                                   matcher_options=own(m), **settings) for name, m in named.items()}
     run_ids = [r.run_id for r in results["human"]]   # ranked by human score, best first
     topics = list(dict.fromkeys(t.topic_id for r in results["human"] for t in r.topics))
     row, col = {r: i for i, r in enumerate(run_ids)}, {t: j for j, t in enumerate(topics)}

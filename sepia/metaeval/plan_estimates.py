@@ -29,8 +29,13 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
             warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
                             "the estimates use those")
         gold = io.export_gold(session)
-        automatic = Evaluator(gold, settings)
-        human = Evaluator(gold, replace(settings, matcher="human"), [])
+        try:  # a learned matcher brings its model (fixed before the plan's sample) and sees every run first
+            automatic = Evaluator(gold, settings)
+            if automatic.learns:
+                automatic.learn([io.export_run(session, run_id, "cclqa") for run_id in ids])
+        except ValueError as exc:
+            raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
+        human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), [])
         scores = []
         for run_id in ids:
             run = io.export_run(session, run_id, "cclqa")

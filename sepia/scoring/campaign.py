@@ -4,7 +4,8 @@ data scored from files (`sepia evaluate --store`, `sepia evaluate-ir4qa --store`
 results pages).
 
 Runs are read and scored one at a time, each with a few queries, so memory holds one run (and the
-gold standard or qrels), however many runs the store has.
+gold standard or qrels), however many runs the store has; a matcher that learns from other runs (the
+learned matcher) is shown every stored CCLQA run first, and holds what it learnt from them.
 """
 from __future__ import annotations
 
@@ -53,7 +54,13 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
                 select(func.count()).select_from(db.NuggetJudgment)):
             raise NothingToScore(f"the store holds no nugget judgments for the {settings.matcher} matcher: import them "
                                  "with `sepia import JUDGMENTS.tsv`, or choose an automatic matcher")
-        evaluator = Evaluator(gold, settings, [] if human else io.export_judgments(session) if learner else None)
+        try:
+            judgments = [] if human else (io.export_judgments(session) or None) if learner else None
+            evaluator = Evaluator(gold, settings, judgments)
+            if evaluator.learns:  # it learns from every stored run's judgments, each run's own left out
+                evaluator.learn([run for run, _ in _stored_runs(session, "cclqa", stored_run_ids(session, "cclqa"))])
+        except ValueError as exc:  # a model it cannot use, judgments it cannot learn from
+            raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
         results = ranked(evaluator.evaluate(run, judgments)
                          for run, judgments in _stored_runs(session, "cclqa", ids, with_judgments=human))
     if save:

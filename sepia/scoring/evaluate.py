@@ -97,7 +97,8 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
                   weights: str = "pyramid", allowance: float | None = None,
                   allowance_per_type: dict[str, float] | None = None,
                   tokenizer: Tokenizer | None = None, as_set: bool = False,
-                  partial: float = PARTIAL, numbers: str = "lenient") -> list[RunScore]:
+                  partial: float = PARTIAL, numbers: str = "lenient",
+                  matcher_options: dict[str, str] | None = None) -> list[RunScore]:
     """Score every run; the result is ranked by score, best first.
 
     `allowance` overrides C for every answer type, `allowance_per_type` for the types it names.
@@ -105,7 +106,7 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
     assessor, `sepia.scoring.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
     settings = Settings(matcher if instance is None else instance.name, beta, theta, weights, allowance_per_type or {}, allowance,
-                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers)
+                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers, matcher_options=dict(matcher_options or {}))
     return Evaluator(gold, settings, judgments, instance).rank(runs)
 
 
@@ -142,7 +143,23 @@ class Evaluator:
             self.topics_by_lang[topic_lang(gold, topic)].append(topic)
 
     def rank(self, runs: Iterable[CCLQARun]) -> list[RunScore]:
+        if self.learns:
+            runs = list(runs)
+            self.learn(runs)
         return ranked(self.evaluate(run) for run in runs)
+
+    @property
+    def learns(self) -> bool:
+        """Whether the matcher must see every run before it scores one (`learn`)."""
+        return hasattr(self.matcher, "learn")
+
+    def learn(self, runs: Sequence[CCLQARun]) -> None:
+        """Show a matcher that learns from other runs (`learns_from_other_runs`) every run it will
+        score, as scored (at depth), before it scores any: it becomes the matcher for those runs.
+        ValueError (one line) when it cannot learn from them."""
+        if self.learns:
+            self.matcher = self.matcher.learn(self.gold, [at_depth(run, self.settings.depth) for run in runs])
+            self.warnings += [w for w in getattr(self.matcher, "warnings", ()) if w not in self.warnings]
 
     def evaluate(self, run: CCLQARun, judgments: Sequence[Judgment] | None = None) -> RunScore:
         """One run's scores. For a matcher that reads judgments (`with_judgments`), `judgments` (when

@@ -44,15 +44,22 @@ def overview():
     ir4qa = others["ir4qa"]
     return render_template("results/overview.html", sections=results.pair_sections(scores, others),
                            tables=_campaign_tables(scores), scored=any(scores.values()) or any(others.values()),
+                           can_learn=_judged(),
                            measures=",".join(ir4qa.measures if ir4qa else stored_measures(())),
                            ir4qa_settings=ir4qa.settings if ir4qa else None)
 
 
-def _score_cclqa() -> str:
-    """Every stored CCLQA run with the automatic matcher and, when judgments exist, the human one."""
+def _judged() -> bool:
+    return bool(db().scalar(select(func.count()).select_from(NuggetJudgment)))
+
+
+def _score_cclqa(learned: bool = False) -> str:
+    """Every stored CCLQA run with the automatic matcher and, when judgments exist, the human one and,
+    if asked, the learned one (each run scored by a model of the other runs' judgments)."""
     matchers = ["binarized"]
-    if db().scalar(select(func.count()).select_from(NuggetJudgment)):
-        matchers.insert(0, "human")
+    if _judged():
+        matchers = ["human", *matchers, *(["learned"] if learned else [])]
+    db().close()  # scoring opens its own transactions
     for matcher in matchers:
         scored = score_stored_runs(store(), {"matcher": matcher}, save=True)
     return f"{len(scored)} CCLQA runs scored ({', '.join(results.MATCHER_LABELS[m] for m in matchers)})."
@@ -80,7 +87,8 @@ def score():
     gains = request.form.get("gains", "").strip() or None
     kinds = set(db().scalars(select(Run.kind).distinct()))
     db().close()  # scoring opens its own transactions
-    scorers = {"cclqa": _score_cclqa, "ir4qa": lambda: _score_ir4qa(measures, gains), "qa": _score_qa}
+    learned = request.form.get("learned") == "1"
+    scorers = {"cclqa": lambda: _score_cclqa(learned), "ir4qa": lambda: _score_ir4qa(measures, gains), "qa": _score_qa}
     for task in (t for t in TASK_ORDER if t in kinds):
         try:
             flash(scorers[task](), "success")

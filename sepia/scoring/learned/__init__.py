@@ -1,0 +1,41 @@
+"""The learned matcher (`--matcher learned`): a model of the campaign's own human judgments decides
+whether a response holds a nugget, from evidence features (features.py: sentence-level alignment,
+numbers and dates, entity-like words, character n-grams, softmatch) and judgment reuse (reuse.py).
+
+It is honest by construction: with judgments (`cross_run`), each run is scored by a model trained on
+the other runs' (or other teams') judgments only; with a saved model (`trained.load`), reuse never
+compares a run with its own judged answers.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from sepia.formats.model import CCLQARun, GoldStandard, Judgment
+from sepia.scoring.learned.matcher import LearnedMatcher
+
+
+def cross_run(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], holdout: str = "run",
+              threshold: float | None = None) -> LearnedMatcher:
+    """The matcher that scores each run with a model that never saw its (`holdout` team's) judgments."""
+    from sepia.scoring.learned.crossrun import cross_run_predictions
+    from sepia.scoring.learned.trained import judged_pairs
+
+    pairs = judged_pairs(gold, runs, judgments)
+    probabilities = cross_run_predictions(pairs, holdout)
+    learnt = {k: float(p) for k, p in zip(pairs.keys, probabilities) if p == p}
+    covered = {key[0] for key in learnt}
+    lonely = tuple(f"run {run.run_id}: no other {holdout}'s judgments to learn from (scored as no match)"
+                   for run in runs if run.run_id not in covered and any(t.answers for t in run.topics))
+    return LearnedMatcher(learnt, threshold, warnings=lonely)
+
+
+def from_model(path, gold: GoldStandard, runs: Sequence[CCLQARun], threshold: float | None = None) -> LearnedMatcher:
+    """The matcher of a saved model (`sepia matcher train`) for these runs."""
+    from sepia.scoring.learned.trained import load
+
+    model = load(path)
+    seen = sorted(set(model.training["runs"]) & {r.run_id for r in runs})
+    warnings = (f"the model learnt from the judgments of {', '.join(seen)}: their scores are not estimates "
+                "for unjudged runs",) if seen else ()
+    return LearnedMatcher(model.probabilities(gold, runs), threshold, trained_on=frozenset(model.training["runs"]),
+                          warnings=warnings)

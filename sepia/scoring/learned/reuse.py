@@ -1,0 +1,52 @@
+"""Judgment reuse (Nuggeteer's idea): a response that says, where it speaks of a nugget, what
+responses judged as holding that nugget said, likely holds it too.
+
+Each (response, nugget) pair is compared with the judged pairs of the same nugget through the words
+of their best-aligned sentences. Which judged pairs may be used is the caller's `usable` mask: the
+honest protocol never lets a pair see judgments of its own run (or team).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+REUSE_FEATURES = (
+    "nugget_prior",           # share of the usable judged responses that hold the nugget (smoothed)
+    "judged_responses",       # log(1 + how many there are)
+    "support_similarity",     # greatest similarity to a response judged to hold the nugget
+    "nonsupport_similarity",  # ... to one judged not to
+    "neighbour_vote",         # similarity-weighted decision of the most similar judged responses
+)
+NEIGHBOURS = 5
+
+
+def similarity(a: Sequence[frozenset[str]], b: Sequence[frozenset[str]]) -> np.ndarray:
+    """Dice coefficient of every word set of `a` with every one of `b`."""
+    sims = np.zeros((len(a), len(b)))
+    for i, x in enumerate(a):
+        if x:
+            sims[i] = [2 * len(x & y) / (len(x) + len(y)) if y else 0.0 for y in b]
+    return sims
+
+
+def reuse_features(sims: np.ndarray, labels: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """REUSE_FEATURES for the rows of `sims` (targets x judged references) from the references'
+    `labels`, each target seeing only the references its row of `usable` allows."""
+    count = usable.sum(axis=1)
+    held = np.where(usable, labels[None, :], 0.0)
+    prior = (held.sum(axis=1) + 0.5) / (count + 1)
+    masked = np.where(usable, sims, -1.0)
+    support = np.where(usable & (labels[None, :] >= 0.5), sims, 0.0).max(axis=1, initial=0.0)
+    nonsupport = np.where(usable & (labels[None, :] < 0.5), sims, 0.0).max(axis=1, initial=0.0)
+    k = min(NEIGHBOURS, sims.shape[1])
+    if k:
+        nearest = np.argsort(-masked, axis=1)[:, :k]
+        weight = np.clip(np.take_along_axis(masked, nearest, axis=1), 0.0, None)
+        vote = np.take_along_axis(np.broadcast_to(labels, sims.shape), nearest, axis=1)
+        total = weight.sum(axis=1)
+        neighbour = np.where(total > 0, (weight * vote).sum(axis=1) / np.where(total > 0, total, 1), prior)
+    else:
+        neighbour = prior
+    return np.column_stack([prior, np.log1p(count), support, nonsupport, neighbour])
+

@@ -1,0 +1,148 @@
+"""The learned matcher against the human judgments, honestly: every run scored by a model that never
+saw its own judgments (leave-one-run-out) or its team's (leave-one-team-out), beside SEPIA's other
+matchers, on the TREC 2024 RAG data and on the sample campaign (corpora/cs, ct, ja). Prints the
+Markdown that docs/metaeval.md shows:
+
+    .venv/bin/python tools/learned_report.py [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
+
+Run level: Kendall's tau-b (scipy) between the runs' human F3 and each matcher's F3. Pair level:
+Cohen's kappa (scikit-learn) between the human decision per (answer, nugget) (a match when judged 1
+or 0.5, the upper median of the assessors) and the matcher's (BINARIZED: softmatch above 0.5; the
+learned matcher: probability at least 0.5).
+"""
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from scipy.stats import kendalltau
+from sklearn.metrics import cohen_kappa_score
+
+from sepia.convert.nuggetizer import convert_nuggetizer, write_conversion
+from sepia.formats.judgments import read_judgments
+from sepia.formats.read import read_file
+from sepia.scoring.evaluate import evaluate_runs
+from sepia.scoring.learned.crossrun import cross_run_predictions
+from sepia.scoring.learned.features import FEATURES
+from sepia.scoring.learned.matcher import LearnedMatcher
+from sepia.scoring.learned.pairs import build_pairs
+from sepia.scoring.tokenize import Tokenizer
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_PATH = ROOT.parent / "shared" / "data" / "trec-rag24" / "rag24_nugget_assignment.20241108.jl"
+
+# TREC RAG 2024 run IDs do not name their teams; these groups are a guess from the names (shared
+# prefixes, identical answers), so that leave-one-team-out hides a run's likely siblings too.
+TREC_TEAMS = (
+    (r"^(ag_rag|agtask|rag_bm25)", "ag"), (r"^(baseline_frag|baseline_rag24)", "baseline"),
+    (r"^(BEST|SECOND)_cot", "cot"), (r"^(FT-llama3|ICL-mistral)$", "ft-icl"), (r"^(Ranked|Enhanced)_Iterative", "iter"),
+    (r"^neurag", "neurag"), (r"^UWC", "uwc"), (r"^(baseline|ginger)_top_5$", "top5"),
+)
+
+
+def trec_team(original: str) -> str:
+    for pattern, team in TREC_TEAMS:
+        if re.match(pattern, original):
+            return team
+    return re.split(r"[-_.]", original)[0].lower()
+
+
+def tau(human: dict[str, float], other: dict[str, float]) -> float:
+    order = sorted(human)
+    return kendalltau([human[r] for r in order], [other[r] for r in order], variant="b").statistic
+
+
+def scores(results) -> dict[str, float]:
+    return {r.run_id: r.score for r in results}
+
+
+def learned_rows(gold, runs, pairs, human, teams) -> tuple[list[str], list[float]]:
+    """Table rows of the learned matcher (expected matches and threshold 0.5, each run without its
+    own judgments, then without its team's; and without judgment reuse), and the run-held-out
+    probabilities."""
+    judged = ~np.isnan(pairs.labels)
+    truth = (pairs.labels[judged] >= 0.5).astype(int)
+    rows, loro = [], None
+    for label, holdout, reuse in (("learned", "run", True), ("learned, evidence only (no judgment reuse)", "run", False)):
+        by_run = cross_run_predictions(pairs, holdout, reuse)
+        by_team = cross_run_predictions(pairs, teams, reuse)
+        loro = by_run if reuse else loro
+        kappa = cohen_kappa_score(truth, (by_run[judged] >= 0.5).astype(int))
+        for mode, threshold in (("expected matches", None), ("threshold 0.5", 0.5)):
+            run_out, team_out = (scores(evaluate_runs(gold, runs, matcher=LearnedMatcher(dict(zip(pairs.keys, p)),
+                                                                                         threshold)))
+                                 for p in (by_run, by_team))
+            rows.append(f"| {label}, {mode} | {tau(human, run_out):.3f} | {tau(human, team_out):.3f} | {kappa:.3f} |")
+    return rows, loro
+
+
+def binarized_kappa(pairs) -> float:
+    judged = ~np.isnan(pairs.labels)
+    softmatch = pairs.features[judged, FEATURES.index("softmatch")]
+    return cohen_kappa_score((pairs.labels[judged] >= 0.5).astype(int), (softmatch > 0.5).astype(int))
+
+
+def calibration(pairs, p) -> str:
+    """Mean probability and mean human credit in each tenth of the pairs by probability."""
+    judged = ~np.isnan(pairs.labels)
+    order = np.argsort(p[judged])
+    parts = [f"{p[judged][b].mean():.2f}/{pairs.labels[judged][b].mean():.2f}" for b in np.array_split(order, 10)]
+    return ", ".join(parts)
+
+
+def section(title: str, gold, runs, judgments, teams) -> list[str]:
+    human = scores(evaluate_runs(gold, runs, matcher="human", judgments=judgments))
+    pairs = build_pairs(gold, runs, judgments)
+    stem_stop = Tokenizer(stem=True, stopwords=True)
+    fixed = [("BINARIZED (theta 0.5)", evaluate_runs(gold, runs, matcher="binarized"), f"{binarized_kappa(pairs):.3f}"),
+             ("BINARIZED, --stem --stopwords", evaluate_runs(gold, runs, matcher="binarized", tokenizer=stem_stop), "-"),
+             ("softmatch", evaluate_runs(gold, runs, matcher="softmatch"), "-"),
+             ("exact", evaluate_runs(gold, runs, matcher="exact"), "-")]
+    groups = len(set(teams.values())) if isinstance(teams, dict) else len({r.run_id.split("-")[0] for r in runs})
+    lines = [f"#### {title}", "",
+             f"{len(runs)} runs ({groups} teams), {len(gold.topics)} topics, {int((~np.isnan(pairs.labels)).sum())} "
+             "judged (answer, nugget) pairs.", "",
+             "| matcher | tau-b, leave one run out | tau-b, leave one team out | Cohen's kappa (pairs) |",
+             "|---|---:|---:|---:|"]
+    for label, results, kappa in fixed:
+        value = tau(human, scores(results))
+        lines.append(f"| {label} | {value:.3f} | {value:.3f} | {kappa} |")
+    rows, loro = learned_rows(gold, runs, pairs, human, teams)
+    lines += rows
+    lines += ["", f"Calibration of the learned probabilities (leave one run out), mean probability / mean human "
+                  f"credit per tenth of the pairs: {calibration(pairs, loro)}.", ""]
+    return lines
+
+
+def trec(path: Path) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        conversion = convert_nuggetizer(path, partial=0.5)
+        out = write_conversion(conversion, Path(tmp) / "rag24")
+        gold = read_file(out / "gold.xml", "gold")
+        runs = [read_file(p, "cclqa") for p in sorted((out / "runs").glob("*.xml"))]
+        judgments = read_judgments(out / "judgments.tsv")
+    teams = {sepia_id: trec_team(original) for original, sepia_id in conversion.run_ids.items()}
+    return section("TREC RAG 2024 (45 runs, English)", gold, runs, judgments, teams)
+
+
+def sample(lang: str) -> list[str]:
+    folder = ROOT / "corpora" / lang
+    gold = read_file(folder / "gold.xml", "gold")
+    runs = [read_file(p, "cclqa") for p in sorted((folder / "runs").glob("*.xml"))]
+    return section(f"Sample campaign, corpora/{lang}", gold, runs, read_judgments(folder / "judgments.tsv"), "team")
+
+
+def main(argv: list[str]) -> int:
+    path = Path(argv[1]) if len(argv) > 1 else DEFAULT_PATH
+    lines = trec(path) if path.exists() else [f"(TREC RAG 2024 data not found at {path})", ""]
+    for lang in ("cs", "ct", "ja"):
+        lines += sample(lang)
+    sys.stdout.write("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
