@@ -37,7 +37,7 @@ def check_training_input(gold: GoldStandard, judgments: Sequence[Judgment]) -> N
 
     if not any(t.nuggets for t in gold.topics):
         raise ModelError("the gold standard has no nuggets: there is nothing to match")
-    missing = unknown_nuggets(judgments, gold)
+    missing = unknown_nuggets(((j.topic_id, j.nugget_id) for j in judgments), gold)
     if missing:
         shown = ", ".join(f"{t} {n}" for t, n in missing[:5]) + (", ..." if len(missing) > 5 else "")
         raise ModelError(f"the judgments name {len(missing)} nuggets the gold standard lacks: {shown}")
