@@ -109,7 +109,7 @@ class DocumentView:
 
 
 class SearchEngine(Protocol):
-    name: str          # "whoosh" or "tantivy"
+    name: str          # its key in ENGINES
     index_dir: Path
 
     # ---------------------------------------------------------------- reading
