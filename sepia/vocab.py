@@ -18,8 +18,8 @@ ANSWER_TYPE_ABBREVIATIONS = {
     "PERSON": "PER", "ORGANIZATION": "ORG", "LOCATION": "LOC", "DATE": "DAT", "OTHER": "OTH",
 }
 
-RUN_VARIANTS = ("T", "D", "DN")
-TOPIC_STATUSES = ("in_progress", "completed")
+# A topic's status: still being written, or ready for nuggets and votes.
+TOPIC_STATUSES = (TOPIC_IN_PROGRESS, TOPIC_COMPLETED) = ("in_progress", "completed")
 
 TOPIC_ID_RE = re.compile(r"^([A-Za-z0-9]+)-(EN|CS|CT|JA)-([0-9]+)$")
 RUN_ID_RE = re.compile(r"^([A-Za-z0-9_]+)-(EN|CS|CT|JA)-(EN|CS|CT|JA)-([0-9]{2})-(T|DN|D)$")

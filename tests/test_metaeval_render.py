@@ -1,5 +1,6 @@
 """Plain-text tables line up by display width (CJK characters take two terminal columns)."""
-from sepia.metaeval.render import align, display_width
+from sepia.metaeval.render import align
+from sepia.text.columns import display_width
 
 
 def test_display_width_counts_wide_characters_twice():

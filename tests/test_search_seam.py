@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from sepia.corpus.ingest import ingest
 from sepia.search import open_engine
-from sepia.search.engine import ENGINE_FILE, ENGINES, configured_engine
+from sepia.search.engine import ENGINE_FILE, ENGINES, SearchError, configured_engine, engine_class
 from sepia.store.db import Store
 from tests.test_index_build_lock import kill_build_once_its_workers_run
 
@@ -91,6 +91,17 @@ def test_generated_queries_find_the_same_documents(engines):
         found = [sorted(h.docid for h in engine.search(lang, *queries, page_size=100).hits)
                  for engine in engines.values()]
         assert found[0] == found[1] and found[0]
+
+
+def test_the_engine_table_is_what_every_caller_offers(tmp_path):
+    from sepia.commands.index import build
+
+    for name in ENGINES:
+        assert engine_class(name).name == name and open_engine(tmp_path, name).name == name
+    engine_option = next(option for option in build.params if option.name == "engine_name")
+    assert list(engine_option.type.choices) == list(ENGINES)
+    with pytest.raises(SearchError, match="unknown search engine 'lucene'; expected one of whoosh, tantivy"):
+        engine_class("lucene")
 
 
 @pytest.mark.parametrize("name", ENGINES)

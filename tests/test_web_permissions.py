@@ -2,6 +2,9 @@
 sent to the log-in page, and every view carries the role decorator (so a new route cannot forget)."""
 from __future__ import annotations
 
+import re
+from html import unescape
+
 import pytest
 
 from campaign_helpers import move_window, run_xml, schedule
@@ -15,6 +18,7 @@ from sepia.qa.evaluate import SETTINGS as QA_SETTINGS
 from sepia.store.models import ROLES, EvaluationResult, Run, TaskWindow
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.results import settings_key
+from sepia.web import pages
 
 PARAMS = {"topic_id": "ACLIA2-CS-0001", "docid": "XIN_CMN_20080101.0001", "answer_id": 1,
           "nugget_id": 1, "user_id": 1, "filename": "sepia.css", "set_id": 1, "task": "qa",
@@ -125,3 +129,43 @@ def test_post_without_csrf_token_is_refused(app):
             response = browser.client.post(url, data={})
             assert response.status_code == 400, (endpoint, url)
             assert "security token" in response.get_data(as_text=True)
+
+
+# The top bar as base.html drew it by hand before sepia.web.pages held the links.
+NAV = {"organiser": ["Topics", "Nuggets", "Votes & gold", "Schedule", "Pools", "Assessors", "Results", "Accounts"],
+       "topic_developer": ["Topics", "Nuggets"],
+       "assessor": ["Voting", "Judging"],
+       "participant": ["Runs", "Results"]}
+
+
+def top_bar(html: str) -> list[tuple[str, str, bool]]:
+    """(href, label, marked current) of each link of the page's <nav>."""
+    nav = re.search(r"<nav>(.*?)</nav>", html, re.S).group(1)
+    return [(href, unescape(label), "aria-current" in attributes)
+            for href, attributes, label in re.findall(r'<a href="([^"]+)"([^>]*)>([^<]*)</a>', nav)]
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_each_role_sees_exactly_the_links_it_may_follow(app, role):
+    released_campaign(app.extensions["sepia_store"])
+    browser = browser_for(app, ROLE_USER[role])
+    links = top_bar(browser.get("/admin/users" if role == "organiser" else "/", follow_redirects=True)
+                    .get_data(as_text=True))
+    assert [label for _, label, _ in links] == NAV[role]
+    for href, label, _ in links:
+        assert browser.get(href).status_code == 200, (role, label, href)
+    for link in pages.nav_links(role):  # and the view itself says the role may use it
+        assert role in app.view_functions[link.endpoint].allowed_roles, (role, link)
+
+
+@pytest.mark.parametrize(("url", "current"), [("/votes/overview", "Votes & gold"), ("/admin/users", "Accounts"),
+                                              ("/campaign/schedule", "Schedule")])
+def test_the_link_of_the_page_shown_is_marked_current(app, url, current):
+    links = top_bar(browser_for(app, "org").get(url, follow_redirects=True).get_data(as_text=True))
+    assert [label for _, label, is_current in links if is_current] == [current]
+
+
+def test_every_blueprint_is_a_page():
+    app_blueprints = {blueprint.name for blueprint in pages.blueprints()}
+    assert len(app_blueprints) == len(pages.PAGES)
+    assert {link.endpoint.partition(".")[0] for page in pages.PAGES for link in page.links} <= app_blueprints

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import click
 
+from sepia.search.engine import ENGINES
 from sepia.vocab import LANGUAGES
 
-ENGINE_CHOICE = click.Choice(["whoosh", "tantivy"], case_sensitive=False)
+ENGINE_CHOICE = click.Choice(list(ENGINES), case_sensitive=False)
 
 
 @click.group()

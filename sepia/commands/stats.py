@@ -11,6 +11,7 @@ from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.scoring.stats import nugget_stats
 from sepia.scoring.weights import SCHEMES
+from sepia.text.columns import aligned
 
 
 @click.command()
@@ -28,6 +29,5 @@ def stats(gold_path, weights, output):
     table = [header] + [(r.lang, vocab.ANSWER_TYPE_ABBREVIATIONS.get(r.answer_type, r.answer_type), str(r.topics),
                          str(r.nuggets), f"{r.mean_nuggets:.1f}", f"{r.mean_length:.1f}", f"{r.mean_weight:.2f}")
                         for r in rows]
-    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-    for row in table:
-        click.echo("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    for line in aligned(table, left=2):
+        click.echo(line)

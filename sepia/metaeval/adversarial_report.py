@@ -8,6 +8,7 @@ from typing import Sequence
 
 from sepia.metaeval.adversarial import Fooled
 from sepia.metaeval.probes import PROBES
+from sepia.text.columns import aligned
 
 
 def _cell(row: Fooled) -> str:
@@ -21,9 +22,7 @@ def fooled_table(rows: Sequence[Fooled]) -> str:
     cells = {(r.matcher, r.probe): _cell(r) for r in rows}
     header = ["MATCHER", *probes]
     body = [[m, *(cells[m, p] for p in probes)] for m in matchers]
-    widths = [max(len(line[k]) for line in [header, *body]) for k in range(len(header))]
-    lines = ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(line, widths)))
-             for line in [header, *body]]
+    lines = aligned([header, *body])
     legend = [f"  {p}: {PROBES[p].label}" for p in probes]
     return ("Fooled rate: share of the topics a probe changed where the perturbed response scores at least "
             "as high as the faithful one (lower is better)\n\n" + "\n".join(lines) + "\n\n" + "\n".join(legend) + "\n")

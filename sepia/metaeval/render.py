@@ -1,12 +1,12 @@
 """Plain-text tables for the `metaeval` and `agreement` reports (the JSON form is the data itself)."""
 from __future__ import annotations
 
-import unicodedata
 from typing import Sequence
 
 import numpy as np
 
 from sepia.metaeval.correlation import COEFFICIENTS, LEVELS
+from sepia.text.columns import aligned
 
 
 def json_ready(value):
@@ -26,22 +26,9 @@ def fmt(value, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def display_width(text: str) -> int:
-    """Terminal columns: East Asian wide and fullwidth characters take two, combining marks none."""
-    return sum(0 if unicodedata.combining(ch) else 2 if unicodedata.east_asian_width(ch) in "WF" else 1
-               for ch in text)
-
-
 def align(rows: list[list[str]], indent: str = "  ") -> list[str]:
-    """First column left-aligned, the others right-aligned, padded by display width so that
-    Chinese and Japanese cells line up."""
-    widths = [max(display_width(row[i]) for row in rows) for i in range(len(rows[0]))]
-
-    def pad(cell, width, left):
-        space = " " * (width - display_width(cell))
-        return cell + space if left else space + cell
-
-    return [indent + "  ".join(pad(c, w, i == 0) for i, (c, w) in enumerate(zip(row, widths))) for row in rows]
+    """A table of the reports, indented under its heading (sepia.text.columns)."""
+    return aligned(rows, indent=indent)
 
 
 def measure_grid(values: dict, digits: int = 3) -> list[str]:

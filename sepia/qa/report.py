@@ -7,6 +7,7 @@ from typing import Sequence
 from sepia import vocab
 from sepia.qa.evaluate import QARunScore
 from sepia.scoring.report import grouped_table
+from sepia.text.columns import aligned
 from sepia.versions import stamped
 
 NONE = "-"  # no answer type given
@@ -43,10 +44,8 @@ def confusion_tables(results: Sequence[QARunScore]) -> str:
         predicted = [a for a in (*vocab.ANSWER_TYPES, None) if any(a in row for row in matrix.values())]
         rows = [["GOLD \\ PREDICTED", *(_short(p) for p in predicted)]]
         rows += [[gold, *(str(row.get(p, 0)) for p in predicted)] for gold, row in matrix.items()]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         text += f"\n{r.run_id}: confusion of answer types ({len(r.typed)} topics; {NONE} = none given)\n"
-        text += "\n".join("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                                    for i, (cell, w) in enumerate(zip(row, widths))) for row in rows) + "\n"
+        text += "\n".join(aligned(rows)) + "\n"
     return text
 
 

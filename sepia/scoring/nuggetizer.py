@@ -22,7 +22,6 @@ from typing import Sequence
 from sepia.formats.model import GoldNugget
 
 MEASURES = ("strict_vital", "vital", "strict_all", "all")
-LABELS = {"strict_vital": "strict vital", "vital": "vital", "strict_all": "strict all", "all": "all"}
 
 
 def is_vital(nugget: GoldNugget) -> bool:

@@ -9,6 +9,7 @@ from typing import Iterable, Iterator, Sequence
 from sepia import vocab
 from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import RunScore
+from sepia.text.columns import aligned
 from sepia.versions import analyzer_versions
 
 
@@ -38,12 +39,6 @@ def _types(results: Sequence[RunScore]) -> list[str]:
     return [t for t in vocab.ANSWER_TYPES if t in present]
 
 
-def _align(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-            for row in rows]
-
-
 def grouped_table(results, header: list[str], rows: dict[str, list[str]], title: str = "") -> str:
     """One aligned table per language pair (ACLIA's order), runs in the order given, each row
     `run_id` followed by `rows[run_id]`."""
@@ -54,7 +49,7 @@ def grouped_table(results, header: list[str], rows: dict[str, list[str]], title:
     for pair in sorted(by_pair, key=_pair_order):
         runs = by_pair[pair]
         body = [header] + [[r.run_id] + rows[r.run_id] for r in runs]
-        lines += ["", f"{pair} ({len({t for r in runs for t in _topic_ids(r)})} topics)"] + _align(body)
+        lines += ["", f"{pair} ({len({t for r in runs for t in _topic_ids(r)})} topics)"] + aligned(body)
     return "\n".join(lines) + "\n"
 
 

@@ -5,12 +5,18 @@ data directory is remembered in its index directory (ENGINE_FILE) and chosen wit
 `sepia index build --engine`. Callers do not change with the engine."""
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterable, Protocol
 
-ENGINES = ("whoosh", "tantivy")
+# The engines, by the name `sepia index build --engine` takes: "module:class" of each, imported
+# only when used (tantivy's Rust library is not loaded to serve Whoosh). Every caller reads this table.
+ENGINES = {
+    "whoosh": "sepia.search.whoosh_engine:WhooshEngine",
+    "tantivy": "sepia.search.tantivy_engine:TantivyEngine",
+}
 DEFAULT_ENGINE = "whoosh"
 ENGINE_FILE = "ENGINE"  # in the index directory: the name of the engine that serves it
 
@@ -103,7 +109,7 @@ class DocumentView:
 
 
 class SearchEngine(Protocol):
-    name: str          # "whoosh" or "tantivy"
+    name: str          # its key in ENGINES
     index_dir: Path
 
     # ---------------------------------------------------------------- reading
@@ -180,15 +186,11 @@ def remember_engine(index_dir: Path | str | None, name: str) -> None:
 
 
 def engine_class(name: str):
-    if name == "whoosh":
-        from sepia.search.whoosh_engine import WhooshEngine
-
-        return WhooshEngine
-    if name == "tantivy":
-        from sepia.search.tantivy_engine import TantivyEngine
-
-        return TantivyEngine
-    raise SearchError(f"unknown search engine {name!r}; expected one of {', '.join(ENGINES)}")
+    """The class of the engine called `name` in ENGINES."""
+    if name not in ENGINES:
+        raise SearchError(f"unknown search engine {name!r}; expected one of {', '.join(ENGINES)}")
+    module, _, attribute = ENGINES[name].partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def open_engine(index_dir: Path | str | None = None, engine: str | None = None) -> SearchEngine:

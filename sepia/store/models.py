@@ -26,6 +26,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from sepia import limits
+from sepia.vocab import TOPIC_IN_PROGRESS, TOPIC_STATUSES
 
 
 def utcnow() -> datetime:
@@ -118,7 +119,7 @@ class TopicSet(Base):
 
 class Topic(Base):
     __tablename__ = "topic"
-    __table_args__ = (CheckConstraint("status IN ('in_progress', 'completed')", name="ck_topic_status"),)
+    __table_args__ = (CheckConstraint(f"status IN {TOPIC_STATUSES}", name="ck_topic_status"),)
     id: Mapped[str] = mapped_column(String(limits.TOPIC_ID), primary_key=True)  # e.g. ACLIA2-CS-0001
     lang: Mapped[str] = mapped_column(String(2), index=True)  # target (collection) language
     # No ON DELETE action: SQLite adds this column in place (see migration 0003) and cannot reflect
@@ -126,7 +127,7 @@ class Topic(Base):
     topic_set_id: Mapped[int | None] = mapped_column(ForeignKey("topic_set.id"), index=True)
     answer_type: Mapped[str | None] = mapped_column(String(20))
     memo: Mapped[str | None] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(20), default="in_progress")
+    status: Mapped[str] = mapped_column(String(20), default=TOPIC_IN_PROGRESS)
     # A retired topic keeps its nuggets and votes but leaves every list and queue.
     retired: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # Optimistic locking: a save carries the version it started from; a stale one is a conflict.

@@ -16,7 +16,7 @@ from sepia import diskfull
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import as_utc
-from sepia.web import input_check, memory, security
+from sepia.web import input_check, memory, pages, security
 from sepia.web.static_files import StaticFiles
 from sepia.web.throttle import Throttle
 
@@ -101,16 +101,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.filters["when"] = when
     app.jinja_env.filters["utc_input"] = utc_input
 
-    from sepia.web import (admin, auth, downloads, judging, nuggets, participate, probes, results, schedule, topics,
-                           votes)
-    from sepia.web import support as support_judging
+    app.jinja_env.globals["nav_links"] = pages.nav_links
 
-    for blueprint in (auth.bp, admin.bp, topics.bp, nuggets.bp, votes.bp, schedule.bp, participate.bp, downloads.bp,
-                      results.bp, judging.bp, probes.bp, support_judging.bp):
+    for blueprint in pages.blueprints():
         app.register_blueprint(blueprint)
-    from sepia.web import assessors
-
-    app.register_blueprint(assessors.bp)
 
     app.before_request(security.load_current_user)
     app.before_request(input_check.refuse_unwritable_text)

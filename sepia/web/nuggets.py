@@ -8,6 +8,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from sepia.store.models import AnswerText, Nugget, Topic
+from sepia.vocab import TOPIC_COMPLETED
 from sepia.web.db import db
 from sepia.web.forms import NUGGET_MAX_CHARS, FormError, bounded_text, parse_id, parse_ids
 from sepia.web.security import roles_required
@@ -52,7 +53,7 @@ def _text(form) -> str:
 
 def _completed(topic):
     """The topic (mapped, or as the page shows it), if nuggets may come from it; else 409."""
-    if topic.status != "completed":
+    if topic.status != TOPIC_COMPLETED:
         abort(409, f"Topic {topic.id} is still in development; nuggets come from completed topics.")
     return topic
 

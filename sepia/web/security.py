@@ -101,10 +101,6 @@ def check_new_password(password: str) -> str | None:
     return None
 
 
-def check_role(role: str) -> str | None:
-    return None if role in ROLES else f"Unknown role {role!r}; choose one of {', '.join(ROLES)}."
-
-
 # ---------------------------------------------------------------- the logged-in user
 
 @dataclass(frozen=True)

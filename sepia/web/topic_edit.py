@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from sepia.store.models import AnswerText, Document, Topic, TopicText, utcnow
-from sepia.vocab import ANSWER_TYPES, LANGUAGES, TOPIC_ID_RE
+from sepia.vocab import ANSWER_TYPES, LANGUAGES, TOPIC_COMPLETED, TOPIC_ID_RE, TOPIC_IN_PROGRESS
 from sepia.web.forms import ANSWER_MAX_CHARS, TOPIC_FIELD_MAX_CHARS, FormError, bounded_text
 
 # The form's fields, in the order the conflict page lists them.
@@ -55,7 +55,7 @@ def values_of(topic: Topic) -> dict[str, object]:
         values[field] = "\n".join(topic.texts_of("key_term", lang))
     values["answer_type"] = topic.answer_type or ""
     values["memo"] = topic.memo or ""
-    values["completed"] = topic.status == "completed"
+    values["completed"] = topic.status == TOPIC_COMPLETED
     return values
 
 
@@ -117,7 +117,7 @@ def apply(topic: Topic, values: dict, username: str) -> None:
     _set_key_terms(topic, [(lang, values[field]) for field, lang in _key_term_slots(topic.lang).items()])
     topic.answer_type = answer_type
     topic.memo = values["memo"]
-    topic.status = "completed" if values["completed"] else "in_progress"
+    topic.status = TOPIC_COMPLETED if values["completed"] else TOPIC_IN_PROGRESS
     # Always touch the row, so that the version moves on even when only a question changed.
     topic.updated_by = username
     topic.updated_at = utcnow()
@@ -182,7 +182,7 @@ def create_topic(session: Session, lang: str, topic_id: str, username: str) -> T
         raise TopicError(f"The topic ID {topic_id} names language {match.group(2)}, not {lang}.")
     if session.get(Topic, topic_id) is not None:
         raise TopicError(f"Topic {topic_id} exists already.")
-    topic = Topic(id=topic_id, lang=lang, status="in_progress", memo="", updated_by=username)
+    topic = Topic(id=topic_id, lang=lang, status=TOPIC_IN_PROGRESS, memo="", updated_by=username)
     session.add(topic)
     session.flush()
     return topic

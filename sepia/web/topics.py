@@ -7,7 +7,7 @@ from sqlalchemy.orm import joinedload, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from sepia.store.models import AnswerText, Document, Nugget, Topic
-from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES
+from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES, TOPIC_COMPLETED
 from sepia.web import search_pane, topic_edit
 from sepia.web.db import db
 from sepia.web.forms import FormError, parse_id
@@ -53,7 +53,7 @@ def topic_rows(lang: str | None = None, completed_only: bool = False) -> list[di
     if lang:
         query = query.where(Topic.lang == lang)
     if completed_only:
-        query = query.where(Topic.status == "completed")
+        query = query.where(Topic.status == TOPIC_COMPLETED)
     rows = []
     for topic in session.scalars(query):
         question = topic.text_of("question", topic.lang) or topic.text_of("question", "EN") or ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
-from sepia.vocab import LANGUAGES
+from sepia.vocab import LANGUAGES, TOPIC_COMPLETED
 from sepia.web import analysis, voting
 from sepia.web.db import db
 from sepia.web.first_steps import first_steps
@@ -26,7 +26,7 @@ def index():
 
 def _votable(topic):
     """The topic (mapped or a view with its nuggets and votes), if it can be voted on; else 404."""
-    if topic.status != "completed" or not topic.nuggets:
+    if topic.status != TOPIC_COMPLETED or not topic.nuggets:
         abort(404, f"Topic {topic.id} has no nuggets to vote on yet.")
     return topic
 

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store.models import Nugget, Topic, Vote
+from sepia.vocab import TOPIC_COMPLETED
 
 
 @dataclass
@@ -38,7 +39,7 @@ def assessor_view(topic: Topic, assessor: str) -> AssessorView:
 def votable_topics(session: Session, languages: list[str] | None = None) -> list[Topic]:
     """Completed topics that have nuggets, not retired: the ones assessors vote on (of these
     languages only, when an assessor works in some)."""
-    query = select(Topic).where(Topic.status == "completed", Topic.retired.is_(False), Topic.nuggets.any())
+    query = select(Topic).where(Topic.status == TOPIC_COMPLETED, Topic.retired.is_(False), Topic.nuggets.any())
     if languages:
         query = query.where(Topic.lang.in_(languages))
     return list(session.scalars(
