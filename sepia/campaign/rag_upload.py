@@ -19,13 +19,13 @@ from sepia.convert.nuggetizer import LANG
 from sepia.convert.rag_answers import DESCRIPTION, convert_rag_answers
 from sepia.convert.rag_topics import track_topic_ids
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.jsonl import starts_with_object
 from sepia.formats.write import to_xml
 from sepia.store.models import Run, Topic
 
 
 def is_answer_file(data: bytes) -> bool:
-    """JSON lines start with an object; every XML run starts with `<`."""
-    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+    return starts_with_object(data)
 
 
 def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:

@@ -30,15 +30,17 @@ class TopicsConversion:
         return {"topics.xml": to_xml(self.topics), "topics.tsv": mapping_tsv(("qid", "topic_id"), self.topic_ids.items())}
 
 
-def convert_rag_topics(path: str | Path, prefix: str = "RAG", year: str | None = None) -> TopicsConversion:
-    """Read and check the whole file, then build the topic set; raises FormatError listing every problem."""
+def convert_rag_topics(path: str | Path, prefix: str = "RAG", year: str | None = None,
+                       data: bytes | None = None) -> TopicsConversion:
+    """Read and check the whole file (or `data`, named `path`), then build the topic set; raises
+    FormatError listing every problem."""
     check_id_parts(prefix, year)
     path = Path(path)
     name = str(path)
     problems: list[Problem] = []
     titles: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, obj in json_lines(path, problems):
+    for number, obj in json_lines(path, problems, data):
         column = getattr(obj, "column", 1)
         if not isinstance(obj, dict):
             problems.append(Problem(name, number, 1, f"expected a JSON object, got {json_kind(obj)}"))
