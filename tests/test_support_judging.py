@@ -12,6 +12,7 @@ from sepia.cli import main
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Judgment, Metadata
 from sepia.store import io
 from sepia.store.models import Document
+from sepia.store.pools import assign_pool, build_pool
 from sepia.store.support import citations, save_support, support_judgments
 
 T1 = "RAG2025-EN-1"
@@ -51,11 +52,18 @@ def test_support_is_stored_replaced_and_exported(store_url):
         s.dispose()
 
 
-def test_judged_in_the_browser_then_scored(app, store, tmp_path, monkeypatch):  # noqa: F811
+def pooled_for_as1(store, depth: int, viewer: str):
+    """Topic T1 and the run stored, pooled to `depth` and assigned to as1: `viewer`'s citations."""
     make_topic(store, T1)
     with store.transaction() as session:
         add_run(session)
-        rows = citations(session, T1, "as1")
+        build_pool(session, "rag", "cclqa", depth)
+        assign_pool(session, "rag", ["as1"])
+        return citations(session, T1, viewer)
+
+
+def test_judged_in_the_browser_then_scored(app, store, tmp_path, monkeypatch):  # noqa: F811
+    rows = pooled_for_as1(store, 10, "as1")
     as1 = browser_for(app, "as1")
     page = as1.get(f"/judge/support/{T1}").get_data(as_text=True)
     assert "citation support · 0 of 3 judged" in page and "Coal fuelled it." in page and "TEAMX" not in page  # blind
@@ -79,3 +87,40 @@ def test_judged_in_the_browser_then_scored(app, store, tmp_path, monkeypatch):  
     scores = json.loads(result.output)["runs"][0]
     # citations: (s1, d0) 1, (s1, d1) 0.5, (s2, d2) unjudged 0 -> precision 1.5 / 3; sentences 1, 0, 0 (s3 cites nothing)
     assert (scores["precision"], scores["recall"]) == (0.5, 1 / 3)
+
+
+def test_an_assessor_judges_only_the_citations_assigned_to_them(store_url):
+    """Through pools: as1 has rank 1 of the run (depth 1), as2 nothing; the scope is one query on
+    either backend."""
+    from sepia.store.db import Store
+
+    s = Store(store_url)
+    try:
+        with s.transaction() as session:
+            add_run(session)
+            build_pool(session, "rag", "cclqa", 1)
+            assign_pool(session, "rag", ["as1"])
+        with s.transaction() as session:
+            assert [(r.text, r.docid) for r in citations(session, T1, "as1", assigned_only=True)] == [
+                ("Coal fuelled it.", SEG[0]), ("Coal fuelled it.", SEG[1])]
+            assert citations(session, T1, "as2", assigned_only=True) == []
+            assert len(citations(session, T1, "as2")) == 3  # an organiser's view: every citation
+    finally:
+        s.dispose()
+
+
+def test_the_screen_shows_an_assessor_their_queue_only(app, store):  # noqa: F811
+    rows = pooled_for_as1(store, 1, "org")
+    as1 = browser_for(app, "as1")
+    page = as1.get(f"/judge/support/{T1}").get_data(as_text=True)
+    assert "citation support · 0 of 2 judged" in page and "Steam too." not in page
+    unassigned = {f"support:{rows[2].response_id}:{SEG[2]}": "1"}  # rank 2 is not in as1's queue
+    assert as1.post(f"/judge/support/{T1}", unassigned).status_code == 302
+    assert "not of a citation of this topic" in as1.get(f"/judge/support/{T1}").get_data(as_text=True)
+    as2 = browser_for(app, "as2")
+    assert as2.get(f"/judge/support/{T1}").status_code == 404
+    assert as2.post(f"/judge/support/{T1}", unassigned).status_code == 404
+    org = browser_for(app, "org")
+    assert "citation support · 0 of 3 judged" in org.get(f"/judge/support/{T1}").get_data(as_text=True)
+    with store.transaction() as session:
+        assert support_judgments(session) == []

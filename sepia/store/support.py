@@ -9,7 +9,8 @@ from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
 from sepia.formats.model import Judgment
-from sepia.store.models import Document, Response, ResponseDocument, Run, RunTopic, SupportJudgment
+from sepia.store.models import (Assignment, Document, Pool, PoolEntry, Response, ResponseDocument, Run, RunTopic,
+                                SupportJudgment, pool_member)
 
 LEVELS = {"1": 1.0, "0.5": 0.5, "0": 0.0}  # form value -> support
 
@@ -24,15 +25,28 @@ class Citation:
     support: float | None  # this assessor's judgment, None when not yet judged
 
 
-def citations(session: Session, topic_id: str, assessor: str, excerpt_chars: int = 600) -> list[Citation]:
-    """Every (response, cited document) pair of the topic's CCLQA runs, in run and rank order, without
-    the runs' names (assessors judge blind); one query for the pairs, one for their documents."""
-    rows = session.execute(
-        select(Response.id, Response.text, ResponseDocument.docid)
-        .join(ResponseDocument, ResponseDocument.response_id == Response.id)
-        .join(RunTopic, Response.run_topic_id == RunTopic.id).join(Run, RunTopic.run_id == Run.id)
-        .where(RunTopic.topic_id == topic_id, Run.kind == "cclqa")
-        .order_by(Run.run_id, Response.rank, ResponseDocument.position)).all()
+def assigned_responses(assessor: str, topic_id: str):
+    """The topic's responses in the assessor's CCLQA queues (a pool entry stands for its members;
+    control items are judged for nuggets only), as a subquery."""
+    return (select(pool_member.c.response_id).join(PoolEntry, pool_member.c.entry_id == PoolEntry.id)
+            .join(Assignment, Assignment.entry_id == PoolEntry.id).join(Pool, PoolEntry.pool_id == Pool.id)
+            .where(Assignment.assessor == assessor, PoolEntry.topic_id == topic_id, Pool.kind == "cclqa",
+                   PoolEntry.control_id.is_(None)))
+
+
+def citations(session: Session, topic_id: str, assessor: str, excerpt_chars: int = 600,
+              assigned_only: bool = False) -> list[Citation]:
+    """Every (response, cited document) pair of the topic's CCLQA runs (with `assigned_only`, of the
+    responses in the assessor's queues), in run and rank order, without the runs' names (assessors
+    judge blind); one query for the pairs, one for their documents, one for the judgments."""
+    query = (select(Response.id, Response.text, ResponseDocument.docid)
+             .join(ResponseDocument, ResponseDocument.response_id == Response.id)
+             .join(RunTopic, Response.run_topic_id == RunTopic.id).join(Run, RunTopic.run_id == Run.id)
+             .where(RunTopic.topic_id == topic_id, Run.kind == "cclqa")
+             .order_by(Run.run_id, Response.rank, ResponseDocument.position))
+    if assigned_only:
+        query = query.where(Response.id.in_(assigned_responses(assessor, topic_id)))
+    rows = session.execute(query).all()
     docids = {docid for _, _, docid in rows}
     documents = {d.docid: (d.title, d.text[:excerpt_chars]) for d in session.execute(
         select(Document.docid, Document.title, Document.text).where(Document.docid.in_(docids)))} if docids else {}
