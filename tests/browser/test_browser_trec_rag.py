@@ -189,12 +189,20 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     judge.goto(f"{site.url}/judge/support/RAG2025-EN-1")
     rows = judge.locator("table.support tbody tr")
     assert rows.count() == 5  # run 1: 1 + 2 citations, run 2: 1, run 3: 1 (support is judged per run's citation)
-    for i in range(rows.count()):
+    judge.keyboard.press("?")  # the keys are listed with the others
+    assert "full, partial, no support for the marked citation" in judge.locator("#shortcuts").inner_text()
+    judge.keyboard.press("Escape")
+    for i in range(rows.count()):  # by keys: each one judges the marked citation and marks the next
+        assert "current" in rows.nth(i).get_attribute("class")
         sentence = rows.nth(i).locator("td").first.inner_text()
-        rows.nth(i).get_by_label("partial" if "stress" in sentence else "full").check()
+        judge.keyboard.press("p" if "stress" in sentence else "f")
+        if i == 0:
+            judge.keyboard.press("k")  # back to the first: it is partial or full, as just said
+            assert rows.nth(0).locator("input:checked").count() == 1
+            judge.keyboard.press("j")
     shot(judge, "support")
     with judge.expect_navigation():
-        judge.get_by_role("button", name="Save the judgments").click()
+        judge.keyboard.press("Enter")
     assert "All 5 citations of RAG2025-EN-1 judged." in judge.locator("#flashes").inner_text()
 
     # Scores from the store, and the export nuggetizer reads: the same four numbers.
