@@ -124,3 +124,69 @@ def test_the_screen_shows_an_assessor_their_queue_only(app, store):  # noqa: F81
     assert "citation support · 0 of 3 judged" in org.get(f"/judge/support/{T1}").get_data(as_text=True)
     with store.transaction() as session:
         assert support_judgments(session) == []
+
+
+def test_disputes_adjudicated_and_the_official_judgments(store_url):
+    """as1 and as2 differ on (s1, d0) and agree on (s1, d1): one dispute; the decision replaces both
+    in the official judgments, and agreement is over the assessors' own."""
+    from sepia.scoring.support import support_agreement
+    from sepia.store.db import Store
+    from sepia.store.judging import ADJUDICATED
+    from sepia.store.support import adjudicate_support, support_disputes
+
+    s = Store(store_url)
+    try:
+        with s.transaction() as session:
+            add_run(session)
+            first, second, _ = citations(session, T1, "as1")
+            d0, d1 = (first.response_id, SEG[0]), (second.response_id, SEG[1])
+            save_support(session, "as1", {d0: 1.0, d1: 0.0})
+            save_support(session, "as2", {d0: 0.5, d1: 0.0})
+        with s.transaction() as session:
+            [dispute] = support_disputes(session, T1)
+            assert (dispute.text, dispute.docid, dispute.by_assessor, dispute.decided) == (
+                "Coal fuelled it.", SEG[0], {"as1": 1.0, "as2": 0.5}, None)
+            individual = support_judgments(session, individual=True)
+            agreement = support_agreement(individual)
+            # by hand: counts (none, partial, full) [0,1,1] and [2,0,0]; P = (0 + 1) / 2, Pe = .5² + .25² + .25²
+            assert (agreement.pairs, agreement.exact) == (2, 0.5)
+            assert abs(agreement.fleiss_kappa - (0.5 - 0.375) / (1 - 0.375)) < 1e-12
+            adjudicate_support(session, {d0: 0.5})
+        with s.transaction() as session:
+            assert support_disputes(session, T1)[0].decided == 0.5
+            run = "TEAMX-EN-EN-01-T"
+            assert support_judgments(session) == [
+                Judgment(T1, run, 1, SEG[0], 0.5, ADJUDICATED), Judgment(T1, run, 1, SEG[1], 0.0, "as1"),
+                Judgment(T1, run, 1, SEG[1], 0.0, "as2")]
+            assert support_judgments(session, individual=True) == individual
+    finally:
+        s.dispose()
+
+
+def test_an_organiser_decides_a_dispute_in_the_browser(app, store, tmp_path, monkeypatch):  # noqa: F811
+    rows = pooled_for_as1(store, 10, "org")
+    with store.transaction() as session:
+        assign_pool(session, "rag", ["as2"])  # the same items again: their second judgments
+        save_support(session, "as1", {(rows[0].response_id, SEG[0]): 1.0, (rows[1].response_id, SEG[1]): 0.5})
+        save_support(session, "as2", {(rows[0].response_id, SEG[0]): 0.0, (rows[1].response_id, SEG[1]): 0.5})
+    org = browser_for(app, "org")
+    assert "Disputes and agreement" in org.get(f"/judge/support/{T1}").get_data(as_text=True)
+    page = org.get(f"/judge/support/{T1}/disputes").get_data(as_text=True)
+    assert "1 disputed citation(s)" in page and "as1: full, as2: none" in page
+    assert "On 2 citation(s) judged by two assessors or more: exact 0.500" in page
+    agreed = {f"support:{rows[1].response_id}:{SEG[1]}": "1"}  # not disputed: not the organiser's to decide here
+    assert org.post(f"/judge/support/{T1}/disputes", agreed).status_code == 302
+    assert "not of a citation of this topic" in org.get(f"/judge/support/{T1}/disputes").get_data(as_text=True)
+    decided = org.post(f"/judge/support/{T1}/disputes", {f"support:{rows[0].response_id}:{SEG[0]}": "0.5"})
+    assert decided.status_code == 302
+    page = org.get(f"/judge/support/{T1}/disputes").get_data(as_text=True)
+    assert "Decided 1 disputed citation(s) of RAG2025-EN-1" in page and "decided</span>" in page
+    assert browser_for(app, "as1").get(f"/judge/support/{T1}/disputes").status_code == 403
+
+    monkeypatch.setenv("SEPIA_DATABASE_URL", app.config["DATABASE_URL"])
+    official, individual = tmp_path / "official.tsv", tmp_path / "individual.tsv"
+    assert CliRunner().invoke(main, ["export", "support", "--out", str(official)]).exit_code == 0
+    assert CliRunner().invoke(main, ["export", "support", "--individual", "--out", str(individual)]).exit_code == 0
+    assert [line.split("\t")[3:] for line in official.read_text().splitlines()[1:]] == [
+        [SEG[0], "0.5", "(adjudicated)"], [SEG[1], "0.5", "as1"], [SEG[1], "0.5", "as2"]]
+    assert len(individual.read_text().splitlines()) == 5 and "(adjudicated)" not in individual.read_text()

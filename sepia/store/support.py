@@ -9,6 +9,7 @@ from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
 from sepia.formats.model import Judgment
+from sepia.store.judging import ADJUDICATED, official
 from sepia.store.models import (Assignment, Document, Pool, PoolEntry, Response, ResponseDocument, Run, RunTopic,
                                 SupportJudgment, pool_member)
 
@@ -70,12 +71,49 @@ def save_support(session: Session, assessor: str, values: Mapping[tuple[int, str
     return len(values)
 
 
-def support_judgments(session: Session) -> list[Judgment]:
-    """Every stored support judgment as a row of the support TSV (the cited DOCID in `nugget_id`)."""
+@dataclass
+class SupportDispute:
+    """A citation two or more assessors judged differently, and the organiser's decision if any."""
+    response_id: int
+    text: str
+    docid: str
+    by_assessor: dict[str, float]
+    decided: float | None
+
+
+def support_disputes(session: Session, topic_id: str) -> list[SupportDispute]:
+    """The topic's disputed citations in run and rank order (adjudicated ones included, with their
+    decision); one query."""
+    found: dict[tuple[int, str], SupportDispute] = {}
+    for response_id, text, docid, assessor, value in session.execute(
+            select(Response.id, Response.text, SupportJudgment.docid, SupportJudgment.assessor, SupportJudgment.support)
+            .join(Response, SupportJudgment.response_id == Response.id)
+            .join(RunTopic, Response.run_topic_id == RunTopic.id).join(Run, RunTopic.run_id == Run.id)
+            .where(RunTopic.topic_id == topic_id)
+            .order_by(Run.run_id, Response.rank, SupportJudgment.docid, SupportJudgment.assessor)):
+        item = found.setdefault((response_id, docid), SupportDispute(response_id, text, docid, {}, None))
+        if assessor == ADJUDICATED:
+            item.decided = value
+        else:
+            item.by_assessor[assessor] = value
+    return [d for d in found.values() if len(set(d.by_assessor.values())) > 1]
+
+
+def adjudicate_support(session: Session, values: Mapping[tuple[int, str], float]) -> int:
+    """The official support of these disputed citations; the assessors' own stay as they are."""
+    return save_support(session, ADJUDICATED, values)
+
+
+def support_judgments(session: Session, individual: bool = False) -> list[Judgment]:
+    """The support judgments that count as rows of the support TSV: where an organiser adjudicated a
+    citation, that decision only; with `individual`, every assessor's own and no adjudication."""
     rows = session.execute(
         select(RunTopic.topic_id, Run.run_id, Response.rank, SupportJudgment.docid, SupportJudgment.support,
                SupportJudgment.assessor)
         .join(Response, SupportJudgment.response_id == Response.id)
         .join(RunTopic, Response.run_topic_id == RunTopic.id).join(Run, RunTopic.run_id == Run.id)
         .order_by(RunTopic.topic_id, Run.run_id, Response.rank, SupportJudgment.docid, SupportJudgment.assessor))
-    return [Judgment(*row) for row in rows]
+    judgments = [Judgment(*row) for row in rows]
+    if individual:
+        return [j for j in judgments if j.assessor != ADJUDICATED]
+    return official(judgments, key=lambda j: (j.topic_id, j.run_id, j.answer_rank, j.nugget_id))

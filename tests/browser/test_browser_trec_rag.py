@@ -26,6 +26,7 @@ from sepia.formats.read import read_file
 from sepia.scoring.evaluate import evaluate_runs
 from sepia.store import io as store_io
 from sepia.store.pools import assign_pool, build_pool
+from sepia.store.support import citations, save_support
 from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -204,6 +205,22 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     with judge.expect_navigation():
         judge.keyboard.press("Enter")
     assert "All 5 citations of RAG2025-EN-1 judged." in judge.locator("#flashes").inner_text()
+
+    # A second assessor differs on the first citation; the organiser decides it (as1's full stands).
+    with store.transaction() as session:
+        first = citations(session, "RAG2025-EN-1", "as1")[0]
+        save_support(session, "as2", {(first.response_id, first.docid): 0.0})
+    org = log_in(chromium, site, "org")
+    org.goto(f"{site.url}/judge/support/RAG2025-EN-1")
+    with org.expect_navigation():
+        org.get_by_role("link", name="Disputes and agreement").click()
+    assert "1 disputed citation(s)" in org.locator("main").inner_text()
+    assert "On 1 citation(s) judged by two assessors or more: exact 0.000" in org.locator("main").inner_text()
+    org.locator("#dispute-1").get_by_label("full").check()
+    with org.expect_navigation():
+        org.get_by_role("button", name="Save the decisions").click()
+    assert "now the official ones" in org.locator("#flashes").inner_text()
+    shot(org, "support-disputes")
 
     # Scores from the store, and the export nuggetizer reads: the same four numbers.
     env = {"SEPIA_DATABASE_URL": site.app.config["TEST_URL"]}
