@@ -132,7 +132,7 @@ def test_disputes_adjudicated_and_the_official_judgments(store_url):
     from sepia.scoring.support import support_agreement
     from sepia.store.db import Store
     from sepia.store.judging import ADJUDICATED
-    from sepia.store.support import adjudicate_support, support_disputes
+    from sepia.store.support import TopicSupport, adjudicate_support, support_disputes, support_overview
 
     s = Store(store_url)
     try:
@@ -159,6 +159,7 @@ def test_disputes_adjudicated_and_the_official_judgments(store_url):
                 Judgment(T1, run, 1, SEG[0], 0.5, ADJUDICATED), Judgment(T1, run, 1, SEG[1], 0.0, "as1"),
                 Judgment(T1, run, 1, SEG[1], 0.0, "as2")]
             assert support_judgments(session, individual=True) == individual
+            assert support_overview(session) == [TopicSupport(T1, citations=2, judgments=4, disputed=1, decided=1)]
     finally:
         s.dispose()
 
@@ -182,6 +183,11 @@ def test_an_organiser_decides_a_dispute_in_the_browser(app, store, tmp_path, mon
     page = org.get(f"/judge/support/{T1}/disputes").get_data(as_text=True)
     assert "Decided 1 disputed citation(s) of RAG2025-EN-1" in page and "decided</span>" in page
     assert browser_for(app, "as1").get(f"/judge/support/{T1}/disputes").status_code == 403
+    overview = org.get("/judge/support").get_data(as_text=True)
+    assert "1 topic(s) with support judgments" in overview and "exact 0.500" in overview
+    assert [cell.strip() for cell in overview.split(f">{T1}</a></td>")[1].split("</tr>")[0].split("</td>")[:4]] == [
+        '<td class="num">2', '<td class="num">4', '<td class="num">1', '<td class="num">1']
+    assert browser_for(app, "as1").get("/judge/support").status_code == 403
 
     monkeypatch.setenv("SEPIA_DATABASE_URL", app.config["DATABASE_URL"])
     official, individual = tmp_path / "official.tsv", tmp_path / "individual.tsv"

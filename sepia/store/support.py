@@ -99,6 +99,37 @@ def support_disputes(session: Session, topic_id: str) -> list[SupportDispute]:
     return [d for d in found.values() if len(set(d.by_assessor.values())) > 1]
 
 
+@dataclass
+class TopicSupport:
+    """How far a topic's citation support is judged: for the organiser's overview."""
+    topic_id: str
+    citations: int = 0  # citations judged by someone
+    judgments: int = 0  # the assessors' own
+    disputed: int = 0
+    decided: int = 0  # disputed citations the organiser decided
+
+
+def support_overview(session: Session) -> list[TopicSupport]:
+    """Every topic with support judgments, in topic order; one query."""
+    by_citation: dict[tuple[str, int, str], dict[str, float]] = {}
+    for topic_id, response_id, docid, assessor, value in session.execute(
+            select(RunTopic.topic_id, SupportJudgment.response_id, SupportJudgment.docid, SupportJudgment.assessor,
+                   SupportJudgment.support)
+            .join(Response, SupportJudgment.response_id == Response.id)
+            .join(RunTopic, Response.run_topic_id == RunTopic.id).order_by(RunTopic.topic_id)):
+        by_citation.setdefault((topic_id, response_id, docid), {})[assessor] = value
+    topics: dict[str, TopicSupport] = {}
+    for (topic_id, _, _), values in by_citation.items():
+        topic = topics.setdefault(topic_id, TopicSupport(topic_id))
+        decided = values.pop(ADJUDICATED, None)
+        topic.citations += 1
+        topic.judgments += len(values)
+        if len(set(values.values())) > 1:
+            topic.disputed += 1
+            topic.decided += decided is not None
+    return list(topics.values())
+
+
 def adjudicate_support(session: Session, values: Mapping[tuple[int, str], float]) -> int:
     """The official support of these disputed citations; the assessors' own stay as they are."""
     return save_support(session, ADJUDICATED, values)

@@ -68,6 +68,14 @@ def _levels(form, allowed: set[tuple[int, str]]) -> dict[tuple[int, str], float]
     return values
 
 
+@bp.route("/judge/support")
+@roles_required("organiser")
+def overview():
+    """Every topic's citation support: judged, disputed, decided; and the campaign's agreement."""
+    return render_template("judging/support_overview.html", topics=support.support_overview(db()),
+                           agreement=support_agreement(support.support_judgments(db(), individual=True)))
+
+
 @bp.route("/judge/support/<topic_id>/disputes")
 @roles_required("organiser")
 def disputes(topic_id: str):

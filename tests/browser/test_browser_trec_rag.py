@@ -221,6 +221,11 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
         org.get_by_role("button", name="Save the decisions").click()
     assert "now the official ones" in org.locator("#flashes").inner_text()
     shot(org, "support-disputes")
+    with org.expect_navigation():
+        org.get_by_role("link", name="All topics").click()
+    assert org.locator("#support-topics tbody tr").count() == 1  # topic 1: 5 citations judged, 1 disputed, decided
+    assert org.locator("#support-topics tbody tr td").all_inner_texts()[1:5] == ["5", "6", "1", "1"]
+    shot(org, "support-overview")
 
     # Scores from the store, and the export nuggetizer reads: the same four numbers.
     env = {"SEPIA_DATABASE_URL": site.app.config["TEST_URL"]}
