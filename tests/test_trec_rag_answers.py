@@ -15,6 +15,7 @@ from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixt
 
 from sepia.cli import main
 from sepia.convert.rag_answers import convert_rag_answers
+from sepia.convert.rag_topics import convert_rag_topics, track_topic_ids
 from sepia.formats.errors import FormatError
 from sepia.formats.model import CCLQARun
 from sepia.formats.read import read_file
@@ -168,3 +169,72 @@ def test_an_answer_file_is_uploaded_as_it_is(app, store, tmp_path):  # noqa: F81
         assert current.content == data.replace(b"Coal fuelled it.", b"Coal did it.")
         assert run_file_name(current.run_id, current.content) == "TEAMX-EN-EN-01-T.jsonl"
     assert run_file_name("X-EN-EN-01-T", b"<?xml version='1.0'?><TOPIC_SET/>") == "X-EN-EN-01-T.xml"
+
+
+def test_track_ids_are_known_from_the_names_rag_topics_gave(tmp_path):
+    stored = ["RAG2025-EN-1", "RAG2025-EN-2", "RAG2024-EN-2", "RAG2024-EN-145979", "RAG-EN-0001", "RAGx-EN-3", "T-EN-9"]
+    assert track_topic_ids(stored) == {
+        "2025-1": "RAG2025-EN-1", "2025-2": "RAG2025-EN-2", "2024-2": "RAG2024-EN-2",
+        "2024-145979": "RAG2024-EN-145979", "x-3": "RAGx-EN-3",
+        "1": "RAG2025-EN-1", "145979": "RAG2024-EN-145979"}  # 2 is two topics' number; x is no year
+    converted = convert_rag_topics(write_jsonl(tmp_path / "t.jsonl", [{"id": 7, "title": "A narrative."}]), year="2025")
+    assert track_topic_ids(converted.topic_ids.values()) == {"7": "RAG2025-EN-7", "2025-7": "RAG2025-EN-7"}
+
+
+def test_an_answer_file_in_the_tracks_topic_ids_is_mapped(app, store):  # noqa: F811
+    """narrative_id 1 and 2024's topic_id 2 are the topics rag-topics named RAG2025-EN-1 and -2."""
+    for topic_id in TOPIC_IDS.values():
+        make_topic(store, topic_id, nuggets=["coal"])
+    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+    par = browser_for(app, "par")
+
+    def upload(rows):
+        data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+        response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), "ag.jsonl")},
+                                   content_type="multipart/form-data")
+        return response.status_code, response.get_data(as_text=True)
+
+    twice = [GOOD[0], answer("RAG2025-EN-1", [("Again.", [])])]
+    status, page = upload(twice)
+    assert status == 422 and "ag.jsonl:2:1: topic &#39;RAG2025-EN-1&#39; already answered on line 1" in page
+    status, page = upload([GOOD[0], answer("9", [("Elsewhere.", [])])])
+    assert status == 422 and ("ag.jsonl:2:1: topic &#39;9&#39; is not among the campaign&#39;s topics "
+                              "(by SEPIA&#39;s topic ID or the track&#39;s)") in page
+    assert stored_runs(store) == []
+    assert upload(GOOD)[0] == 302
+    with store.transaction() as session:
+        rows = session.execute(select(RunTopic.topic_id, Response.text).join(Run).join(Response)
+                               .order_by(RunTopic.position, Response.rank)).all()
+    assert [tuple(r) for r in rows] == [("RAG2025-EN-1", "Coal fuelled it."), ("RAG2025-EN-1", "Steam engines too."),
+                                        ("RAG2025-EN-2", "Prisons vary.")]
+
+
+def test_numbered_topics_keep_the_refusal(app, store):  # noqa: F811
+    """Topics numbered RAG-EN-0001 (the track's IDs were not of a year) carry no track ID to map."""
+    make_topic(store, "RAG-EN-0001", nuggets=["coal"])
+    schedule(store, "TREC RAG", ["RAG-EN-0001"], {"cclqa": (-1, 2, None)})
+    par = browser_for(app, "par")
+    data = (json.dumps(answer("1", [("Coal.", [0])])) + "\n").encode()
+    response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), "ag.jsonl")},
+                               content_type="multipart/form-data")
+    assert response.status_code == 422 and "ag.jsonl:1:1: topic &#39;1&#39; is not among" in response.get_data(as_text=True)
+
+
+def test_the_campaigns_topics_map_track_ids_on_each_backend(store_url):
+    """answer_file_xml reads the campaign's topic IDs from the store (SQLite and PostgreSQL)."""
+    from sepia.campaign.rag_upload import answer_file_xml
+    from sepia.formats.read import read_bytes
+    from sepia.store.db import Store
+
+    backend = Store(store_url)
+    try:
+        for topic_id in [*TOPIC_IDS.values(), "RAG2024-EN-145979", "RAG-EN-0001"]:
+            make_topic(backend, topic_id)
+        rows = [answer("1", [("One.", [0])]), answer("2024-145979", [("Two.", [1])]),
+                answer("RAG-EN-0001", [("Three.", [])])]
+        data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+        with backend.transaction() as session:
+            run = read_bytes(answer_file_xml(session, "TEAMX", "ag.jsonl", data), "cclqa")
+        assert [t.topic_id for t in run.topics] == ["RAG2025-EN-1", "RAG2024-EN-145979", "RAG-EN-0001"]
+    finally:
+        backend.dispose()

@@ -3,9 +3,11 @@ submit`: checked with the track's rules and turned into the CCLQA run it stands 
 checked and stored like an uploaded XML run (its JSONL bytes are what the team's submission keeps).
 
 The file's `narrative_id`s are SEPIA's topic IDs (the organiser hands out the topics with
-`sepia convert to-rag-topics` without a map). The run ID is TEAM-EN-EN-NN-T with the submitting
-team: an answer file whose `run_id` the team has uploaded before keeps that run's NN (and replaces
-it); a new one takes the team's smallest free NN.
+`sepia convert to-rag-topics` without a map) or the track's own: the campaign's topics that
+`sepia convert rag-topics` named from the track's IDs carry them (`RAG2025-EN-7` is the track's `7`,
+`RAG2024-EN-145979` its `2024-145979`), so those are mapped back; any other ID is refused. The run ID is TEAM-EN-EN-NN-T with the submitting team: an answer file whose
+`run_id` the team has uploaded before keeps that run's NN (and replaces it); a new one takes the
+team's smallest free NN.
 """
 from __future__ import annotations
 
@@ -15,19 +17,21 @@ from sqlalchemy.orm import Session
 from sepia import vocab
 from sepia.convert.nuggetizer import LANG
 from sepia.convert.rag_answers import DESCRIPTION, convert_rag_answers
+from sepia.convert.rag_topics import track_topic_ids
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.jsonl import starts_with_object
 from sepia.formats.write import to_xml
-from sepia.store.models import Run
+from sepia.store.models import Run, Topic
 
 
 def is_answer_file(data: bytes) -> bool:
-    """JSON lines start with an object; every XML run starts with `<`."""
-    return data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{"
+    return starts_with_object(data)
 
 
 def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:
     """The CCLQA run XML of an answer file; raises FormatError listing the file's problems."""
-    conversion = convert_rag_answers(filename, None, team=team, data=data)
+    conversion = convert_rag_answers(filename, _campaign_topic_ids(session), team=team, data=data,
+                                     known_from="by SEPIA's topic ID or the track's")
     taken: dict[str, int] = {}
     for run_id, description in session.execute(select(Run.run_id, Run.description).where(
             Run.team == team, Run.kind == "cclqa", Run.run_id.like(f"%-{LANG}-{LANG}-%"))):
@@ -40,3 +44,9 @@ def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> 
         raise FormatError([Problem(filename, 1, 1, f"team {team} has runs 01 to 99 already")])
     conversion.run.metadata.run_id = f"{team}-{LANG}-{LANG}-{priority:02d}-T"
     return to_xml(conversion.run)
+
+
+def _campaign_topic_ids(session: Session) -> dict[str, str]:
+    """The campaign's English topic IDs, each known by itself and by the track ID it was named from."""
+    stored = session.scalars(select(Topic.id).where(Topic.id.like(f"%-{LANG}-%"))).all()
+    return track_topic_ids(stored) | {topic_id: topic_id for topic_id in stored}

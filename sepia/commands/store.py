@@ -185,14 +185,17 @@ def export_judgments(run_id, individual, out):
 
 
 @export.command("support")
+@click.option("--individual", is_flag=True,
+              help="Every assessor's own judgments, for agreement (default: the official ones, adjudicated "
+                   "where an organiser decided, as scoring uses them).")
 @_out
-def export_support(out):
+def export_support(individual, out):
     """Citation support judgments (TREC RAG) as the TSV that `sepia evaluate-support --support` reads."""
     from sepia.formats.judgments import SUPPORT_HEADER
     from sepia.store.support import support_judgments
 
     with Store().transaction() as session:
-        _write(judgments_to_tsv(support_judgments(session), SUPPORT_HEADER), out)
+        _write(judgments_to_tsv(support_judgments(session, individual), SUPPORT_HEADER), out)
 
 
 @export.command("qrels")

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import click
 
+from sepia.formats.jsonl import JSONL_FORMATS
 from sepia.formats.read import FORMATS
 from sepia.formats.validate import JUDGMENTS, validate_file
 
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS,)),
+@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS,) + JSONL_FORMATS),
               help="The files' format; detected from each file when not given.")
 @click.option("--max-size", type=int, default=None, help="Refuse files over this many bytes.")
 @click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False),
@@ -18,7 +19,8 @@ from sepia.formats.validate import JUDGMENTS, validate_file
 def validate(files, format_name, max_size, gold_path, quiet):
     """Check run, topic, gold standard and judgment files against the spec.
 
-    Every problem is printed as PATH:LINE:COLUMN: message."""
+    TREC RAG answer and topic files (JSON lines, told apart by their first line) are checked against
+    the track's rules. Every problem is printed as PATH:LINE:COLUMN: message."""
     gold = None
     if gold_path:
         from sepia.commands.common import load_or_exit
@@ -40,4 +42,5 @@ def validate(files, format_name, max_size, gold_path, quiet):
 
 def _kind(obj) -> str:
     return {"TopicSet": "topic set", "GoldStandard": "gold standard", "QARun": "Question Analysis run",
-            "IR4QARun": "IR4QA run", "CCLQARun": "CCLQA run"}.get(type(obj).__name__, "judgments file")
+            "IR4QARun": "IR4QA run", "CCLQARun": "CCLQA run", "AnswersConversion": "TREC RAG answer file",
+            "TopicsConversion": "TREC RAG topic file"}.get(type(obj).__name__, "judgments file")

@@ -62,7 +62,7 @@ def _citations(citations, references: list[str], i: int, found: list[str]) -> li
     return list(dict.fromkeys(cited))
 
 
-def _line(obj, topic_ids: dict[str, str] | None) -> tuple[list[str], tuple | None]:
+def _line(obj, topic_ids: dict[str, str] | None, known_from: str) -> tuple[list[str], tuple | None]:
     """Problems of one line, and (run ID, team ID, qid, [(text, cited segment IDs)]) when it has none."""
     if not isinstance(obj, dict):
         return [f"expected a JSON object, got {json_kind(obj)}"], None
@@ -78,7 +78,7 @@ def _line(obj, topic_ids: dict[str, str] | None) -> tuple[list[str], tuple | Non
     if not isinstance(qid, str) or not qid.strip():
         found.append("metadata: 'narrative_id' (or 2024's 'topic_id') must be a non-empty string")
     elif topic_ids is not None and qid not in topic_ids:
-        found.append(f"topic {qid!r} is not among the campaign's topics (topics.tsv)")
+        found.append(f"topic {qid!r} is not among the campaign's topics ({known_from})")
     if not isinstance(references, list) or not all(isinstance(r, str) and r.strip() for r in references):
         found.append("field 'references' must be a list of segment IDs")
         references = []
@@ -108,11 +108,11 @@ def _line(obj, topic_ids: dict[str, str] | None) -> tuple[list[str], tuple | Non
 
 
 def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = None, team: str | None = None,
-                        priority: int = 1, data: bytes | None = None) -> AnswersConversion:
+                        priority: int = 1, data: bytes | None = None, known_from: str = "topics.tsv") -> AnswersConversion:
     """Read and check one run's answer file; raises FormatError listing every problem.
 
     `topic_ids` (topics.tsv: track ID -> SEPIA topic ID) names the campaign's topics; without it the
-    track's IDs are kept. The run ID is TEAM-EN-EN-NN-T with TEAM `team` (the SEPIA team submitting;
+    track's IDs are kept; an ID it lacks is refused, saying the map is `known_from`. The run ID is TEAM-EN-EN-NN-T with TEAM `team` (the SEPIA team submitting;
     by default the file's team_id, every character outside [A-Za-z0-9_] made `_`) and NN `priority`.
     `data`, when given, is the file's content (an upload named `path`)."""
     path = Path(path)
@@ -123,17 +123,18 @@ def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = Non
     first: tuple[int, str, str] | None = None  # line, run ID, team ID
     for number, obj in json_lines(path, problems, data):
         column = getattr(obj, "column", 1)
-        found, parsed = _line(obj, topic_ids)
+        found, parsed = _line(obj, topic_ids, known_from)
         if parsed:
             run_id, team_id, qid, sentences = parsed
+            topic_id = (topic_ids or {}).get(qid, qid)  # two track IDs of one topic answer it twice
             if first is None:
                 first = (number, run_id, team_id)
             elif run_id != first[1]:
                 found.append(f"run {run_id!r} differs from {first[1]!r} on line {first[0]}: one run a file")
-            if qid in seen:
-                found.append(f"topic {qid!r} already answered on line {seen[qid]}")
-            seen.setdefault(qid, number)
-            topics[qid] = [Answer(rank, text, docids) for rank, (text, docids) in enumerate(sentences, start=1)]
+            if topic_id in seen:
+                found.append(f"topic {qid!r} already answered on line {seen[topic_id]}")
+            seen.setdefault(topic_id, number)
+            topics[topic_id] = [Answer(rank, text, docids) for rank, (text, docids) in enumerate(sentences, start=1)]
         problems += [Problem(name, number, column, message) for message in found]
     if first is None and not problems:
         problems.append(Problem(name, 1, 1, "no answers: expected one JSON object a line"))
@@ -142,5 +143,5 @@ def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = Non
     run_id = f"{team or re.sub(r'[^A-Za-z0-9_]', '_', first[2])}-{LANG}-{LANG}-{priority:02d}-T"
     if not vocab.parse_run_id(run_id):
         raise FormatError([Problem(name, first[0], 1, f"{run_id!r} is not a run ID TEAM-EN-EN-NN-T")])
-    mapped = [CCLQATopic((topic_ids or {}).get(qid, qid), answers) for qid, answers in topics.items()]
+    mapped = [CCLQATopic(topic_id, answers) for topic_id, answers in topics.items()]
     return AnswersConversion(CCLQARun(Metadata(run_id, DESCRIPTION.format(first[1])), mapped), first[1])

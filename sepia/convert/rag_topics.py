@@ -8,6 +8,8 @@ files, assignments and exports can go back to the track's IDs.
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,15 +30,17 @@ class TopicsConversion:
         return {"topics.xml": to_xml(self.topics), "topics.tsv": mapping_tsv(("qid", "topic_id"), self.topic_ids.items())}
 
 
-def convert_rag_topics(path: str | Path, prefix: str = "RAG", year: str | None = None) -> TopicsConversion:
-    """Read and check the whole file, then build the topic set; raises FormatError listing every problem."""
+def convert_rag_topics(path: str | Path, prefix: str = "RAG", year: str | None = None,
+                       data: bytes | None = None) -> TopicsConversion:
+    """Read and check the whole file (or `data`, named `path`), then build the topic set; raises
+    FormatError listing every problem."""
     check_id_parts(prefix, year)
     path = Path(path)
     name = str(path)
     problems: list[Problem] = []
     titles: dict[str, str] = {}
     lines: dict[str, int] = {}
-    for number, obj in json_lines(path, problems):
+    for number, obj in json_lines(path, problems, data):
         column = getattr(obj, "column", 1)
         if not isinstance(obj, dict):
             problems.append(Problem(name, number, 1, f"expected a JSON object, got {json_kind(obj)}"))
@@ -80,3 +84,17 @@ def rag_topics_jsonl(topics: TopicSet, qids: dict[str, str] | None = None) -> st
             raise ValueError(f"topic {topic.topic_id} has no English question")
         lines.append(json.dumps({"id": qids.get(topic.topic_id, topic.topic_id), "title": title}, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
+
+
+def track_topic_ids(topic_ids, prefix: str = "RAG") -> dict[str, str]:
+    """Track ID -> SEPIA topic ID for the IDs `convert_rag_topics` made from the track's: the inverse
+    of its naming, so no map is needed. `RAG2024-EN-145979` is `2024-145979`; `RAG2025-EN-7` is also
+    `7` (2025 numbers its topics), unless another of `topic_ids` has the number 7 too. Numbered
+    topics (`RAG-EN-0001`) and any other ID say nothing of the track's ID."""
+    pattern = re.compile(rf"{re.escape(prefix)}([A-Za-z0-9]+)-{LANG}-([0-9]+)")
+    parts = {topic_id: m.groups() for topic_id in topic_ids if (m := pattern.fullmatch(topic_id))}
+    numbers = Counter(number for year, number in parts.values() if year.isdigit())
+    mapping = {f"{year}-{number}": topic_id for topic_id, (year, number) in parts.items()}
+    mapping |= {number: topic_id for topic_id, (year, number) in parts.items()
+                if year.isdigit() and numbers[number] == 1}
+    return mapping

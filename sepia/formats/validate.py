@@ -5,6 +5,7 @@ from pathlib import Path
 
 from sepia.formats.docids import unknown_docid_warnings
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.jsonl import jsonl_format, validate_jsonl
 from sepia.formats.judgments import read_judgments, unknown_nugget_warnings
 from sepia.formats.read import read_loaded
 from sepia.formats.xmlsafe import LoadedXml, load_xml, parse_xml
@@ -20,6 +21,9 @@ def validate_file(path: str | Path, format_name: str | None = None,
         if is_judgments(path, format_name):
             judgments = read_judgments(path)
             return judgments, unknown_nugget_warnings(path, gold, gold_name) if gold is not None else []
+        jsonl = jsonl_format(path, format_name)
+        if jsonl:
+            return validate_jsonl(path, jsonl, max_bytes)
         return validate_loaded(load_xml(path, max_bytes), format_name)
     except FormatError as exc:
         return None, exc.problems

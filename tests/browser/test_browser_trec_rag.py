@@ -26,6 +26,7 @@ from sepia.formats.read import read_file
 from sepia.scoring.evaluate import evaluate_runs
 from sepia.store import io as store_io
 from sepia.store.pools import assign_pool, build_pool
+from sepia.store.support import citations, save_support
 from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -189,13 +190,42 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     judge.goto(f"{site.url}/judge/support/RAG2025-EN-1")
     rows = judge.locator("table.support tbody tr")
     assert rows.count() == 5  # run 1: 1 + 2 citations, run 2: 1, run 3: 1 (support is judged per run's citation)
-    for i in range(rows.count()):
+    judge.keyboard.press("?")  # the keys are listed with the others
+    assert "full, partial, no support for the marked citation" in judge.locator("#shortcuts").inner_text()
+    judge.keyboard.press("Escape")
+    for i in range(rows.count()):  # by keys: each one judges the marked citation and marks the next
+        assert "current" in rows.nth(i).get_attribute("class")
         sentence = rows.nth(i).locator("td").first.inner_text()
-        rows.nth(i).get_by_label("partial" if "stress" in sentence else "full").check()
+        judge.keyboard.press("p" if "stress" in sentence else "f")
+        if i == 0:
+            judge.keyboard.press("k")  # back to the first: it is partial or full, as just said
+            assert rows.nth(0).locator("input:checked").count() == 1
+            judge.keyboard.press("j")
     shot(judge, "support")
     with judge.expect_navigation():
-        judge.get_by_role("button", name="Save the judgments").click()
+        judge.keyboard.press("Enter")
     assert "All 5 citations of RAG2025-EN-1 judged." in judge.locator("#flashes").inner_text()
+
+    # A second assessor differs on the first citation; the organiser decides it (as1's full stands).
+    with store.transaction() as session:
+        first = citations(session, "RAG2025-EN-1", "as1")[0]
+        save_support(session, "as2", {(first.response_id, first.docid): 0.0})
+    org = log_in(chromium, site, "org")
+    org.goto(f"{site.url}/judge/support/RAG2025-EN-1")
+    with org.expect_navigation():
+        org.get_by_role("link", name="Disputes and agreement").click()
+    assert "1 disputed citation(s)" in org.locator("main").inner_text()
+    assert "On 1 citation(s) judged by two assessors or more: exact 0.000" in org.locator("main").inner_text()
+    org.locator("#dispute-1").get_by_label("full").check()
+    with org.expect_navigation():
+        org.get_by_role("button", name="Save the decisions").click()
+    assert "now the official ones" in org.locator("#flashes").inner_text()
+    shot(org, "support-disputes")
+    with org.expect_navigation():
+        org.get_by_role("link", name="All topics").click()
+    assert org.locator("#support-topics tbody tr").count() == 1  # topic 1: 5 citations judged, 1 disputed, decided
+    assert org.locator("#support-topics tbody tr td").all_inner_texts()[1:5] == ["5", "6", "1", "1"]
+    shot(org, "support-overview")
 
     # Scores from the store, and the export nuggetizer reads: the same four numbers.
     env = {"SEPIA_DATABASE_URL": site.app.config["TEST_URL"]}

@@ -446,9 +446,37 @@ function setupJudging() {
   shortcuts.b = () => { const back = $("#judge-back"); if (back) back.click(); };
 }
 
+// ------------------------------------------------ citation support: one key per level, row by row
+
+function setupSupport() {
+  const form = $("#support-form");
+  if (!form) return;
+  const rows = $$("tr[data-citation]", form);
+  let at = Math.max(rows.findIndex((row) => !$("input:checked", row)), 0);  // the first open citation
+  const show = (index) => {
+    at = Math.min(Math.max(index, 0), rows.length - 1);
+    rows.forEach((row, i) => row.classList.toggle("current", i === at));
+    rows[at].scrollIntoView({ block: "nearest" });
+  };
+  const choose = (value) => {
+    $(`input[value="${value}"]`, rows[at]).checked = true;
+    markDirty(form, true);
+    show(at + 1);
+  };
+  shortcuts.f = () => choose("1");
+  shortcuts.p = () => choose("0.5");
+  shortcuts.n = () => choose("0");
+  shortcuts.j = () => show(at + 1);
+  shortcuts.k = () => show(at - 1);
+  shortcuts.Enter = () => form.requestSubmit();
+  rows.forEach((row, i) => row.addEventListener("click", () => show(i)));
+  show(at);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   showLocalTimes();
   setupJudging();
+  setupSupport();
   setupForms();
   setupShortcuts();
   setupTopicPage();
