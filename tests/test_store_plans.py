@@ -170,3 +170,29 @@ def test_a_plan_without_topics_to_draw_stores_no_pool_either(store, store_url, m
     assert result.exit_code == 1 and "no topic with nuggets to plan" in result.output
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
+
+
+def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
+    from sepia.store.plans import kept_plan, restore_plan
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"]).exit_code == 0
+    with campaign.transaction() as session:
+        planned = sorted(session.scalars(select(PlanTopic.topic_id)))
+    assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
+    before = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
+    with campaign.transaction() as session:
+        kept = kept_plan(session, session.scalar(select(Pool.id)))
+        build_pool(session, "p", "cclqa", 30, replace=True)      # the database cascade deletes the plan
+        assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+        assert restore_plan(session, "p", kept) == []
+    after = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
+    assert after.exit_code == 0 and json.loads(after.stdout)["language_pairs"] == json.loads(before.stdout)["language_pairs"]
+    with campaign.transaction() as session:
+        assert kept_plan(session, session.scalar(select(Pool.id))) == kept
+        session.get(Topic, TOPICS[0]).retired = True                # the population shrinks: 6 -> 5 topics
+        kept = kept_plan(session, session.scalar(select(Pool.id)))
+        build_pool(session, "p", "cclqa", 30, replace=True)
+        assert restore_plan(session, "p", kept) == ["CS had 6 topics when the plan was drawn and has 5 now"]
+    refused = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert refused.exit_code == 1 and "CS had 6 topics when the plan was drawn and has 5 now; draw a new plan" in refused.output

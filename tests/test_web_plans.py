@@ -79,3 +79,31 @@ def test_estimates_page(app, store):
     assert "3 of 3 planned topics judged" in page and "<svg class=\"interval\"" in page
     assessor = browser_for(app, "as1")
     assert assessor.get(f"/pools/{pool_id}/estimates").status_code == 403
+
+
+def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
+    campaign(store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "50%", "seed": "7"})
+    with store.transaction() as session:
+        from sepia.store.plans import add_topics
+
+        add_topics(session, "planned", 1, seed=5)
+        before = sorted((t.topic_id, t.stratum, t.draw, t.seed, t.probability)
+                        for t in session.scalars(select(JudgingPlan)).one().topics)
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert org.post(f"/pools/{pool_id}/rebuild", {}).status_code == 302
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "rebuilt: 4 items; its judging plan is kept (seed 7, the same topics)" in page
+    assert "changed since the draw" not in page
+    with store.transaction() as session:
+        plan = session.scalars(select(JudgingPlan)).one()
+        new_pool = session.scalars(select(Pool.id)).one()
+        after = sorted((t.topic_id, t.stratum, t.draw, t.seed, t.probability) for t in plan.topics)
+        assert (plan.pool_id, plan.budget, plan.seed) == (new_pool, "50%", 7)
+    assert after == before and len(after) == 3
+    make_topic(store, "ACLIA2-CS-0005", nuggets=["禽类传染病"])        # the population grows: 4 -> 5 topics
+    assert org.post(f"/pools/{new_pool}/rebuild", {}).status_code == 302
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "CS had 4 topics when the plan was drawn and has 5 now" in page
+    assert "refused until a new plan is drawn" in page

@@ -157,6 +157,43 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
     return added
 
 
+def population_changes(plan: db.JudgingPlan, sizes: dict[str, int]) -> list[str]:
+    """One line per stratum whose number of topics differs from the one its planned topics'
+    probabilities were drawn from ("CS had 6 topics when the plan was drawn and has 7 now"); `sizes`
+    is the number of topics of every stratum now."""
+    changes = []
+    for stratum in sorted({t.stratum for t in plan.topics}):
+        topics = [t for t in plan.topics if t.stratum == stratum]
+        then, now = round(len(topics) / topics[0].probability), sizes.get(stratum, 0)
+        if then != now:
+            changes.append(f"{stratum} had {then} topics when the plan was drawn and has {now} now")
+    return changes
+
+
+def kept_plan(session: Session, pool_id: int) -> dict | None:
+    """The plan of a pool as plain data, to be stored again with `restore_plan` once the pool is
+    rebuilt (deleting the pool deletes its plan); None when the pool has none."""
+    plan = session.scalar(select(db.JudgingPlan).where(db.JudgingPlan.pool_id == pool_id)
+                          .options(selectinload(db.JudgingPlan.topics)))
+    if plan is None:
+        return None
+    return {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "created_at": plan.created_at,
+            "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
+                        "probability": t.probability} for t in plan.topics]}
+
+
+def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
+    """Store a `kept_plan` again with the rebuilt pool: the same seed, draws, topics and
+    probabilities, so judgments already made stay in the plan. Returns `population_changes` (the
+    estimate refuses such a plan until a new one is drawn)."""
+    pool = get_pool(session, pool_name)
+    plan = db.JudgingPlan(pool_id=pool.id, budget=kept["budget"], strata=kept["strata"], seed=kept["seed"],
+                          created_at=kept["created_at"], topics=[db.PlanTopic(**t) for t in kept["topics"]])
+    session.add(plan)
+    session.flush()
+    return population_changes(plan, {s: len(t) for s, t in population(session, pool.lang, plan.strata).items()})
+
+
 def plan_status(session: Session, pool_name: str) -> dict:
     """The plan as data: its settings; per stratum the population, the planned topics and how many of
     them are fully judged (every pool item of the topic judged by some assessor)."""
@@ -203,12 +240,9 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
-    for stratum in {t.stratum for t in plan.topics}:
-        topics = [t for t in plan.topics if t.stratum == stratum]
-        then = round(len(topics) / topics[0].probability)
-        if then != len(groups.get(stratum, ())):
-            raise ImportRefused([f"pool {pool_name}: {stratum} had {then} topics when the plan was drawn and has "
-                                 f"{len(groups.get(stratum, ()))} now; draw a new plan"])
+    changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
+    if changed:
+        raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
     judged_pairs = set(session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
@@ -259,5 +293,6 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
                            "complete": len(done), "topics": [t.topic_id for t in planned]})
         overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed,
                                   "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
+                                  "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}
     return overview

@@ -91,20 +91,29 @@ def assign(pool_id: int):
 @roles_required("organiser")
 def rebuild(pool_id: int):
     """The pool built anew with its own settings from the runs stored now (its assignments go; the
-    judgments stay, as they belong to the responses and documents, not to the pool)."""
+    judgments stay, as they belong to the responses and documents, not to the pool) and its judging
+    plan kept as it was drawn, so the judgments made for it still count."""
+    from sepia.store.plans import kept_plan, restore_plan
+
     pool = get_or_404(Pool, pool_id, "pool")
     name, suggest = pool.name, pool.suggest
     priorities = [int(p) for p in (pool.priorities or "").split(",") if p]
+    plan = kept_plan(db(), pool.id)
     try:
         built = build_pool(db(), name, pool.kind, pool.depth, pool.max_priority, replace=True, lang=pool.lang,
                            priorities=priorities)
         built.suggest = suggest
+        changes = restore_plan(db(), name, plan) if plan else []
         db().commit()
     except ImportRefused as error:
         db().rollback()
         flash("; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
-    flash(f"Pool {name} rebuilt: {len(built.entries)} items; assign it again.", "success")
+    kept = f"; its judging plan is kept (seed {plan['seed']}, the same topics)" if plan else ""
+    flash(f"Pool {name} rebuilt: {len(built.entries)} items{kept}; assign it again.", "success")
+    if changes:
+        flash(f"{name}'s judging plan: {'; '.join(changes)}. Its estimates are refused until a new plan is drawn "
+              "(build the pool again with a budget and “Replace” ticked).", "error")
     return redirect(url_for("judging.pools"))
 
 
