@@ -51,7 +51,7 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
 
 def projection(group: dict, level: float) -> dict:
     """The mean interval width of the runs now, and as projected once every planned topic is judged."""
-    widths = [r["high"] - r["low"] for r in group["runs"] if r["low"] is not None]
+    widths = [r["raw_high"] - r["raw_low"] for r in group["runs"] if r["raw_low"] is not None]
     if not widths:
         return {"mean_width": None, "projected_width": None}
     now = sum(widths) / len(widths)
