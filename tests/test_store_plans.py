@@ -120,14 +120,26 @@ def test_bad_input_stores_nothing(campaign, tmp_path):
     no_plan = runner.invoke(main, ["evaluate", "--store", "--plan", "nope"])
     assert no_plan.exit_code == 1 and "no pool named nope" in no_plan.output
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "5"]).exit_code == 0
-    with campaign.transaction() as session:
-        planned = set(session.scalars(select(PlanTopic.topic_id)))
-    outside = [t for t in TOPICS if t not in planned][:1]
-    assert runner.invoke(main, ["import", _judgments(tmp_path, sorted(planned) + outside)]).exit_code == 0
-    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
-    assert result.exit_code == 1 and f"topic {outside[0]}, which is outside the judging plan" in result.output
-    assert len(result.output.strip().splitlines()) == 1
     assert runner.invoke(main, ["evaluate", "--plan", "p"]).exit_code == 2        # --plan needs --store
+
+
+def test_judgments_outside_the_plan_are_reported_and_left_out(campaign, tmp_path):
+    # An earlier pool of the same language judged every topic; a later pool's plan draws two of them.
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "earlier", "--kind", "cclqa", "--lang", "CS"]).exit_code == 0
+    assert runner.invoke(main, ["import", str(CS / "judgments.tsv")]).exit_code == 0
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "2",
+                                "--seed", "5"]).exit_code == 0
+    with campaign.transaction() as session:
+        planned = sorted(session.scalars(select(PlanTopic.topic_id)))
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert "judgments of 4 topics outside the judging plan" in result.stderr and "left out" in result.stderr
+    files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                 "--calibrate", _judgments(tmp_path, planned), "--format", "json"])
+    stored = json.loads(result.stdout)["language_pairs"]
+    assert stored and all(g["judged_topics"] == planned for g in stored)
+    assert [g["runs"] for g in stored] == [g["runs"] for g in json.loads(files.stdout)["language_pairs"]]
 
 
 def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):

@@ -232,10 +232,12 @@ def planned_topics(session: Session, pool_id: int) -> set[str] | None:
     return set(session.scalars(select(db.PlanTopic.topic_id).where(db.PlanTopic.plan_id == plan_id)))
 
 
-def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str], set[str], set[str]]:
+def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str], set[str], set[str], list[str]]:
     """(the plan's population as topic ID -> stratum, its planned topics, those judged for every CCLQA
-    run that answers them). ImportRefused when a judgment lies outside the plan, no planned topic is
-    judged (in some stratum, for a stratified plan) or the population changed since the draw."""
+    run that answers them, warnings). Judgments count whichever pool of the campaign they were made
+    in; those of topics outside the plan (from an earlier pool, say) are left out with a warning, as
+    they were not drawn at random. ImportRefused when no planned topic is judged (in some stratum,
+    for a stratified plan) or the population changed since the draw."""
     plan = get_plan(session, pool_name)
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
@@ -249,10 +251,12 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
         .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id).where(db.Run.kind == "cclqa")).all())
     everything = {t for topics in groups.values() for t in topics}
     outside = sorted({(t, r) for r, t in judged_pairs if t in everything and t not in planned})
+    warnings = []
     if outside:
-        topic_id, run_id = outside[0]
-        raise ImportRefused([f"pool {pool_name}: run {run_id} is judged on topic {topic_id}, which is outside "
-                             f"the judging plan ({len(outside)} such run and topic pairs)"])
+        topics = sorted({t for t, _ in outside})
+        warnings.append(f"pool {pool_name}: judgments of {len(topics)} topic{'s' if len(topics) > 1 else ''} outside the "
+                        f"judging plan ({len(outside)} run and topic pairs, e.g. run {outside[0][1]} on "
+                        f"{outside[0][0]}) are left out of the estimates, as those topics were not drawn at random")
     answered = set(session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
@@ -265,7 +269,7 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
     if plan.strata != "none" and waiting:
         raise ImportRefused([f"pool {pool_name}: no planned topic of {waiting[0]} is judged yet (a stratified "
                              "estimate needs every stratum)"])
-    return {t: s for s, topics in groups.items() for t in topics}, planned, judged
+    return {t: s for s, topics in groups.items() for t in topics}, planned, judged, warnings
 
 
 def plans_overview(session: Session, progress) -> dict[int, dict]:
