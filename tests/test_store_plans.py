@@ -185,7 +185,7 @@ def test_a_plan_without_topics_to_draw_stores_no_pool_either(store, store_url, m
 
 
 def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
-    from sepia.store.plans import kept_plan, restore_plan
+    from sepia.store.plans import kept_plan, restore_plan, save_estimate, saved_estimates
 
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"]).exit_code == 0
@@ -194,10 +194,12 @@ def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
     assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
     before = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
     with campaign.transaction() as session:
+        save_estimate(session, "p", None, ["kept through the rebuild"])
         kept = kept_plan(session, session.scalar(select(Pool.id)))
         build_pool(session, "p", "cclqa", 30, replace=True)      # the database cascade deletes the plan
         assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
         assert restore_plan(session, "p", kept) == []
+        assert [e["warnings"] for e in saved_estimates(session).values()] == [["kept through the rebuild"]]
     after = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
     assert after.exit_code == 0 and json.loads(after.stdout)["language_pairs"] == json.loads(before.stdout)["language_pairs"]
     with campaign.transaction() as session:
@@ -208,3 +210,28 @@ def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
         assert restore_plan(session, "p", kept) == ["CS had 6 topics when the plan was drawn and has 5 now"]
     refused = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
     assert refused.exit_code == 1 and "CS had 6 topics when the plan was drawn and has 5 now; draw a new plan" in refused.output
+
+
+def test_estimates_are_saved_once_per_plan_and_go_with_it(campaign, tmp_path):
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.evaluate import Settings
+    from sepia.store.models import PlanEstimate
+    from sepia.store.plans import save_estimate, saved_estimates
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "3", "--seed", "2"]).exit_code == 0
+    with campaign.transaction() as session:
+        save_estimate(session, "p", None, ["no topic of the judging plan is judged yet"])
+        planned = sorted(session.scalars(select(PlanTopic.topic_id)))
+    assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
+    report, warnings = estimate_plan(campaign, Settings("binarized"), "p")
+    with campaign.transaction() as session:
+        save_estimate(session, "p", report, warnings)
+        pool_id = session.scalar(select(Pool.id))
+        (saved,) = saved_estimates(session).values()
+        assert session.scalar(select(func.count()).select_from(PlanEstimate)) == 1     # replaced, not added
+    assert saved["report"] == json.loads(json.dumps(report)) and saved["warnings"] == warnings
+    with campaign.transaction() as session:
+        session.delete(session.get(Pool, pool_id))
+    with campaign.transaction() as session:
+        assert saved_estimates(session) == {} and session.scalar(select(func.count()).select_from(PlanEstimate)) == 0

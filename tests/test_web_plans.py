@@ -62,6 +62,8 @@ def test_estimates_page(app, store):
     org = browser_for(app, "org")
     org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "3", "seed": "2"})
     pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert "Not estimated yet." in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302
     assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     with store.transaction() as session:
         planned = set(session.scalars(select(PlanTopic.topic_id)))
@@ -71,14 +73,21 @@ def test_estimates_page(app, store):
         for k, (response_id, nugget_id, label) in enumerate(rows):   # N002 (禽类传染病) matched, bar one topic
             session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1",
                                        match=1.0 if label == "N002" and k > 1 else 0.0))
+    assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302      # the page shows what was stored
     page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     report, _ = estimate_plan(store, Settings("binarized"), "planned")
     (group,) = report["language_pairs"]
     (run,) = group["runs"]
     assert group["judged"] == 3 and f"{run['estimate']:.4f}" in page and f"{run['low']:.4f}" in page
     assert "3 of 3 planned topics judged" in page and "<svg class=\"interval\"" in page
+    assert "no topic of the judging plan is judged yet" not in page
+    results = org.get("/results/").get_data(as_text=True)             # the results page shows them too
+    assert "Judging plan of planned" in results and f"/pools/{pool_id}/estimates" in results
+    assert f"{run['estimate']:.4f}" in results and "estimates with 95% intervals: 3 of 3 planned topics judged" in results
     assessor = browser_for(app, "as1")
     assert assessor.get(f"/pools/{pool_id}/estimates").status_code == 403
+    assert assessor.post(f"/pools/{pool_id}/estimates", {}).status_code == 403
 
 
 def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):

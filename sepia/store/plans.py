@@ -16,6 +16,7 @@ happens to look good (that is no longer a fixed sample size).
 """
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 
@@ -171,13 +172,16 @@ def population_changes(plan: db.JudgingPlan, sizes: dict[str, int]) -> list[str]
 
 
 def kept_plan(session: Session, pool_id: int) -> dict | None:
-    """The plan of a pool as plain data, to be stored again with `restore_plan` once the pool is
-    rebuilt (deleting the pool deletes its plan); None when the pool has none."""
+    """The plan of a pool as plain data, with its saved estimates (they do not depend on the pool's
+    items), to be stored again with `restore_plan` once the pool is rebuilt (deleting the pool
+    deletes its plan); None when the pool has none."""
     plan = session.scalar(select(db.JudgingPlan).where(db.JudgingPlan.pool_id == pool_id)
                           .options(selectinload(db.JudgingPlan.topics)))
     if plan is None:
         return None
+    saved = session.scalar(select(db.PlanEstimate).where(db.PlanEstimate.plan_id == plan.id))
     return {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "created_at": plan.created_at,
+            "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
             "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
                         "probability": t.probability} for t in plan.topics]}
 
@@ -191,6 +195,8 @@ def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
                           created_at=kept["created_at"], topics=[db.PlanTopic(**t) for t in kept["topics"]])
     session.add(plan)
     session.flush()
+    if kept["estimate"]:
+        session.add(db.PlanEstimate(plan_id=plan.id, **kept["estimate"]))
     return population_changes(plan, {s: len(t) for s, t in population(session, pool.lang, plan.strata).items()})
 
 
@@ -300,3 +306,24 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
                                   "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}
     return overview
+
+
+def save_estimate(session: Session, pool_name: str, report: dict | None, warnings: list[str]) -> None:
+    """Keep a plan's estimates (`estimate_plan`'s JSON-ready report, or None when it was refused and
+    the reason is among the warnings) in place of those computed before."""
+    plan = get_plan(session, pool_name)
+    row = session.scalar(select(db.PlanEstimate).where(db.PlanEstimate.plan_id == plan.id))
+    if row is None:
+        row = db.PlanEstimate(plan_id=plan.id)
+        session.add(row)
+    row.report, row.warnings, row.computed_at = json.dumps(report), json.dumps(warnings), db.utcnow()
+    session.flush()
+
+
+def saved_estimates(session: Session) -> dict[int, dict]:
+    """Pool ID -> its plan's estimates as last saved: {"report", "warnings", "computed_at"}, in one
+    query whatever the number of pools."""
+    rows = session.execute(select(db.JudgingPlan.pool_id, db.PlanEstimate)
+                           .join(db.PlanEstimate, db.PlanEstimate.plan_id == db.JudgingPlan.id))
+    return {pool_id: {"report": json.loads(e.report), "warnings": json.loads(e.warnings), "computed_at": e.computed_at}
+            for pool_id, e in rows}

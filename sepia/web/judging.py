@@ -353,11 +353,25 @@ def judging_plans(progress) -> dict:
 @bp.route("/pools/<int:pool_id>/estimates")
 @roles_required("organiser")
 def estimates(pool_id: int):
-    """The runs' human F3 estimated from the plan's judged topics (PPI++ on BINARIZED), with 95%
-    intervals and the width projected for the whole plan; exact once every topic is judged."""
+    """The runs' human F3 as last estimated from the plan's judged topics (PPI++ on BINARIZED), with
+    95% intervals and the width projected for the whole plan; exact once every topic is judged.
+    Shown as stored: scoring every run on each request would not stay bounded."""
+    from sepia.store.plans import saved_estimates
+
+    pool = get_or_404(Pool, pool_id, "pool")
+    saved = saved_estimates(db()).get(pool_id)
+    return render_template("judging/estimates.html", pool_name=pool.name, saved=saved,
+                           report=saved and saved["report"], warnings=saved["warnings"] if saved else [])
+
+
+@bp.route("/pools/<int:pool_id>/estimates", methods=["POST"])
+@roles_required("organiser")
+def estimate(pool_id: int):
+    """Estimate again from the judgments stored now and keep the result (or why it was refused)."""
     from sepia.metaeval.plan_estimates import estimate_plan
     from sepia.scoring.campaign import NothingToScore
     from sepia.scoring.evaluate import Settings
+    from sepia.store.plans import save_estimate
     from sepia.web.db import store
 
     name = get_or_404(Pool, pool_id, "pool").name
@@ -366,4 +380,11 @@ def estimates(pool_id: int):
         report, warnings = estimate_plan(store(), Settings("binarized"), name)
     except (ImportRefused, NothingToScore) as problem:
         report, warnings = None, [str(problem)]
-    return render_template("judging/estimates.html", pool_name=name, report=report, warnings=warnings)
+    try:
+        with store().transaction() as session:
+            save_estimate(session, name, report, warnings)
+    except ImportRefused as problem:     # the plan went while the runs were being scored
+        flash("; ".join(problem.reasons), "error")
+        return redirect(url_for("judging.pools"))
+    flash(f"{name}: estimated{' (refused: see below)' if report is None else ''}.", "success")
+    return redirect(url_for("judging.estimates", pool_id=pool_id))
