@@ -116,3 +116,23 @@ def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
     page = org.get("/pools/").get_data(as_text=True)
     assert "CS had 4 topics when the plan was drawn and has 5 now" in page
     assert "refused until a new plan is drawn" in page
+
+
+def test_results_page_says_when_the_estimate_is_the_exact_human_f3(app, store):
+    from sepia.store.models import Nugget, NuggetJudgment, Response, RunTopic
+
+    campaign(store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "all", "kind": "cclqa", "lang": "CS", "budget": "100%", "seed": "1"})
+    with store.transaction() as session:       # every topic judged: N002 matched on all but the first
+        rows = session.execute(select(Response.id, Nugget.id, Nugget.label, RunTopic.topic_id).join(RunTopic)
+                               .join(Nugget, Nugget.topic_id == RunTopic.topic_id)).all()
+        for response_id, nugget_id, label, topic_id in rows:
+            session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1",
+                                       match=1.0 if label == "N002" and topic_id != TOPICS[0] else 0.0))
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    org.post(f"/pools/{pool_id}/estimates", {})
+    results = org.get("/results/").get_data(as_text=True)
+    assert "every topic judged: the exact human F3" in results and "estimates with 95% intervals:" not in results
+    human = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert "every topic judged: the exact human F3" in human
