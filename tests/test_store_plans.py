@@ -235,3 +235,19 @@ def test_estimates_are_saved_once_per_plan_and_go_with_it(campaign, tmp_path):
         session.delete(session.get(Pool, pool_id))
     with campaign.transaction() as session:
         assert saved_estimates(session) == {} and session.scalar(select(func.count()).select_from(PlanEstimate)) == 0
+
+
+def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(campaign):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "4"]).exit_code == 0
+    with campaign.transaction() as session:
+        before = sorted(session.scalars(select(PlanTopic.topic_id)))
+    kept = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"])
+    assert kept.exit_code == 0 and "judging plan kept: 2 topics (2, seed 4)" in kept.output
+    with campaign.transaction() as session:
+        assert sorted(session.scalars(select(PlanTopic.topic_id))) == before
+        session.get(Topic, TOPICS[0]).retired = True
+    changed = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"])
+    assert changed.exit_code == 0 and "CS had 6 topics when the plan was drawn and has 5 now" in changed.stderr
+    drawn = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace", "--topics", "3", "--seed", "1"])
+    assert drawn.exit_code == 0 and "judging plan: 3 topics (3, strata none, seed 1)" in drawn.output

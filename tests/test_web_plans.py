@@ -103,7 +103,7 @@ def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
     pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
     assert org.post(f"/pools/{pool_id}/rebuild", {}).status_code == 302
     page = org.get("/pools/").get_data(as_text=True)
-    assert "rebuilt: 4 items; its judging plan is kept (seed 7, the same topics)" in page
+    assert "rebuilt: 4 items" in page and "planned&#39;s judging plan is kept (seed 7, the same topics)" in page
     assert "changed since the draw" not in page
     with store.transaction() as session:
         plan = session.scalars(select(JudgingPlan)).one()
@@ -116,6 +116,14 @@ def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
     page = org.get("/pools/").get_data(as_text=True)
     assert "CS had 4 topics when the plan was drawn and has 5 now" in page
     assert "refused until a new plan is drawn" in page
+    # The form's "Replace" without a budget keeps the plan too; with one it draws a new plan.
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "", "replace": "1"})
+    with store.transaction() as session:
+        assert sorted((t.topic_id, t.draw, t.seed) for t in session.scalars(select(JudgingPlan)).one().topics) == \
+            [(t, d, s) for t, _, d, s, _ in after]
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "2", "seed": "9", "replace": "1"})
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "Judging plan: 2 topics (2, seed 9)." in page and "changed since the draw" not in page
 
 
 def test_results_page_says_when_the_estimate_is_the_exact_human_f3(app, store):

@@ -55,9 +55,11 @@ def build():
         if not replace and db().scalar(select(Pool.id).where(Pool.name == name)) is not None:
             raise FormError(f"A pool named {name} exists: tick “Replace the pool of that name” to build it anew, "
                             "or choose another name.")
+        kept = _kept_plan(name) if replace and kind == "cclqa" and not form.get("budget", "").strip() else None
         built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities, replace=replace)
         built.suggest = kind == "cclqa" and form.get("suggest") == "1"
         plan = _draw_plan(form, name, kind)
+        changes = _restore_plan(name, kept) if kept else []
         db().commit()
     except (FormError, ImportRefused) as error:
         db().rollback()
@@ -67,7 +69,31 @@ def build():
           "success")
     if plan is not None:
         flash(f"Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed}).", "success")
+    _plan_kept(name, kept, changes)
     return redirect(url_for("judging.pools"))
+
+
+def _kept_plan(name: str) -> dict | None:
+    """The judging plan of the pool NAME about to be replaced (`sepia.store.plans.kept_plan`)."""
+    from sepia.store.plans import kept_plan
+
+    pool_id = db().scalar(select(Pool.id).where(Pool.name == name))
+    return None if pool_id is None else kept_plan(db(), pool_id)
+
+
+def _restore_plan(name: str, kept: dict) -> list[str]:
+    from sepia.store.plans import restore_plan
+
+    return restore_plan(db(), name, kept)
+
+
+def _plan_kept(name: str, kept: dict | None, changes: list[str]) -> None:
+    """Say that a rebuilt pool kept its judging plan, and whether its topics changed since the draw."""
+    if kept:
+        flash(f"{name}'s judging plan is kept (seed {kept['seed']}, the same topics).", "success")
+    if changes:
+        flash(f"{name}'s judging plan: {'; '.join(changes)}. Its estimates are refused until a new plan is drawn "
+              "(build the pool again with a budget and “Replace” ticked).", "error")
 
 
 @bp.route("/pools/<int:pool_id>/assign", methods=["POST"])
@@ -93,27 +119,22 @@ def rebuild(pool_id: int):
     """The pool built anew with its own settings from the runs stored now (its assignments go; the
     judgments stay, as they belong to the responses and documents, not to the pool) and its judging
     plan kept as it was drawn, so the judgments made for it still count."""
-    from sepia.store.plans import kept_plan, restore_plan
-
     pool = get_or_404(Pool, pool_id, "pool")
     name, suggest = pool.name, pool.suggest
     priorities = [int(p) for p in (pool.priorities or "").split(",") if p]
-    plan = kept_plan(db(), pool.id)
+    plan = _kept_plan(name)
     try:
         built = build_pool(db(), name, pool.kind, pool.depth, pool.max_priority, replace=True, lang=pool.lang,
                            priorities=priorities)
         built.suggest = suggest
-        changes = restore_plan(db(), name, plan) if plan else []
+        changes = _restore_plan(name, plan) if plan else []
         db().commit()
     except ImportRefused as error:
         db().rollback()
         flash("; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
-    kept = f"; its judging plan is kept (seed {plan['seed']}, the same topics)" if plan else ""
-    flash(f"Pool {name} rebuilt: {len(built.entries)} items{kept}; assign it again.", "success")
-    if changes:
-        flash(f"{name}'s judging plan: {'; '.join(changes)}. Its estimates are refused until a new plan is drawn "
-              "(build the pool again with a budget and “Replace” ticked).", "error")
+    flash(f"Pool {name} rebuilt: {len(built.entries)} items; assign it again.", "success")
+    _plan_kept(name, plan, changes)
     return redirect(url_for("judging.pools"))
 
 
