@@ -2,7 +2,8 @@
 collection, sees the plan and its progress on the pools page, and assigns it (only the planned topics
 reach the assessor's queue); once the planned topics are judged, the estimates page shows the runs'
 estimated human F3 with intervals, and so does the results page; a rebuild keeps the plan.
-Screenshots: test-artifacts/plans-pools.png, plans-estimates.png, plans-results.png."""
+Screenshots: test-artifacts/plans-pools.png, plans-estimates.png, plans-results.png,
+plans-changed.png."""
 from __future__ import annotations
 
 import random
@@ -17,6 +18,8 @@ from web_helpers import add_accounts
 from sepia.cli import main
 from sepia.demo import load_collection, sample_collections
 from sepia.resources import resource_dir
+from sepia.store.db import Store
+from sepia.store.models import Topic
 from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser]
@@ -87,3 +90,12 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
         page.click("button:has-text('Rebuild')")
     assert "CS half's judging plan is kept (seed 3, the same topics)" in page.inner_text("#flashes")
     assert ", ".join(chosen) in page.locator(".plan").first.inner_text()
+    # A topic retired since the draw: the pool's card says the plan no longer matches its topics.
+    store = Store()
+    with store.transaction() as session:
+        session.get(Topic, CS_TOPICS[0]).retired = True
+    store.dispose()
+    page.goto(f"{site.url}/pools/")
+    plan = page.locator(".plan").first
+    assert "CS had 6 topics when the plan was drawn and has 5 now" in plan.inner_text()
+    plan.screenshot(path=str(artifacts / "plans-changed.png"))
