@@ -47,7 +47,8 @@ def test_estimates_from_half_the_topics(tmp_path):
         expected = ppi_mean([human[run][t] for t in JUDGED], [automatic[run][t] for t in JUDGED],
                             [automatic[run][t] for t in topics], level=0.9)
         assert row["estimate"] == pytest.approx(expected.estimate)
-        assert (row["low"], row["high"]) == pytest.approx((expected.low, expected.high))
+        assert (row["raw_low"], row["raw_high"]) == pytest.approx((expected.low, expected.high))
+        assert (row["low"], row["high"]) == pytest.approx((max(expected.low, 0), min(expected.high, 1)))
         assert row["automatic"] == pytest.approx(np.mean(list(automatic[run].values())))
     assert len(cs["pairs"]) == 3
     for pair in cs["pairs"]:
@@ -101,3 +102,23 @@ def test_one_line_errors(tmp_path):
     assert human.exit_code == 2 and "automatic matcher" in human.output
     stored = CliRunner().invoke(main, ["evaluate", "--store", "--calibrate", str(partial)])
     assert stored.exit_code == 2 and "--calibrate" in stored.output
+
+
+def test_intervals_are_clipped_to_what_a_mean_can_take_and_estimates_are_not():
+    # Human F3 0 on three of four judged topics and 0.2 on one; the automatic scores barely vary:
+    # the interval of the mean reaches below 0 and is shown from 0; the difference's reaches below -1.
+    auto = {f"t{i}": 0.05 * (i % 2) for i in range(8)}
+    low = RunTopicScores("LOW", "CS-CS", auto, {"t0": 0.0, "t1": 0.0, "t2": 0.0, "t3": 0.2})
+    high = RunTopicScores("HIGH", "CS-CS", {t: 1.0 for t in auto}, {"t0": 1.0, "t1": 1.0, "t2": 1.0, "t3": 1.0})
+    group = calibrate([low, high])["language_pairs"][0]
+    row = next(r for r in group["runs"] if r["run_id"] == "LOW")
+    judged = ["t0", "t1", "t2", "t3"]
+    expected = ppi_mean([0.0, 0.0, 0.0, 0.2], [auto[t] for t in judged], list(auto.values()))
+    assert expected.low < 0 < expected.high < 1                 # the case the clipping is for
+    assert (row["raw_low"], row["raw_high"]) == pytest.approx((expected.low, expected.high))
+    assert (row["low"], row["high"]) == (0.0, pytest.approx(expected.high))
+    assert row["estimate"] == pytest.approx(expected.estimate)  # never clipped
+    (pair,) = group["pairs"]
+    difference = ppi_mean([-1.0, -1.0, -1.0, -0.8], [auto[t] - 1 for t in judged], [a - 1 for a in auto.values()])
+    assert pair["a"] == "HIGH" and pair["raw_low"] == pytest.approx(-difference.high)
+    assert pair["high"] == 1.0 < pair["raw_high"] == pytest.approx(-difference.low) and pair["decided"]

@@ -120,14 +120,26 @@ def test_bad_input_stores_nothing(campaign, tmp_path):
     no_plan = runner.invoke(main, ["evaluate", "--store", "--plan", "nope"])
     assert no_plan.exit_code == 1 and "no pool named nope" in no_plan.output
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "5"]).exit_code == 0
-    with campaign.transaction() as session:
-        planned = set(session.scalars(select(PlanTopic.topic_id)))
-    outside = [t for t in TOPICS if t not in planned][:1]
-    assert runner.invoke(main, ["import", _judgments(tmp_path, sorted(planned) + outside)]).exit_code == 0
-    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
-    assert result.exit_code == 1 and f"topic {outside[0]}, which is outside the judging plan" in result.output
-    assert len(result.output.strip().splitlines()) == 1
     assert runner.invoke(main, ["evaluate", "--plan", "p"]).exit_code == 2        # --plan needs --store
+
+
+def test_judgments_outside_the_plan_are_reported_and_left_out(campaign, tmp_path):
+    # An earlier pool of the same language judged every topic; a later pool's plan draws two of them.
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "earlier", "--kind", "cclqa", "--lang", "CS"]).exit_code == 0
+    assert runner.invoke(main, ["import", str(CS / "judgments.tsv")]).exit_code == 0
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "2",
+                                "--seed", "5"]).exit_code == 0
+    with campaign.transaction() as session:
+        planned = sorted(session.scalars(select(PlanTopic.topic_id)))
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert "judgments of 4 topics outside the judging plan" in result.stderr and "left out" in result.stderr
+    files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
+                                 "--calibrate", _judgments(tmp_path, planned), "--format", "json"])
+    stored = json.loads(result.stdout)["language_pairs"]
+    assert stored and all(g["judged_topics"] == planned for g in stored)
+    assert [g["runs"] for g in stored] == [g["runs"] for g in json.loads(files.stdout)["language_pairs"]]
 
 
 def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):
@@ -170,3 +182,72 @@ def test_a_plan_without_topics_to_draw_stores_no_pool_either(store, store_url, m
     assert result.exit_code == 1 and "no topic with nuggets to plan" in result.output
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
+
+
+def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
+    from sepia.store.plans import kept_plan, restore_plan, save_estimate, saved_estimates
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"]).exit_code == 0
+    with campaign.transaction() as session:
+        planned = sorted(session.scalars(select(PlanTopic.topic_id)))
+    assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
+    before = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
+    with campaign.transaction() as session:
+        save_estimate(session, "p", None, ["kept through the rebuild"])
+        kept = kept_plan(session, session.scalar(select(Pool.id)))
+        build_pool(session, "p", "cclqa", 30, replace=True)      # the database cascade deletes the plan
+        assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+        assert restore_plan(session, "p", kept) == []
+        assert [e["warnings"] for e in saved_estimates(session).values()] == [["kept through the rebuild"]]
+    after = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
+    assert after.exit_code == 0 and json.loads(after.stdout)["language_pairs"] == json.loads(before.stdout)["language_pairs"]
+    with campaign.transaction() as session:
+        assert kept_plan(session, session.scalar(select(Pool.id))) == kept
+        session.get(Topic, TOPICS[0]).retired = True                # the population shrinks: 6 -> 5 topics
+        kept = kept_plan(session, session.scalar(select(Pool.id)))
+        build_pool(session, "p", "cclqa", 30, replace=True)
+        assert restore_plan(session, "p", kept) == ["CS had 6 topics when the plan was drawn and has 5 now"]
+    refused = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
+    assert refused.exit_code == 1 and "CS had 6 topics when the plan was drawn and has 5 now; draw a new plan" in refused.output
+
+
+def test_estimates_are_saved_once_per_plan_and_go_with_it(campaign, tmp_path):
+    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.scoring.evaluate import Settings
+    from sepia.store.models import PlanEstimate
+    from sepia.store.plans import save_estimate, saved_estimates
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "3", "--seed", "2"]).exit_code == 0
+    with campaign.transaction() as session:
+        save_estimate(session, "p", None, ["no topic of the judging plan is judged yet"])
+        planned = sorted(session.scalars(select(PlanTopic.topic_id)))
+    assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
+    report, warnings = estimate_plan(campaign, Settings("binarized"), "p")
+    with campaign.transaction() as session:
+        save_estimate(session, "p", report, warnings)
+        pool_id = session.scalar(select(Pool.id))
+        (saved,) = saved_estimates(session).values()
+        assert session.scalar(select(func.count()).select_from(PlanEstimate)) == 1     # replaced, not added
+    assert saved["report"] == json.loads(json.dumps(report)) and saved["warnings"] == warnings
+    with campaign.transaction() as session:
+        session.delete(session.get(Pool, pool_id))
+    with campaign.transaction() as session:
+        assert saved_estimates(session) == {} and session.scalar(select(func.count()).select_from(PlanEstimate)) == 0
+
+
+def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(campaign):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "4"]).exit_code == 0
+    with campaign.transaction() as session:
+        before = sorted(session.scalars(select(PlanTopic.topic_id)))
+    kept = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"])
+    assert kept.exit_code == 0 and "judging plan kept: 2 topics (2, seed 4)" in kept.output
+    with campaign.transaction() as session:
+        assert sorted(session.scalars(select(PlanTopic.topic_id))) == before
+        session.get(Topic, TOPICS[0]).retired = True
+    changed = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"])
+    assert changed.exit_code == 0 and "CS had 6 topics when the plan was drawn and has 5 now" in changed.stderr
+    drawn = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace", "--topics", "3", "--seed", "1"])
+    assert drawn.exit_code == 0 and "judging plan: 3 topics (3, strata none, seed 1)" in drawn.output

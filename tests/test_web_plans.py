@@ -62,6 +62,8 @@ def test_estimates_page(app, store):
     org = browser_for(app, "org")
     org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "3", "seed": "2"})
     pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert "Not estimated yet." in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302
     assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     with store.transaction() as session:
         planned = set(session.scalars(select(PlanTopic.topic_id)))
@@ -71,11 +73,74 @@ def test_estimates_page(app, store):
         for k, (response_id, nugget_id, label) in enumerate(rows):   # N002 (禽类传染病) matched, bar one topic
             session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1",
                                        match=1.0 if label == "N002" and k > 1 else 0.0))
+    assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302      # the page shows what was stored
     page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     report, _ = estimate_plan(store, Settings("binarized"), "planned")
     (group,) = report["language_pairs"]
     (run,) = group["runs"]
     assert group["judged"] == 3 and f"{run['estimate']:.4f}" in page and f"{run['low']:.4f}" in page
     assert "3 of 3 planned topics judged" in page and "<svg class=\"interval\"" in page
+    assert "no topic of the judging plan is judged yet" not in page
+    results = org.get("/results/").get_data(as_text=True)             # the results page shows them too
+    assert "Judging plan of planned" in results and f"/pools/{pool_id}/estimates" in results
+    assert f"{run['estimate']:.4f}" in results and "estimates with 95% intervals: 3 of 3 planned topics judged" in results
     assessor = browser_for(app, "as1")
     assert assessor.get(f"/pools/{pool_id}/estimates").status_code == 403
+    assert assessor.post(f"/pools/{pool_id}/estimates", {}).status_code == 403
+
+
+def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
+    campaign(store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "50%", "seed": "7"})
+    with store.transaction() as session:
+        from sepia.store.plans import add_topics
+
+        add_topics(session, "planned", 1, seed=5)
+        before = sorted((t.topic_id, t.stratum, t.draw, t.seed, t.probability)
+                        for t in session.scalars(select(JudgingPlan)).one().topics)
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert org.post(f"/pools/{pool_id}/rebuild", {}).status_code == 302
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "rebuilt: 4 items" in page and "planned&#39;s judging plan is kept (seed 7, the same topics)" in page
+    assert "changed since the draw" not in page
+    with store.transaction() as session:
+        plan = session.scalars(select(JudgingPlan)).one()
+        new_pool = session.scalars(select(Pool.id)).one()
+        after = sorted((t.topic_id, t.stratum, t.draw, t.seed, t.probability) for t in plan.topics)
+        assert (plan.pool_id, plan.budget, plan.seed) == (new_pool, "50%", 7)
+    assert after == before and len(after) == 3
+    make_topic(store, "ACLIA2-CS-0005", nuggets=["禽类传染病"])        # the population grows: 4 -> 5 topics
+    assert org.post(f"/pools/{new_pool}/rebuild", {}).status_code == 302
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "CS had 4 topics when the plan was drawn and has 5 now" in page
+    assert "refused until a new plan is drawn" in page
+    # The form's "Replace" without a budget keeps the plan too; with one it draws a new plan.
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "", "replace": "1"})
+    with store.transaction() as session:
+        assert sorted((t.topic_id, t.draw, t.seed) for t in session.scalars(select(JudgingPlan)).one().topics) == \
+            [(t, d, s) for t, _, d, s, _ in after]
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "2", "seed": "9", "replace": "1"})
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "Judging plan: 2 topics (2, seed 9)." in page and "changed since the draw" not in page
+
+
+def test_results_page_says_when_the_estimate_is_the_exact_human_f3(app, store):
+    from sepia.store.models import Nugget, NuggetJudgment, Response, RunTopic
+
+    campaign(store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "all", "kind": "cclqa", "lang": "CS", "budget": "100%", "seed": "1"})
+    with store.transaction() as session:       # every topic judged: N002 matched on all but the first
+        rows = session.execute(select(Response.id, Nugget.id, Nugget.label, RunTopic.topic_id).join(RunTopic)
+                               .join(Nugget, Nugget.topic_id == RunTopic.topic_id)).all()
+        for response_id, nugget_id, label, topic_id in rows:
+            session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1",
+                                       match=1.0 if label == "N002" and topic_id != TOPICS[0] else 0.0))
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    org.post(f"/pools/{pool_id}/estimates", {})
+    results = org.get("/results/").get_data(as_text=True)
+    assert "every topic judged: the exact human F3" in results and "estimates with 95% intervals:" not in results
+    human = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert "every topic judged: the exact human F3" in human

@@ -159,7 +159,9 @@ def calibrate_text(report: dict) -> str:
     level = f"{100 * report['level']:g}%"
     lines = [f"Human F3 estimated from the {report['matcher'].upper()} matcher's scores of every topic and the "
              f"human judgments of a sample of topics (PPI++, power-tuned lambda, finite-population correction, "
-             f"{level} intervals)"]
+             f"{level} intervals)",
+             "Intervals are clipped to the values a mean can take ([0, 1]; [-1, 1] for differences), which keeps "
+             "their coverage; the estimates are not, so that they stay unbiased."]
     for group in report["language_pairs"]:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
                  else f"{group['judged']} of {group['topics']} topics judged")

@@ -34,7 +34,8 @@ def _refused(exc: ImportRefused) -> None:
 @click.option("--priority", "priorities", type=click.IntRange(1), multiple=True,
               help="Only runs of this priority (NN); repeat for several.")
 @click.option("--max-priority", type=click.IntRange(1), help="Only runs of this priority (NN) or better.")
-@click.option("--replace", is_flag=True, help="Rebuild a pool of that name.")
+@click.option("--replace", is_flag=True,
+              help="Rebuild a pool of that name (keeping its judging plan, unless --budget or --topics draws a new one).")
 @click.option("--suggest", is_flag=True,
               help="CCLQA: pre-mark the BINARIZED decision on the judging screen (agreement with it is reported).")
 @click.option("--budget", help="CCLQA: judge only this share of each language's topics (30%), drawn at random; "
@@ -64,6 +65,7 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
             raise click.BadParameter(str(exc), param_hint="--budget") from None
     try:
         with Store().transaction() as session:
+            kept = _kept_plan(session, name) if replace and planned is None and kind == "cclqa" else None
             built = build_pool(session, name, kind, depth or DEFAULT_DEPTH[kind], max_priority, replace, lang,
                                priorities)
             built.suggest = suggest and kind == "cclqa"
@@ -71,9 +73,32 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
             responses = sum(len(e.members) for e in built.entries)
             merged = f" ({responses} responses)" if kind == "cclqa" else ""
             plan = _plan(session, name, str(planned), strata, seed) if planned is not None else ""
+            if kept:
+                plan = _restored(session, name, kept)
             click.echo(f"pool {name}: {len(built.entries)} {kind} items{merged} over {topics} topics{plan}")
     except ImportRefused as exc:
         _refused(exc)
+
+
+def _kept_plan(session, name: str) -> dict | None:
+    """The judging plan of the pool NAME that --replace rebuilds (`sepia.store.plans.kept_plan`)."""
+    from sqlalchemy import select
+
+    from sepia.store.models import Pool
+    from sepia.store.plans import kept_plan
+
+    pool_id = session.scalar(select(Pool.id).where(Pool.name == name))
+    return None if pool_id is None else kept_plan(session, pool_id)
+
+
+def _restored(session, name: str, kept: dict) -> str:
+    from sepia.commands.common import warn
+    from sepia.store.plans import restore_plan
+
+    for change in restore_plan(session, name, kept):
+        warn(f"pool {name}'s judging plan: {change}; its estimates are refused until a new plan is drawn "
+             "(--replace with --budget or --topics)")
+    return f"; judging plan kept: {len(kept['topics'])} topics ({kept['budget']}, seed {kept['seed']})"
 
 
 def _plan(session, name: str, budget: str, strata: str, seed: int) -> str:

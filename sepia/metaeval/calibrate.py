@@ -5,6 +5,12 @@ mean (`sepia.metaeval.ppi`), and the same for the difference of every two runs o
 The judged topics must be a uniform random sample of the language pair's topics, judged for every
 run (a topic-level plan); the estimate is then unbiased and its interval valid whatever the matcher.
 Once every topic is judged the estimate is the exact human mean, with width 0.
+
+An interval is reported clipped to the values its mean can take ([0, 1] for a run's F3, [-1, 1] for
+a difference of two runs): the true mean lies there, so clipping drops no value it could have and
+keeps the coverage, and an F3 near 0 no longer shows a negative lower end. The unclipped ends stay in
+"raw_low" and "raw_high" (the widths projected for a plan use them), and the estimate itself is never
+clipped, as clipping it would bias it.
 """
 from __future__ import annotations
 
@@ -15,6 +21,10 @@ from typing import Sequence
 import numpy as np
 
 from sepia.metaeval.ppi import Estimate, ppi_mean, stratified_ppi_mean
+
+
+MEAN_RANGE = (0.0, 1.0)         # a run's mean F3
+DIFFERENCE_RANGE = (-1.0, 1.0)  # that of one run less another's
 
 
 @dataclass
@@ -31,6 +41,15 @@ def _estimate(human: np.ndarray, automatic: np.ndarray, judged: np.ndarray, leve
         return ppi_mean(human[judged], automatic[judged], automatic, level)
     return stratified_ppi_mean([(human[judged & (strata == s)], automatic[judged & (strata == s)],
                                  automatic[strata == s]) for s in sorted(set(strata))], level)
+
+
+def shown(estimate: Estimate, bounds: tuple[float, float]) -> dict:
+    """The estimate as a report row, its interval clipped to `bounds` (NaN ends stay NaN) and the
+    unclipped ends kept as raw_low and raw_high."""
+    row = estimate.as_dict()
+    row["raw_low"], row["raw_high"] = row["low"], row["high"]
+    row["low"], row["high"] = (float(np.clip(row[k], *bounds)) for k in ("low", "high"))
+    return row
 
 
 def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95, strata: dict[str, str] | None = None) -> dict:
@@ -53,11 +72,11 @@ def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95, strata: dic
         kinds = None if strata is None else np.array([strata[t] for t in topics])
         estimates = [_estimate(h, a, judged, level, kinds) for h, a in zip(human, automatic)]
         order = sorted(range(len(runs)), key=lambda i: (-estimates[i].estimate, runs[i].run_id))
-        rows = [{"run_id": runs[i].run_id, **estimates[i].as_dict()} for i in order]
+        rows = [{"run_id": runs[i].run_id, **shown(estimates[i], MEAN_RANGE)} for i in order]
         pairs = []
         for i, j in combinations(order, 2):
             d = _estimate(human[i] - human[j], automatic[i] - automatic[j], judged, level, kinds)
-            pairs.append({"a": runs[i].run_id, "b": runs[j].run_id, **d.as_dict(),
+            pairs.append({"a": runs[i].run_id, "b": runs[j].run_id, **shown(d, DIFFERENCE_RANGE),
                           "decided": bool(d.low > 0 or d.high < 0)})
         report.append({"language_pair": pair, "topics": len(topics), "judged": len(judged_ids),
                        "judged_topics": judged_ids, "complete": bool(judged.all()), "runs": rows, "pairs": pairs})

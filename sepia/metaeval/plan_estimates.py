@@ -16,13 +16,12 @@ from sepia.store.plans import judged_plan_topics
 
 def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
     """(the `calibrate` report, JSON-ready, with "matcher" and "pool"; warnings). Raises ImportRefused
-    for judgments outside the plan, a plan without judged topics or a changed population, and
+    for a plan without judged topics or a changed population, and
     NothingToScore when the store holds no CCLQA runs or none of them is of the plan's languages."""
     from sepia.scoring.campaign import NothingToScore, stored_run_ids
 
-    warnings = []
     with store.transaction() as session:
-        strata, planned, judged = judged_plan_topics(session, pool_name)
+        strata, planned, judged, warnings = judged_plan_topics(session, pool_name)
         population = set(strata)
         ids = stored_run_ids(session, "cclqa")
         if len(judged) < len(planned):
@@ -56,7 +55,7 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
 
 def projection(group: dict, level: float) -> dict:
     """The mean interval width of the runs now, and as projected once every planned topic is judged."""
-    widths = [r["high"] - r["low"] for r in group["runs"] if r["low"] is not None]
+    widths = [r["raw_high"] - r["raw_low"] for r in group["runs"] if r["raw_low"] is not None]
     if not widths:
         return {"mean_width": None, "projected_width": None}
     now = sum(widths) / len(widths)

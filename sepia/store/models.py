@@ -541,6 +541,18 @@ class JudgingPlan(Base):
     topics: Mapped[list[PlanTopic]] = relationship(cascade="all, delete-orphan", order_by="PlanTopic.id")
 
 
+class PlanEstimate(Base):
+    """A judging plan's estimates as last computed (`sepia.metaeval.plan_estimates`, BINARIZED, 95%):
+    the JSON report or, when the estimate was refused, an empty one and the reason among the warnings
+    (a JSON list). The web tool shows them until an organiser estimates again. Migration 0012."""
+    __tablename__ = "plan_estimate"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    plan_id: Mapped[int] = mapped_column(ForeignKey("judging_plan.id", ondelete="CASCADE"), unique=True)
+    report: Mapped[str] = mapped_column(Text)
+    warnings: Mapped[str] = mapped_column(Text, default="[]")
+    computed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 class PlanTopic(Base):
     """A topic of a judging plan: its stratum (language, and answer type when stratified), the draw
     that chose it (0 = when the plan was made, 1, 2, ... = topics added later) with that draw's seed,

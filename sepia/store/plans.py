@@ -16,6 +16,7 @@ happens to look good (that is no longer a fixed sample size).
 """
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 
@@ -157,6 +158,48 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
     return added
 
 
+def population_changes(plan: db.JudgingPlan, sizes: dict[str, int]) -> list[str]:
+    """One line per stratum whose number of topics differs from the one its planned topics'
+    probabilities were drawn from ("CS had 6 topics when the plan was drawn and has 7 now"); `sizes`
+    is the number of topics of every stratum now."""
+    changes = []
+    for stratum in sorted({t.stratum for t in plan.topics}):
+        topics = [t for t in plan.topics if t.stratum == stratum]
+        then, now = round(len(topics) / topics[0].probability), sizes.get(stratum, 0)
+        if then != now:
+            changes.append(f"{stratum} had {then} topics when the plan was drawn and has {now} now")
+    return changes
+
+
+def kept_plan(session: Session, pool_id: int) -> dict | None:
+    """The plan of a pool as plain data, with its saved estimates (they do not depend on the pool's
+    items), to be stored again with `restore_plan` once the pool is rebuilt (deleting the pool
+    deletes its plan); None when the pool has none."""
+    plan = session.scalar(select(db.JudgingPlan).where(db.JudgingPlan.pool_id == pool_id)
+                          .options(selectinload(db.JudgingPlan.topics)))
+    if plan is None:
+        return None
+    saved = session.scalar(select(db.PlanEstimate).where(db.PlanEstimate.plan_id == plan.id))
+    return {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "created_at": plan.created_at,
+            "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
+            "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
+                        "probability": t.probability} for t in plan.topics]}
+
+
+def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
+    """Store a `kept_plan` again with the rebuilt pool: the same seed, draws, topics and
+    probabilities, so judgments already made stay in the plan. Returns `population_changes` (the
+    estimate refuses such a plan until a new one is drawn)."""
+    pool = get_pool(session, pool_name)
+    plan = db.JudgingPlan(pool_id=pool.id, budget=kept["budget"], strata=kept["strata"], seed=kept["seed"],
+                          created_at=kept["created_at"], topics=[db.PlanTopic(**t) for t in kept["topics"]])
+    session.add(plan)
+    session.flush()
+    if kept["estimate"]:
+        session.add(db.PlanEstimate(plan_id=plan.id, **kept["estimate"]))
+    return population_changes(plan, {s: len(t) for s, t in population(session, pool.lang, plan.strata).items()})
+
+
 def plan_status(session: Session, pool_name: str) -> dict:
     """The plan as data: its settings; per stratum the population, the planned topics and how many of
     them are fully judged (every pool item of the topic judged by some assessor)."""
@@ -195,30 +238,31 @@ def planned_topics(session: Session, pool_id: int) -> set[str] | None:
     return set(session.scalars(select(db.PlanTopic.topic_id).where(db.PlanTopic.plan_id == plan_id)))
 
 
-def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str], set[str], set[str]]:
+def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str], set[str], set[str], list[str]]:
     """(the plan's population as topic ID -> stratum, its planned topics, those judged for every CCLQA
-    run that answers them). ImportRefused when a judgment lies outside the plan, no planned topic is
-    judged (in some stratum, for a stratified plan) or the population changed since the draw."""
+    run that answers them, warnings). Judgments count whichever pool of the campaign they were made
+    in; those of topics outside the plan (from an earlier pool, say) are left out with a warning, as
+    they were not drawn at random. ImportRefused when no planned topic is judged (in some stratum,
+    for a stratified plan) or the population changed since the draw."""
     plan = get_plan(session, pool_name)
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
-    for stratum in {t.stratum for t in plan.topics}:
-        topics = [t for t in plan.topics if t.stratum == stratum]
-        then = round(len(topics) / topics[0].probability)
-        if then != len(groups.get(stratum, ())):
-            raise ImportRefused([f"pool {pool_name}: {stratum} had {then} topics when the plan was drawn and has "
-                                 f"{len(groups.get(stratum, ()))} now; draw a new plan"])
+    changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
+    if changed:
+        raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
     judged_pairs = set(session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
         .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id).where(db.Run.kind == "cclqa")).all())
     everything = {t for topics in groups.values() for t in topics}
     outside = sorted({(t, r) for r, t in judged_pairs if t in everything and t not in planned})
+    warnings = []
     if outside:
-        topic_id, run_id = outside[0]
-        raise ImportRefused([f"pool {pool_name}: run {run_id} is judged on topic {topic_id}, which is outside "
-                             f"the judging plan ({len(outside)} such run and topic pairs)"])
+        topics = sorted({t for t, _ in outside})
+        warnings.append(f"pool {pool_name}: judgments of {len(topics)} topic{'s' if len(topics) > 1 else ''} outside the "
+                        f"judging plan ({len(outside)} run and topic pairs, e.g. run {outside[0][1]} on "
+                        f"{outside[0][0]}) are left out of the estimates, as those topics were not drawn at random")
     answered = set(session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
@@ -231,7 +275,7 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
     if plan.strata != "none" and waiting:
         raise ImportRefused([f"pool {pool_name}: no planned topic of {waiting[0]} is judged yet (a stratified "
                              "estimate needs every stratum)"])
-    return {t: s for s, topics in groups.items() for t in topics}, planned, judged
+    return {t: s for s, topics in groups.items() for t in topics}, planned, judged, warnings
 
 
 def plans_overview(session: Session, progress) -> dict[int, dict]:
@@ -259,5 +303,27 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
                            "complete": len(done), "topics": [t.topic_id for t in planned]})
         overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed,
                                   "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
+                                  "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}
     return overview
+
+
+def save_estimate(session: Session, pool_name: str, report: dict | None, warnings: list[str]) -> None:
+    """Keep a plan's estimates (`estimate_plan`'s JSON-ready report, or None when it was refused and
+    the reason is among the warnings) in place of those computed before."""
+    plan = get_plan(session, pool_name)
+    row = session.scalar(select(db.PlanEstimate).where(db.PlanEstimate.plan_id == plan.id))
+    if row is None:
+        row = db.PlanEstimate(plan_id=plan.id)
+        session.add(row)
+    row.report, row.warnings, row.computed_at = json.dumps(report), json.dumps(warnings), db.utcnow()
+    session.flush()
+
+
+def saved_estimates(session: Session) -> dict[int, dict]:
+    """Pool ID -> its plan's estimates as last saved: {"report", "warnings", "computed_at"}, in one
+    query whatever the number of pools."""
+    rows = session.execute(select(db.JudgingPlan.pool_id, db.PlanEstimate)
+                           .join(db.PlanEstimate, db.PlanEstimate.plan_id == db.JudgingPlan.id))
+    return {pool_id: {"report": json.loads(e.report), "warnings": json.loads(e.warnings), "computed_at": e.computed_at}
+            for pool_id, e in rows}

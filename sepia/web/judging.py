@@ -55,9 +55,11 @@ def build():
         if not replace and db().scalar(select(Pool.id).where(Pool.name == name)) is not None:
             raise FormError(f"A pool named {name} exists: tick “Replace the pool of that name” to build it anew, "
                             "or choose another name.")
+        kept = _kept_plan(name) if replace and kind == "cclqa" and not form.get("budget", "").strip() else None
         built = build_pool(db(), name, kind, depth, lang=lang, priorities=priorities, replace=replace)
         built.suggest = kind == "cclqa" and form.get("suggest") == "1"
         plan = _draw_plan(form, name, kind)
+        changes = _restore_plan(name, kept) if kept else []
         db().commit()
     except (FormError, ImportRefused) as error:
         db().rollback()
@@ -67,7 +69,31 @@ def build():
           "success")
     if plan is not None:
         flash(f"Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed}).", "success")
+    _plan_kept(name, kept, changes)
     return redirect(url_for("judging.pools"))
+
+
+def _kept_plan(name: str) -> dict | None:
+    """The judging plan of the pool NAME about to be replaced (`sepia.store.plans.kept_plan`)."""
+    from sepia.store.plans import kept_plan
+
+    pool_id = db().scalar(select(Pool.id).where(Pool.name == name))
+    return None if pool_id is None else kept_plan(db(), pool_id)
+
+
+def _restore_plan(name: str, kept: dict) -> list[str]:
+    from sepia.store.plans import restore_plan
+
+    return restore_plan(db(), name, kept)
+
+
+def _plan_kept(name: str, kept: dict | None, changes: list[str]) -> None:
+    """Say that a rebuilt pool kept its judging plan, and whether its topics changed since the draw."""
+    if kept:
+        flash(f"{name}'s judging plan is kept (seed {kept['seed']}, the same topics).", "success")
+    if changes:
+        flash(f"{name}'s judging plan: {'; '.join(changes)}. Its estimates are refused until a new plan is drawn "
+              "(build the pool again with a budget and “Replace” ticked).", "error")
 
 
 @bp.route("/pools/<int:pool_id>/assign", methods=["POST"])
@@ -91,20 +117,24 @@ def assign(pool_id: int):
 @roles_required("organiser")
 def rebuild(pool_id: int):
     """The pool built anew with its own settings from the runs stored now (its assignments go; the
-    judgments stay, as they belong to the responses and documents, not to the pool)."""
+    judgments stay, as they belong to the responses and documents, not to the pool) and its judging
+    plan kept as it was drawn, so the judgments made for it still count."""
     pool = get_or_404(Pool, pool_id, "pool")
     name, suggest = pool.name, pool.suggest
     priorities = [int(p) for p in (pool.priorities or "").split(",") if p]
+    plan = _kept_plan(name)
     try:
         built = build_pool(db(), name, pool.kind, pool.depth, pool.max_priority, replace=True, lang=pool.lang,
                            priorities=priorities)
         built.suggest = suggest
+        changes = _restore_plan(name, plan) if plan else []
         db().commit()
     except ImportRefused as error:
         db().rollback()
         flash("; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
     flash(f"Pool {name} rebuilt: {len(built.entries)} items; assign it again.", "success")
+    _plan_kept(name, plan, changes)
     return redirect(url_for("judging.pools"))
 
 
@@ -344,11 +374,25 @@ def judging_plans(progress) -> dict:
 @bp.route("/pools/<int:pool_id>/estimates")
 @roles_required("organiser")
 def estimates(pool_id: int):
-    """The runs' human F3 estimated from the plan's judged topics (PPI++ on BINARIZED), with 95%
-    intervals and the width projected for the whole plan; exact once every topic is judged."""
+    """The runs' human F3 as last estimated from the plan's judged topics (PPI++ on BINARIZED), with
+    95% intervals and the width projected for the whole plan; exact once every topic is judged.
+    Shown as stored: scoring every run on each request would not stay bounded."""
+    from sepia.store.plans import saved_estimates
+
+    pool = get_or_404(Pool, pool_id, "pool")
+    saved = saved_estimates(db()).get(pool_id)
+    return render_template("judging/estimates.html", pool_name=pool.name, saved=saved,
+                           report=saved and saved["report"], warnings=saved["warnings"] if saved else [])
+
+
+@bp.route("/pools/<int:pool_id>/estimates", methods=["POST"])
+@roles_required("organiser")
+def estimate(pool_id: int):
+    """Estimate again from the judgments stored now and keep the result (or why it was refused)."""
     from sepia.metaeval.plan_estimates import estimate_plan
     from sepia.scoring.campaign import NothingToScore
     from sepia.scoring.evaluate import Settings
+    from sepia.store.plans import save_estimate
     from sepia.web.db import store
 
     name = get_or_404(Pool, pool_id, "pool").name
@@ -357,4 +401,11 @@ def estimates(pool_id: int):
         report, warnings = estimate_plan(store(), Settings("binarized"), name)
     except (ImportRefused, NothingToScore) as problem:
         report, warnings = None, [str(problem)]
-    return render_template("judging/estimates.html", pool_name=name, report=report, warnings=warnings)
+    try:
+        with store().transaction() as session:
+            save_estimate(session, name, report, warnings)
+    except ImportRefused as problem:     # the plan went while the runs were being scored
+        flash("; ".join(problem.reasons), "error")
+        return redirect(url_for("judging.pools"))
+    flash(f"{name}: estimated{' (refused: see below)' if report is None else ''}.", "success")
+    return redirect(url_for("judging.estimates", pool_id=pool_id))

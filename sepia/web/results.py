@@ -37,12 +37,22 @@ def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
         t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
 
 
+def _plans() -> list[dict]:
+    """Every pool with a judging plan and its estimates as last saved (None before the first)."""
+    from sepia.store.models import JudgingPlan, Pool
+    from sepia.store.plans import saved_estimates
+
+    saved = saved_estimates(db())
+    pools = db().execute(select(Pool.id, Pool.name).join(JudgingPlan, JudgingPlan.pool_id == Pool.id).order_by(Pool.name))
+    return [{"pool_id": pool_id, "name": name, "saved": saved.get(pool_id)} for pool_id, name in pools]
+
+
 @bp.route("/")
 @roles_required("organiser")
 def overview():
     scores, others = _all_results(), _task_results()
     ir4qa = others["ir4qa"]
-    return render_template("results/overview.html", sections=results.pair_sections(scores, others),
+    return render_template("results/overview.html", sections=results.pair_sections(scores, others), plans=_plans(),
                            tables=_campaign_tables(scores), scored=any(scores.values()) or any(others.values()),
                            can_learn=_judged(),
                            measures=",".join(ir4qa.measures if ir4qa else stored_measures(())),

@@ -1,7 +1,9 @@
 """A judging plan in a real browser: the organiser builds a CCLQA pool with a budget on the sample CS
 collection, sees the plan and its progress on the pools page, and assigns it (only the planned topics
 reach the assessor's queue); once the planned topics are judged, the estimates page shows the runs'
-estimated human F3 with intervals. Screenshots: test-artifacts/plans-pools.png, plans-estimates.png."""
+estimated human F3 with intervals, and so does the results page; a rebuild keeps the plan.
+Screenshots: test-artifacts/plans-pools.png, plans-estimates.png, plans-results.png,
+plans-changed.png."""
 from __future__ import annotations
 
 import random
@@ -16,6 +18,8 @@ from web_helpers import add_accounts
 from sepia.cli import main
 from sepia.demo import load_collection, sample_collections
 from sepia.resources import resource_dir
+from sepia.store.db import Store
+from sepia.store.models import Topic
 from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser]
@@ -68,6 +72,30 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
     assert CliRunner().invoke(main, ["import", str(sample)]).exit_code == 0
     with page.expect_navigation():
         page.click("a:has-text('Estimated scores')")
+    assert "Not estimated yet." in page.inner_text("main")
+    with page.expect_navigation():
+        page.click("button:has-text('Estimate now')")
     assert "3 of 3 planned topics judged" in page.inner_text("#pair-CS-CS")
     assert page.locator("#pair-CS-CS svg.interval").count() == 3
     page.screenshot(path=str(artifacts / "plans-estimates.png"), full_page=True)
+    # The results page shows the saved estimates, saying they are estimates, and links the page.
+    page.goto(f"{site.url}/results/")
+    card = page.locator("section[id^=plan-]").first
+    assert "Judging plan of CS half" in card.inner_text() and "estimates with 95% intervals" in card.inner_text()
+    assert card.locator("[id$=\"-CS-CS\"] svg.interval").count() == 3
+    card.screenshot(path=str(artifacts / "plans-results.png"))
+    # A rebuild keeps the plan and its estimates.
+    page.goto(f"{site.url}/pools/")
+    with page.expect_navigation():
+        page.click("button:has-text('Rebuild')")
+    assert "CS half's judging plan is kept (seed 3, the same topics)" in page.inner_text("#flashes")
+    assert ", ".join(chosen) in page.locator(".plan").first.inner_text()
+    # A topic retired since the draw: the pool's card says the plan no longer matches its topics.
+    store = Store()
+    with store.transaction() as session:
+        session.get(Topic, CS_TOPICS[0]).retired = True
+    store.dispose()
+    page.goto(f"{site.url}/pools/")
+    plan = page.locator(".plan").first
+    assert "CS had 6 topics when the plan was drawn and has 5 now" in plan.inner_text()
+    plan.screenshot(path=str(artifacts / "plans-changed.png"))
