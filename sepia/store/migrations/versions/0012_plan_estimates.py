@@ -1,7 +1,7 @@
 """plan_estimate: a judging plan's PPI++ estimates as last computed, so the web tool shows them
 without scoring every run on each request
 
-Revision ID: 0012_i27b
+Revision ID: 0012
 Revises: 0011
 Create Date: 2026-11-24
 """
@@ -9,7 +9,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0012_i27b'
+revision = '0012'
 down_revision = '0011'
 branch_labels = None
 depends_on = None
