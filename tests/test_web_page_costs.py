@@ -52,6 +52,37 @@ def test_the_topic_as_pages_read_it_is_the_mapped_topic(store):  # conftest's st
         assert bare.texts and not bare.answer_texts and not bare.nuggets
 
 
+def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  # every backend
+    """One query of (id, skipped, judged_at) in queue order; the item judged loaded with its responses."""
+    from sqlalchemy import select
+
+    from test_web_judging import TOPIC, campaign
+
+    from sepia.store import judging
+    from sepia.store.models import Assignment, PoolEntry
+    from sepia.store.pools import assign_pool, build_pool
+
+    add_documents(store)
+    campaign(store)
+    with store.transaction() as session:
+        pool = build_pool(session, "p", "cclqa", 10)
+        assign_pool(session, "p", ["as1", "as2"], overlap=0.5, seed=3)
+        mapped = session.scalars(select(Assignment).join(PoolEntry).where(
+            Assignment.assessor == "as1", PoolEntry.pool_id == pool.id).order_by(Assignment.position)).all()
+        mapped[1].skipped, mapped[2].judged_at = True, judging.db.utcnow()
+    with store.transaction() as session:
+        mapped = session.scalars(select(Assignment).join(PoolEntry).where(
+            Assignment.assessor == "as1", PoolEntry.pool_id == pool.id).order_by(Assignment.position)).all()
+        queue = judging.topic_queue(session, "as1", pool.id, TOPIC)
+        assert len(queue) == len(mapped) > 2
+        assert [tuple(a) for a in queue] == [(a.id, a.skipped, a.judged_at) for a in mapped]
+        assert judging.next_open(queue).id == mapped[0].id and judging.next_open(queue, 0).id == mapped[3].id
+        item = judging.queue_item(session, mapped[0].id)
+        assert [(m.id, m.text, [d.docid for d in m.docids]) for m in item.entry.members] == [
+            (m.id, m.text, [d.docid for d in m.docids]) for m in mapped[0].entry.members]
+        assert judging.topic_queue(session, "as1", pool.id, "ACLIA2-CS-9999") == []
+
+
 def test_static_files_need_no_store_and_are_kept_by_version(app):
     browser = browser_for(app, "dev")
     page = browser.get("/topics/").get_data(as_text=True)
