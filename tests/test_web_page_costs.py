@@ -131,3 +131,23 @@ def test_item_urls_are_the_urls_url_for_builds(app):
                 for nugget_id in (1, 42, 10**12):
                     assert build(nugget_id) == url_for(endpoint, topic_id=topic_id, nugget_id=nugget_id)
         assert item_url("nuggets.delete", "nugget_id", topic_id="T")(7) == "/sepia/nuggets/T/7/delete"
+
+
+def test_a_tables_rows_are_the_template_loop_they_replace():
+    """Table.html_rows gives byte for byte what results/_table.html's loop per cell gave (context
+    rows, missing values, digits, text to escape), so the results pages are unchanged."""
+    from jinja2 import Environment
+
+    from sepia.campaign.tables import Table
+
+    loop = Environment(autoescape=True).from_string(
+        """  {% for row in table.rows %}
+    <tr{% if loop.revindex0 < table.context %} class="context"{% endif %}>{% for value in row %}<td class="{{ 'num' if not loop.first else 'docid' }}">{{ table.cell(value) }}</td>{% endfor %}</tr>
+  {% endfor %}""")
+    tables = [Table("k", "t", ["run", "F3", "n"], [["A<b>&\"'", 0.123456, 3], ["B", None, 1.5], ["mean", 1 / 3, None],
+                                                   ["best", 0.5, 2]], digits=3, context=2),
+              Table("k", "t", ["run"], [["only"]]), Table("k", "t", ["run", "x"], [], context=1),
+              Table("k", "t", ["run", "x"], [["a", 1.0]], context=3)]
+    for table in tables:
+        assert "  " + str(table.html_rows()) == loop.render(table=table)
+    assert 'class="context"' in str(tables[0].html_rows()) and "&lt;b&gt;&amp;&#34;&#39;" in str(tables[0].html_rows())
