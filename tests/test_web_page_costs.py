@@ -80,6 +80,7 @@ def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  #
         item = judging.queue_item(session, mapped[0].id)
         assert [(m.id, m.text, [d.docid for d in m.docids]) for m in item.entry.members] == [
             (m.id, m.text, [d.docid for d in m.docids]) for m in mapped[0].entry.members]
+        assert judging.queue_item(session, mapped[1].id, responses=False).entry.docid == mapped[1].entry.docid
         assert judging.topic_queue(session, "as1", pool.id, "ACLIA2-CS-9999") == []
 
 

@@ -63,10 +63,12 @@ def topic_queue(session: Session, assessor: str, pool_id: int, topic_id: str) ->
         .order_by(db.Assignment.position)).all()
 
 
-def queue_item(session: Session, assignment_id: int) -> db.Assignment:
-    """One item of a queue with its entry, the entry's responses and their DOCIDs, to judge."""
+def queue_item(session: Session, assignment_id: int, responses: bool = True) -> db.Assignment:
+    """One item of a queue with its entry and, with `responses` (a CCLQA item), the entry's responses
+    and their DOCIDs, to judge."""
+    entry = selectinload(db.Assignment.entry)
     return session.get(db.Assignment, assignment_id, options=[
-        selectinload(db.Assignment.entry).selectinload(db.PoolEntry.members).selectinload(db.Response.docids)])
+        entry.selectinload(db.PoolEntry.members).selectinload(db.Response.docids) if responses else entry])
 
 
 def next_open(queue: list, after: int | None = None):

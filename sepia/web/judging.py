@@ -147,7 +147,7 @@ def screen(pool_id: int, topic_id: str):
     told = controls.feedback(db(), shown, g.user.username) if shown and pool.training else None
     if row is None:
         return render_template("judging/done.html", pool=pool, topic=topic, items=items, feedback=told)
-    current = judging.queue_item(db(), row.id)
+    current = judging.queue_item(db(), row.id, responses=pool.kind == "cclqa")
     document, pieces = None, []
     if pool.kind == "ir4qa":
         document = get_document(db(), current.entry.docid)
@@ -199,7 +199,7 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
     row = next((a for a in items if a.id == assignment_id), None)
     if row is None:
         abort(404, "This item is not in your queue.")
-    current = judging.queue_item(db(), row.id)
+    current = judging.queue_item(db(), row.id, responses=pool.kind == "cclqa")
     form = request.form
     answered = None
     try:
