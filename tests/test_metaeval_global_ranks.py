@@ -46,8 +46,16 @@ def test_global_rank_deltas_equal_resampling(name, method, ties):
         _same(pair_deltas(M, Z, a, b, masks, "global", name), slow)
 
 
+@pytest.fixture(params=["triangle", "sorting"])
+def kendall_path(request, monkeypatch):
+    """Kendall's S by the triangle (below _SORTING_FROM cells, as these sizes are) or by sorting."""
+    if request.param == "sorting":
+        monkeypatch.setattr(global_ranks, "_SORTING_FROM", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_heavy_ties_and_constant_metrics(name):
+def test_heavy_ties_and_constant_metrics(name, kendall_path):
     """F-scores: many zeros, a few values; a constant metric, two identical constant metrics (X'
     constant under every mask: undefined, NaN) and a constant human row."""
     rng = np.random.default_rng(11)
@@ -65,7 +73,7 @@ def test_heavy_ties_and_constant_metrics(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_long_vectors_equal_scipy(name):
+def test_long_vectors_equal_scipy(name, kendall_path):
     """Over 200 cells the reference correlates with scipy's rankdata and kendalltau per matrix."""
     rng = np.random.default_rng(5)
     M = np.round(rng.normal(size=(3, 15, 20)) * 2) / 2
@@ -111,7 +119,7 @@ def test_p_values_are_those_of_the_reference_path(name, ties, monkeypatch):
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("cells", [0, 1, 2, 3])
-def test_few_cells(name, cells):
+def test_few_cells(name, cells, kendall_path):
     """No cell, one cell (undefined: NaN), two and three cells scored by the humans."""
     rng = np.random.default_rng(cells)
     M, Z = rng.normal(size=(3, 4, 5)), rng.normal(size=(4, 5))
@@ -126,3 +134,36 @@ def test_only_rank_coefficients():
     masks = swap_masks(np.random.default_rng(0), 3, Z.shape, "both")
     with pytest.raises(ValueError, match="pearson"):
         global_ranks.global_rank_deltas(M, Z, [0], [1], masks, "pearson")
+
+
+@pytest.mark.parametrize("name", ["tau_b", "tau_c"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_sorting_path_equals_the_triangle_to_the_last_bit(name, ties, monkeypatch):
+    """From _SORTING_FROM cells on, S is counted by sorting (Knight's algorithm): the same deltas
+    bit for bit as the triangle's quadratic form, and so the same p-values."""
+    M, Z = _scores(7, ties, metrics=5, systems=8, inputs=10)
+    masks = swap_masks(np.random.default_rng(7), 40, Z.shape, "both")
+    a, b = np.array([0, 1, 3, 2, 1, 4]), np.array([2, 3, 0, 1, 1, 0])
+    triangle = global_ranks.global_rank_deltas(M, Z, a, b, masks, name)
+    power = discriminative_power(M, Z, "global", name, n_resamples=300, seed=3)
+    monkeypatch.setattr(global_ranks, "_SORTING_FROM", 0)
+    assert np.array_equal(global_ranks.global_rank_deltas(M, Z, a, b, masks, name), triangle, equal_nan=True)
+    sorted_power = discriminative_power(M, Z, "global", name, n_resamples=300, seed=3)
+    assert sorted_power.pvalues == power.pvalues
+    assert 0 < sorted_power.mean_pvalue < 1
+
+
+def test_sorted_sign_sum_equals_scipy_kendalltau():
+    """S from the sorting path against scipy.stats.kendalltau's tau-b over one long X' (2,000 cells)."""
+    from scipy.stats import kendalltau
+    rng = np.random.default_rng(3)
+    z = np.sort(np.round(rng.normal(size=2000) * 3))[::-1].copy()
+    A = np.round(z[None] + rng.normal(size=(2, 2000)) * 2)
+    mask = rng.random((1, 2000)) < 0.5
+    kendall = global_ranks._SortedKendall(A, z, np.array([0]), np.array([1]))
+    sx, _ = kendall.sums(mask)
+    x = np.where(mask[0], A[1], A[0])
+    n = len(z)
+    tied_x = sum(t * (t - 1) / 2 for t in np.unique(x, return_counts=True)[1])
+    tau = sx[0, 0] / np.sqrt((n * (n - 1) / 2 - tied_x) * kendall.untied)
+    assert tau == pytest.approx(kendalltau(x, z).statistic, abs=1e-12)

@@ -52,6 +52,38 @@ def test_the_topic_as_pages_read_it_is_the_mapped_topic(store):  # conftest's st
         assert bare.texts and not bare.answer_texts and not bare.nuggets
 
 
+def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  # every backend
+    """One query of (id, skipped, judged_at) in queue order; the item judged loaded with its responses."""
+    from sqlalchemy import select
+
+    from test_web_judging import TOPIC, campaign
+
+    from sepia.store import judging
+    from sepia.store.models import Assignment, PoolEntry
+    from sepia.store.pools import assign_pool, build_pool
+
+    add_documents(store)
+    campaign(store)
+    with store.transaction() as session:
+        pool = build_pool(session, "p", "cclqa", 10)
+        assign_pool(session, "p", ["as1", "as2"], overlap=0.5, seed=3)
+        mapped = session.scalars(select(Assignment).join(PoolEntry).where(
+            Assignment.assessor == "as1", PoolEntry.pool_id == pool.id).order_by(Assignment.position)).all()
+        mapped[1].skipped, mapped[2].judged_at = True, judging.db.utcnow()
+    with store.transaction() as session:
+        mapped = session.scalars(select(Assignment).join(PoolEntry).where(
+            Assignment.assessor == "as1", PoolEntry.pool_id == pool.id).order_by(Assignment.position)).all()
+        queue = judging.topic_queue(session, "as1", pool.id, TOPIC)
+        assert len(queue) == len(mapped) > 2
+        assert [tuple(a) for a in queue] == [(a.id, a.skipped, a.judged_at) for a in mapped]
+        assert judging.next_open(queue).id == mapped[0].id and judging.next_open(queue, 0).id == mapped[3].id
+        item = judging.queue_item(session, mapped[0].id)
+        assert [(m.id, m.text, [d.docid for d in m.docids]) for m in item.entry.members] == [
+            (m.id, m.text, [d.docid for d in m.docids]) for m in mapped[0].entry.members]
+        assert judging.queue_item(session, mapped[1].id, responses=False).entry.docid == mapped[1].entry.docid
+        assert judging.topic_queue(session, "as1", pool.id, "ACLIA2-CS-9999") == []
+
+
 def test_static_files_need_no_store_and_are_kept_by_version(app):
     browser = browser_for(app, "dev")
     page = browser.get("/topics/").get_data(as_text=True)
@@ -100,3 +132,23 @@ def test_item_urls_are_the_urls_url_for_builds(app):
                 for nugget_id in (1, 42, 10**12):
                     assert build(nugget_id) == url_for(endpoint, topic_id=topic_id, nugget_id=nugget_id)
         assert item_url("nuggets.delete", "nugget_id", topic_id="T")(7) == "/sepia/nuggets/T/7/delete"
+
+
+def test_a_tables_rows_are_the_template_loop_they_replace():
+    """Table.html_rows gives byte for byte what results/_table.html's loop per cell gave (context
+    rows, missing values, digits, text to escape), so the results pages are unchanged."""
+    from jinja2 import Environment
+
+    from sepia.campaign.tables import Table
+
+    loop = Environment(autoescape=True).from_string(
+        """  {% for row in table.rows %}
+    <tr{% if loop.revindex0 < table.context %} class="context"{% endif %}>{% for value in row %}<td class="{{ 'num' if not loop.first else 'docid' }}">{{ table.cell(value) }}</td>{% endfor %}</tr>
+  {% endfor %}""")
+    tables = [Table("k", "t", ["run", "F3", "n"], [["A<b>&\"'", 0.123456, 3], ["B", None, 1.5], ["mean", 1 / 3, None],
+                                                   ["best", 0.5, 2]], digits=3, context=2),
+              Table("k", "t", ["run"], [["only"]]), Table("k", "t", ["run", "x"], [], context=1),
+              Table("k", "t", ["run", "x"], [["a", 1.0]], context=3)]
+    for table in tables:
+        assert "  " + str(table.html_rows()) == loop.render(table=table)
+    assert 'class="context"' in str(tables[0].html_rows()) and "&lt;b&gt;&amp;&#34;&#39;" in str(tables[0].html_rows())

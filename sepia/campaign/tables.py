@@ -5,8 +5,11 @@ import csv
 import io
 from dataclasses import dataclass, field
 
+from markupsafe import Markup, escape
+
 LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+CONTEXT_ROW = ' class="context"'
 
 
 @dataclass
@@ -24,6 +27,17 @@ class Table:
         if isinstance(value, float):
             return f"{value:.{self.digits}f}"
         return str(value)
+
+    def html_rows(self) -> Markup:
+        """The body's rows as results/_table.html shows them, joined here rather than by a template
+        loop per cell (most of the results page's time; tools/bench_web.py)."""
+        first_context = len(self.rows) - self.context
+        rows = []
+        for i, row in enumerate(self.rows):
+            cells = "".join(f'<td class="{"num" if j else "docid"}">{escape(self.cell(v))}</td>'
+                            for j, v in enumerate(row))
+            rows.append(f'\n    <tr{CONTEXT_ROW if i >= first_context else ""}>{cells}</tr>\n  ')
+        return Markup("".join(rows))
 
     def to_csv(self) -> str:
         out = io.StringIO()

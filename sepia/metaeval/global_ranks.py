@@ -19,6 +19,9 @@ C_x = s_0 + ... + s_{x-1} counts what X' shows before position x; Y' shows x - C
   c and L come from F_u(i, v) = sum_k w_ik sign(v - u_k), read off cumulative sums of w in
   metric u's order (n^2 work per metric, not per pair). S(Y') is the form of the pair (b, a):
   the same H, so the same products.
+  From _SORTING_FROM cells on, where the triangle's n^2 work per mask outgrows sorting, S is
+  counted as scipy.stats.kendalltau does (Knight's algorithm, O(n log n)): X''s codes and Z's
+  ranks sorted as one key per cell, then the discordant pairs by scipy's compiled count.
 - Ties of X' (the denominators): only in runs of equal candidates from two cells or more; X''s
   share of a run is the difference of two counts, Y''s the rest of the run.
 Masks, triangle and cumulative sums go in blocks that bound memory. The results equal
@@ -30,6 +33,7 @@ import warnings
 
 import numpy as np
 from scipy.stats import rankdata
+from scipy.stats._stats import _kendall_dis   # kendalltau's compiled discordant-pair count
 
 from sepia.metaeval.rank_deltas import RANK_COEFFICIENTS, rank_coefficient, tie_values
 
@@ -42,6 +46,8 @@ _TRIANGLE_BLOCK = 8_000_000
 # Elements of the cumulative sums of w held at a time (rows x cells).
 _CUMULATIVE_BLOCK = 4_000_000
 _FLOAT32_EXACT = 2 ** 24
+# Cells from which Kendall's S is counted by sorting each mask's X' rather than by the triangle.
+_SORTING_FROM = 4096
 
 
 def global_rank_deltas(M, Z, a, b, masks, name: str) -> np.ndarray:
@@ -60,7 +66,9 @@ def global_rank_deltas(M, Z, a, b, masks, name: str) -> np.ndarray:
     if len(z) < 2:
         return np.full((len(a), len(cells)), np.nan)           # no pair of cells: undefined
     human = _human(z)
-    kendall = _Kendall(A, z, a, b) if name != "spearman" else None
+    kendall = None
+    if name != "spearman":
+        kendall = (_SortedKendall if len(z) >= _SORTING_FROM else _Kendall)(A, z, a, b)
     out = np.empty((len(a), len(cells)))
     step = max(1, min(_MASK_BLOCK, _POSITIONS_BLOCK // max(1, 2 * len(z))))
     for start in range(0, len(cells), step):
@@ -258,6 +266,49 @@ class _Kendall:
             own_q += P.T @ own[:, :filled].T
             cross_q += P.T @ cross[:, :filled].T
         return own_q[:, a] + own_q[:, b] - cross_q
+
+
+class _SortedKendall:
+    """Kendall's S of X' and Y' with Z counted per mask and pair by sorting (O(n log n) each):
+    S = untied-in-Z pairs - pairs tied in X' + pairs tied in both - 2 x discordant pairs."""
+
+    def __init__(self, A, z, a, b):
+        n = len(z)
+        codes = np.unique(A, return_inverse=True)[1].reshape(A.shape).astype(np.int64)
+        self.first, self.second = codes[a], codes[b]                         # (pairs, n)
+        # Z's dense ranks from 1 (the count's tree starts there).
+        self.ranks = np.unique(z, return_inverse=True)[1].astype(np.int64) + 1
+        self.bits = int(n + 1).bit_length()                              # Z's rank in the key's low bits
+        _, counts = np.unique(z, return_counts=True)
+        self.untied = n * (n - 1) // 2 - int((counts * (counts - 1) // 2).sum())
+
+    def sums(self, block):
+        """S(X') and S(Y') for the masks (masks, n): two (masks, pairs) arrays."""
+        sx, sy = (np.empty((len(block), len(self.first))) for _ in range(2))
+        for j, (u, v) in enumerate(zip(self.first, self.second)):
+            sx[:, j] = self._sums(np.where(block, v, u))
+            sy[:, j] = self._sums(np.where(block, u, v))
+        return sx, sy
+
+    def _sums(self, shown):
+        """S of each row of X''s codes (masks, n) with Z."""
+        keys = np.sort((shown << self.bits) | self.ranks, axis=1)          # by X', then Z
+        x, y = keys >> self.bits, keys & ((1 << self.bits) - 1)
+        discordant = np.array([_kendall_dis(row_x, row_y) for row_x, row_y in zip(x, y)], np.int64)
+        return self.untied - _tied_pairs(x) + _tied_pairs(keys) - 2 * discordant
+
+
+def _tied_pairs(rows):
+    """Pairs of equal values in each sorted row: t (t - 1) / 2 summed over its runs of t equal values."""
+    masks, n = rows.shape
+    flat = rows.ravel()
+    new = np.empty(flat.size, bool)
+    new[0] = True
+    np.not_equal(flat[1:], flat[:-1], out=new[1:])
+    new[::n] = True                                                 # every row starts a run
+    starts = np.flatnonzero(new)
+    lengths = np.diff(np.append(starts, flat.size))
+    return np.bincount(starts // n, lengths * (lengths - 1) // 2, masks).astype(np.int64)
 
 
 def _upto(cumulative, r, count):

@@ -54,17 +54,24 @@ def progress(session: Session, assessor: str | None = None) -> list[TopicProgres
     return [TopicProgress(*row[:7], int(row[7] or 0)) for row in session.execute(query)]
 
 
-def topic_queue(session: Session, assessor: str, pool_id: int, topic_id: str) -> list[db.Assignment]:
-    """The assessor's items of one topic of a pool, in their order."""
-    return list(session.scalars(
-        select(db.Assignment).join(db.PoolEntry)
+def topic_queue(session: Session, assessor: str, pool_id: int, topic_id: str) -> list:
+    """The assessor's items of one topic of a pool, in their order: rows of (id, skipped, judged_at),
+    all a screen shows of the queue, in one query (the item judged is loaded by `queue_item`)."""
+    return session.execute(
+        select(db.Assignment.id, db.Assignment.skipped, db.Assignment.judged_at).join(db.PoolEntry)
         .where(db.Assignment.assessor == assessor, db.PoolEntry.pool_id == pool_id, db.PoolEntry.topic_id == topic_id)
-        .order_by(db.Assignment.position)
-        .options(selectinload(db.Assignment.entry).selectinload(db.PoolEntry.members)
-                 .selectinload(db.Response.docids))))
+        .order_by(db.Assignment.position)).all()
 
 
-def next_open(queue: list[db.Assignment], after: int | None = None) -> db.Assignment | None:
+def queue_item(session: Session, assignment_id: int, responses: bool = True) -> db.Assignment:
+    """One item of a queue with its entry and, with `responses` (a CCLQA item), the entry's responses
+    and their DOCIDs, to judge."""
+    entry = selectinload(db.Assignment.entry)
+    return session.get(db.Assignment, assignment_id, options=[
+        entry.selectinload(db.PoolEntry.members).selectinload(db.Response.docids) if responses else entry])
+
+
+def next_open(queue: list, after: int | None = None):
     """The first item neither judged nor skipped (after the one at index `after`, wrapping round)."""
     start = 0 if after is None else after + 1
     ordered = queue[start:] + queue[:start]

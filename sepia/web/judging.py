@@ -20,6 +20,8 @@ from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
 from sepia.web.search_pane import hit_spans, question_query
 from sepia.web.security import roles_required
+from sepia.web.topic_view import TopicView
+from sepia.web.topics import topic_view
 
 bp = Blueprint("judging", __name__)
 COMMENT_MAX_CHARS = 2_000
@@ -156,14 +158,6 @@ def queue():
     return render_template("judging/queue.html", progress=judging.progress(db(), g.user.username))
 
 
-def _topic(topic_id: str) -> Topic:
-    topic = db().scalar(select(Topic).where(Topic.id == topic_id).options(
-        selectinload(Topic.texts), selectinload(Topic.nuggets)))
-    if topic is None:
-        abort(404, f"No topic {topic_id}.")
-    return topic
-
-
 def _queue(pool_id: int, topic_id: str):
     pool = db().get(Pool, pool_id)
     items = judging.topic_queue(db(), g.user.username, pool_id, topic_id) if pool else []
@@ -177,12 +171,13 @@ def _queue(pool_id: int, topic_id: str):
 def screen(pool_id: int, topic_id: str):
     pool, items = _queue(pool_id, topic_id)
     wanted = request.args.get("item", type=int)
-    current = next((a for a in items if a.id == wanted), None) or judging.next_open(items)
-    topic = _topic(topic_id)
+    row = next((a for a in items if a.id == wanted), None) or judging.next_open(items)
+    topic = topic_view(topic_id, nuggets=True)
     shown = request.args.get("feedback", type=int)
     told = controls.feedback(db(), shown, g.user.username) if shown and pool.training else None
-    if current is None:
+    if row is None:
         return render_template("judging/done.html", pool=pool, topic=topic, items=items, feedback=told)
+    current = judging.queue_item(db(), row.id, responses=pool.kind == "cclqa")
     document, pieces = None, []
     if pool.kind == "ir4qa":
         document = get_document(db(), current.entry.docid)
@@ -196,12 +191,12 @@ def screen(pool_id: int, topic_id: str):
         marked = {n: 1.0 for n in suggested}
     level = judging.relevance_level(db(), current) if pool.kind == "ir4qa" else None
     return render_template("judging/screen.html", pool=pool, topic=topic, items=items, current=current,
-                           index=items.index(current), marked=marked, suggested=suggested, level=level,
+                           index=items.index(row), marked=marked, suggested=suggested, level=level,
                            document=document, pieces=pieces, feedback=told,
                            levels=range(current_app.config["RELEVANCE_LEVELS"]))
 
 
-def _question_words(topic: Topic) -> str:
+def _question_words(topic: TopicView) -> str:
     """The topic's question as a query: the hits of its terms are marked in the document judged.
     Read as words, never as query syntax: a CS, CT or JA question is then any of its content words
     (sepia.search.natural), not one phrase that no document contains."""
@@ -231,9 +226,10 @@ def document(docid: str):
 @roles_required("assessor")
 def save(pool_id: int, topic_id: str, assignment_id: int):
     pool, items = _queue(pool_id, topic_id)
-    current = next((a for a in items if a.id == assignment_id), None)
-    if current is None:
+    row = next((a for a in items if a.id == assignment_id), None)
+    if row is None:
         abort(404, "This item is not in your queue.")
+    current = judging.queue_item(db(), row.id, responses=pool.kind == "cclqa")
     form = request.form
     answered = None
     try:
@@ -261,7 +257,9 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
         db().rollback()
         flash(str(error), "error")
         return redirect(url_for("judging.screen", pool_id=pool_id, topic_id=topic_id, item=assignment_id))
-    following = judging.next_open(items, items.index(current))
+    # The queue as saved: this item's row read before the save, so its new state is the object's.
+    saved = [current if a.id == current.id else a for a in items]
+    following = judging.next_open(saved, items.index(row))
     target = {"item": following.id} if following is not None else {}
     if answered is not None and pool.training:
         target["feedback"] = answered.id
