@@ -33,7 +33,10 @@ import warnings
 
 import numpy as np
 from scipy.stats import rankdata
-from scipy.stats._stats import _kendall_dis   # kendalltau's compiled discordant-pair count
+try:  # kendalltau's compiled discordant-pair count: private to scipy, so its absence is survived
+    from scipy.stats._stats import _kendall_dis
+except ImportError:  # pragma: no cover - a scipy that moved it scores by the triangle, slower, same S
+    _kendall_dis = None
 
 from sepia.metaeval.rank_deltas import RANK_COEFFICIENTS, rank_coefficient, tie_values
 
@@ -68,7 +71,8 @@ def global_rank_deltas(M, Z, a, b, masks, name: str) -> np.ndarray:
     human = _human(z)
     kendall = None
     if name != "spearman":
-        kendall = (_SortedKendall if len(z) >= _SORTING_FROM else _Kendall)(A, z, a, b)
+        sorting = _kendall_dis is not None and len(z) >= _SORTING_FROM
+        kendall = (_SortedKendall if sorting else _Kendall)(A, z, a, b)
     out = np.empty((len(a), len(cells)))
     step = max(1, min(_MASK_BLOCK, _POSITIONS_BLOCK // max(1, 2 * len(z))))
     for start in range(0, len(cells), step):
