@@ -120,7 +120,8 @@ def test_a_file_is_told_its_own_syntax_problems_not_those_of_files_parsed_before
 
 def test_a_run_file_is_kept_byte_for_byte_written_in_pieces(store, monkeypatch):
     """On SQLite the bytes go into room made for them (zeroblob), a piece at a time: submission.content
-    is the row's last column (migration 0010), or SQLite would build the whole record in memory."""
+    is the row's last column (migration 0010), or SQLite would build the whole record in memory. On
+    PostgreSQL they go a piece at a time by a binary COPY (psycopg copied them whole when bound)."""
     from sepia.campaign.submission import import_run_file
 
     monkeypatch.setattr(io, "BLOB_CHUNK", 7)
