@@ -1,13 +1,11 @@
 """Benchmark: `sepia evaluate-ir4qa` on TREC-format files against trec_eval's code, wall time and memory.
 
     .venv/bin/python tools/bench_ir4qa.py [--runs 100] [--topics 100] [--docs 1000] [--repeat 3]
-                                          [--trec-eval PATH] [--xml] [--json]
+                                          [--trec-eval PATH] [--json]
 
 Generates (seeded) in a temporary directory TREC qrels of T topics (300 judged documents a topic,
 levels 0-3, about a third of them relevant) and N TREC runs (`qid Q0 docid rank score tag`) of D
 documents a topic: judged and unjudged documents mixed, scores with four decimals (so some tie).
-With `--xml`, sepia reads the same runs written as SEPIA IR4QA XML (topic IDs ACLIA2-CS-1001...,
-which the qrels and the reference's TREC files share; about 7 MB a run of 100 topics).
 
 Both sides run as subprocesses of this process, one after the other, interleaved (the order
 alternates from round to round), and are timed by wall clock; peak memory is each subprocess's
@@ -18,8 +16,7 @@ maximum resident set size (`os.wait4`'s ru_maxrss):
              `parse_run` and `RelevanceEvaluator.evaluate` with map, P.10, ndcg, recip_rank, bpref,
              printing every topic's values); with `--trec-eval PATH`, that binary instead, one
              `trec_eval -q -m ...` per run file, as trec_eval takes one run at a time.
-The aims: sepia's wall time at most 1.5 times the reference's (1.3 for TREC files: issue 23), and
-from XML runs at most 1.5 times; sepia's peak memory under 500 MB.
+The aims: sepia's wall time at most 1.5 times the reference's; sepia's peak memory under 500 MB.
 Every round also checks that both printed the same values (to trec_eval's four decimals).
 """
 from __future__ import annotations
@@ -39,7 +36,7 @@ SEPIA_MEASURES = "AP,P@10,MSnDCG,RR,bpref"
 TREC_MEASURES = {"AP": "map", "P@10": "P_10", "MSnDCG": "ndcg", "RR": "recip_rank", "bpref": "bpref"}
 TREC_EVAL_FLAGS = ["-m", "map", "-m", "P.10", "-m", "ndcg", "-m", "recip_rank", "-m", "bpref"]
 JUDGED_PER_TOPIC = 300
-TIME_AIM, TREC_TIME_AIM, MEMORY_AIM_MB = 1.5, 1.3, 500
+TIME_AIM, MEMORY_AIM_MB = 1.5, 500
 
 # trec_eval's code, reading the files with pytrec_eval's own readers; prints `measure qid value`.
 PYTREC_EVAL = """
@@ -58,49 +55,29 @@ for path in sys.argv[2:]:
 """
 
 
-def write_workload(directory: Path, runs: int, topics: int, docs: int, seed: int,
-                   xml: bool = False) -> tuple[Path, list[Path], list[Path]]:
-    """The qrels, the TREC runs and (with `xml`) the same runs as SEPIA IR4QA XML, whose topic IDs
-    the TREC files then share."""
+def write_workload(directory: Path, runs: int, topics: int, docs: int, seed: int) -> tuple[Path, list[Path]]:
     rng = random.Random(seed)
-    qids = [f"ACLIA2-CS-{1001 + t:04d}" if xml else str(1001 + t) for t in range(topics)]
+    qids = [str(1001 + t) for t in range(topics)]
     collection = [f"XIN_CMN_2002{rng.randrange(10**8):08d}" for _ in range(max(4 * docs, 5000))]
     judged = {q: rng.sample(collection, min(JUDGED_PER_TOPIC, len(collection))) for q in qids}
     qrels = directory / "qrels.txt"
     with open(qrels, "w") as out:
         for q in qids:
             out.writelines(f"{q} 0 {d} {rng.choice((0, 0, 0, 0, 1, 1, 2, 3))}\n" for d in judged[q])
-    paths, xml_paths = [], []
+    paths = []
     for r in range(runs):
         path = directory / f"run{r + 1:03d}.txt"
-        xml_out = open(directory / f"run{r + 1:03d}.xml", "w") if xml else None
-        if xml_out:  # laid out as sepia.formats.write.to_xml lays runs out
-            xml_out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<TOPIC_SET>\n  <METADATA>\n'
-                          f'    <RUNID>B{r + 1:03d}-CS-CS-01-T</RUNID>\n'
-                          f'    <DESCRIPTION>benchmark run</DESCRIPTION>\n  </METADATA>\n')
         with open(path, "w") as out:
             for q in qids:
                 # better runs put more judged documents near the top
                 pool = rng.sample(judged[q], JUDGED_PER_TOPIC // 3) + rng.sample(collection, docs)
                 retrieved = list(dict.fromkeys(pool))[:docs]
                 rng.shuffle(retrieved)
-                if xml:  # no ties: trec_eval orders tied scores by DOCID, SEPIA XML by RANK
-                    scores = [s / 10**4 for s in sorted(rng.sample(range(20 * 10**4), len(retrieved)), reverse=True)]
-                else:
-                    scores = sorted((round(rng.random() * 20, 4) for _ in retrieved), reverse=True)
+                scores = sorted((round(rng.random() * 20, 4) for _ in retrieved), reverse=True)
                 out.writelines(f"{q} Q0 {d} {i + 1} {s:.4f} run{r + 1:03d}\n"
                                for i, (d, s) in enumerate(zip(retrieved, scores)))
-                if xml_out:
-                    xml_out.write(f'  <TOPIC ID="{q}">\n    <IR4QA_RESULT>\n')
-                    xml_out.writelines(f'      <DOCUMENT RANK="{i + 1}" DOCID="{d}" SCORE="{s:.4f}"/>\n'
-                                       for i, (d, s) in enumerate(zip(retrieved, scores)))
-                    xml_out.write("    </IR4QA_RESULT>\n  </TOPIC>\n")
-        if xml_out:
-            xml_out.write("</TOPIC_SET>\n")
-            xml_out.close()
-            xml_paths.append(xml_out.name)
         paths.append(path)
-    return qrels, paths, [Path(p) for p in xml_paths]
+    return qrels, paths
 
 
 def timed(command: list[str], output: Path) -> tuple[float, float, float]:
@@ -117,7 +94,7 @@ def timed(command: list[str], output: Path) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def run_sepia(qrels: Path, runs: list[Path], output: Path):  # TREC or XML runs
+def run_sepia(qrels: Path, runs: list[Path], output: Path):
     return timed([sys.executable, "-c", "from sepia.cli import main; main()", "evaluate-ir4qa", "--qrels",
                   str(qrels), *map(str, runs), "--measures", SEPIA_MEASURES, "--format", "trec"], output)
 
@@ -170,19 +147,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20080101)
     parser.add_argument("--trec-eval", metavar="PATH", help="a trec_eval binary to measure against instead of "
                                                            "pytrec_eval")
-    parser.add_argument("--xml", action="store_true", help="sepia reads the runs as SEPIA IR4QA XML (the "
-                                                           "reference: the same runs as TREC files)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     reference_name = f"trec_eval binary ({args.trec_eval})" if args.trec_eval else "pytrec_eval (trec_eval's C code)"
     with tempfile.TemporaryDirectory(prefix="sepia-bench-ir4qa-") as tmp:
         directory = Path(tmp)
-        qrels, runs, xml_runs = write_workload(directory, args.runs, args.topics, args.docs, args.seed, args.xml)
-        sepia_runs = xml_runs if args.xml else runs
-        megabytes = sum(p.stat().st_size for p in sepia_runs) / 1e6
+        qrels, runs = write_workload(directory, args.runs, args.topics, args.docs, args.seed)
+        megabytes = sum(p.stat().st_size for p in runs) / 1e6
         rounds = []
         for r in range(args.repeat):
-            sides = [("sepia", lambda: run_sepia(qrels, sepia_runs, directory / "sepia.out")),
+            sides = [("sepia", lambda: run_sepia(qrels, runs, directory / "sepia.out")),
                      ("reference", lambda: run_reference(qrels, runs, directory / "reference.out", args.trec_eval))]
             measured = {name: side() for name, side in (sides if r % 2 == 0 else sides[::-1])}
             compared = check_same(directory / "sepia.out", directory / "reference.out")
@@ -195,7 +169,6 @@ def main() -> None:
     ratio = statistics.median(r["sepia"][0] / r["reference"][0] for r in rounds)
     cpu_ratio = statistics.median(r["sepia"][1] / r["reference"][1] for r in rounds)
     report = {"runs": args.runs, "topics": args.topics, "docs": args.docs, "run_megabytes": round(megabytes, 1),
-              "sepia_reads": "xml" if args.xml else "trec",
               "repeat": args.repeat, "reference_name": reference_name, "values_compared": compared,
               "sepia": {"wall": round(median("sepia", 0), 3), "cpu": round(median("sepia", 1), 3),
                         "peak_rss_mb": round(max(r["sepia"][2] for r in rounds), 1)},
@@ -206,16 +179,14 @@ def main() -> None:
         print(json.dumps(report, indent=2))
         return
     s, ref = report["sepia"], report["reference"]
-    print(f"{args.runs} runs x {args.topics} topics x {args.docs} documents ({megabytes:.0f} MB of "
-          f"{'SEPIA XML' if args.xml else 'TREC'} runs for sepia), "
+    print(f"{args.runs} runs x {args.topics} topics x {args.docs} documents ({megabytes:.0f} MB of TREC runs), "
           f"median of {args.repeat} interleaved rounds, both as subprocesses; load average "
           f"{' '.join(f'{x:.2f}' for x in load)} on {os.cpu_count()} cores")
     print(f"  reference: {reference_name}")
     print(f"  {'':24}{'wall s':>9}{'CPU s':>9}{'peak RSS':>11}")
     print(f"  {'reference':24}{ref['wall']:9.2f}{ref['cpu']:9.2f}{ref['peak_rss_mb']:8.0f} MB")
     print(f"  {'sepia evaluate-ir4qa':24}{s['wall']:9.2f}{s['cpu']:9.2f}{s['peak_rss_mb']:8.0f} MB")
-    aim = TIME_AIM if args.xml else TREC_TIME_AIM
-    print(f"  wall-time ratio {ratio:.2f}  (aim <= {aim})   CPU ratio {cpu_ratio:.2f}")
+    print(f"  wall-time ratio {ratio:.2f}  (aim <= {TIME_AIM})   CPU ratio {cpu_ratio:.2f}")
     print(f"  peak memory {s['peak_rss_mb']:.0f} MB  (aim < {MEMORY_AIM_MB} MB)")
     print(f"  {compared} per-topic values compared: the same to four decimals")
 
