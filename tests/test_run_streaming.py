@@ -3,7 +3,7 @@ and stored rows as the whole-tree reading and the ORM's import, without the whol
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from sepia.formats import model, stream
 from sepia.formats.errors import FormatError
@@ -120,14 +120,27 @@ def test_a_file_is_told_its_own_syntax_problems_not_those_of_files_parsed_before
 
 def test_a_run_file_is_kept_byte_for_byte_written_in_pieces(store, monkeypatch):
     """On SQLite the bytes go into room made for them (zeroblob), a piece at a time: submission.content
-    is the row's last column (migration 0010), or SQLite would build the whole record in memory."""
+    is the row's last column (migration 0010), or SQLite would build the whole record in memory. On
+    PostgreSQL they go a piece at a time by a binary COPY (psycopg copied them whole when bound)."""
     from sepia.campaign.submission import import_run_file
 
     monkeypatch.setattr(io, "BLOB_CHUNK", 7)
     run = ir4qa(topics=3, docs=5)
     data = to_xml(run) + "<!-- 𠀀 -->\n".encode() * 3
-    with store.transaction() as session:
-        import_run_file(session, run, NAME, data, replace=False)
+    bound = []  # the size of every bytes value SQLAlchemy hands the driver (psycopg's wrapped in a Binary)
+
+    def note(_conn, _cursor, _statement, parameters, _context, _executemany):
+        rows = parameters if isinstance(parameters, list) else [parameters]
+        values = (getattr(v, "obj", v) for row in rows for v in (row.values() if isinstance(row, dict) else row))
+        bound.extend(len(v) for v in values if isinstance(v, bytes))
+
+    event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        with store.transaction() as session:
+            import_run_file(session, run, NAME, data, replace=False)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", note)
+    assert max(bound, default=0) < len(data)  # never bound whole
     with store.transaction() as session:
         assert session.scalars(select(db.Submission.content)).all() == [data]
     if store.engine.dialect.name == "sqlite":

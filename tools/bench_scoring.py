@@ -17,6 +17,11 @@ the median of the rounds' ratios; within a round, baseline and measured code run
 The aim is total / baseline <= 2. The break-down splits reading into safe parsing, XSD validation
 and building the model (with the semantic checks), and shows the scoring on its own.
 
+Whole process (issue 23, item 3), CPU seconds of each subprocess (`os.wait4`), median of the rounds,
+the two sides interleaved: `sepia evaluate --gold GOLD RUNS... --format json` (BINARIZED, output
+to a file) against a Python process that imports lxml and `lxml.etree.parse`s the same run files.
+The aim is sepia / lxml <= 3. `--process-runs` sets how many runs these processes take (default 40).
+
 Human judgments: `--human-runs` runs (20 topics, 10 answers each, in memory) with two judged nuggets
 per answer by one or two assessors (1, 0.5 or 0). SEPIA's human F3 (`Evaluator.rank`, judgments
 grouped inside) against `minimal_human_f3`, a straight loop over the judgments and the runs that
@@ -28,8 +33,11 @@ import argparse
 import gc
 import itertools
 import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -183,6 +191,40 @@ def measure(gold_path: Path, run_paths: list[Path]) -> dict[str, float]:
             "safe_parse": safe, "xsd": xsd, "model": read_runs - safe - xsd, "scoring": _score_all(gold_path, run_paths)}
 
 
+# ---------------------------------------------------------------- whole processes
+
+LXML_PARSE = "import sys\nfrom lxml import etree\nfor path in sys.argv[1:]:\n    etree.parse(path)\n"
+PROCESS_AIM = 3.0
+
+
+def _process_cpu(command: list[str], output: Path) -> float:
+    """CPU seconds (user + system) of one subprocess writing its standard output to `output`."""
+    with open(output, "wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(process.pid, 0)
+    error = process.stderr.read().decode()
+    process.stderr.close()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise SystemExit(f"failed: {' '.join(command[:4])} ...: {error[-2000:]}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def measure_processes(gold_path: Path, run_paths: list[Path], rounds: int) -> dict[str, float]:
+    """`sepia evaluate` (BINARIZED) and an lxml parse of the same runs, each a whole process,
+    interleaved; medians of the CPU seconds and of the rounds' ratios."""
+    sepia = [sys.executable, "-c", "from sepia.cli import main; main()", "evaluate", "--gold", str(gold_path),
+             *map(str, run_paths), "--format", "json"]
+    lxml = [sys.executable, "-c", LXML_PARSE, *map(str, run_paths)]
+    out = gold_path.with_name("evaluate.out")
+    found = []
+    for r in range(rounds):
+        sides = [("sepia", sepia), ("lxml", lxml)]
+        found.append({name: _process_cpu(command, out) for name, command in (sides if r % 2 else sides[::-1])})
+        found[-1]["ratio"] = found[-1]["sepia"] / found[-1]["lxml"]
+    return _medians(found)
+
+
 # ---------------------------------------------------------------- human judgments
 
 def make_human_workload(runs: int, seed: int, topics: int = 20, responses: int = 10):
@@ -236,15 +278,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="rounds; medians are reported")
     parser.add_argument("--human-runs", type=int, default=1000, help="runs scored with human judgments (0: none)")
     parser.add_argument("--seed", type=int, default=20100615)
+    parser.add_argument("--process-runs", type=int, default=40, help="runs the whole-process comparison takes "
+                                                                        "(0: none)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="sepia-bench-") as tmp:
-        gold_path, run_paths = write_workload(Path(tmp), args.runs, args.topics, args.seed)
+        gold_path, run_paths = write_workload(Path(tmp), max(args.runs, args.process_runs), args.topics, args.seed)
+        process_paths, run_paths = run_paths[:args.process_runs], run_paths[:args.runs]
         megabytes = sum(p.stat().st_size for p in run_paths) / 1e6
         s = _medians([measure(gold_path, run_paths) for _ in range(args.repeat)])
+        if process_paths:
+            process_megabytes = sum(p.stat().st_size for p in process_paths) / 1e6
+            w = measure_processes(gold_path, process_paths, args.repeat)
     report = {"runs": args.runs, "topics": args.topics, "responses_per_topic": 30, "run_megabytes": round(megabytes, 2),
               "repeat": args.repeat, "seconds": {k: round(v, 4) for k, v in s.items() if k != "ratio"},
               "runs_per_second": round(args.runs / s["total"], 2), "ratio": round(s["ratio"], 2), "aim": 2.0}
+    if process_paths:
+        report["process"] = {"runs": args.process_runs, "run_megabytes": round(process_megabytes, 2),
+                             "lxml_cpu": round(w["lxml"], 3), "sepia_cpu": round(w["sepia"], 3),
+                             "ratio": round(w["ratio"], 2), "aim": PROCESS_AIM}
     if args.human_runs:
         workload = make_human_workload(args.human_runs, args.seed)
         h = _medians([measure_human(*workload) for _ in range(args.repeat)])
@@ -264,6 +316,11 @@ def main() -> None:
     print(f"      XSD validation          {s['xsd']:8.3f} s")
     print(f"      model + checks          {s['model']:8.3f} s")
     print(f"    scoring (BINARIZED)       {s['scoring']:8.3f} s")
+    if process_paths:
+        print(f"whole processes, {args.process_runs} runs ({process_megabytes:.1f} MB), CPU seconds, median of "
+              f"{args.repeat} interleaved rounds; load average {os.getloadavg()[0]:.2f}")
+        print(f"  python: lxml parse of the runs  {w['lxml']:8.3f} s")
+        print(f"  sepia evaluate (BINARIZED)      {w['sepia']:8.3f} s   ratio {w['ratio']:.2f}   aim <= {PROCESS_AIM:g}")
     if args.human_runs:
         hr = report["human"]
         print(f"human judgments: {hr['runs']} runs x 20 topics x 10 responses, {hr['judgments']:,} judgments")

@@ -11,8 +11,6 @@ from sepia.commands.common import load_auto_matchers, load_or_exit, made_or_exit
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
-from sepia.metaeval.calibrate import calibrate, run_topic_scores
-from sepia.metaeval.render import align, fmt, json_ready
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.versions import stamped
 
@@ -67,6 +65,9 @@ def calibrated(settings: Settings, gold_path, run_paths, judgments_path, measure
 def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, auto_specs, level: float,
                     output: str) -> str:
     """Everything is read and checked before anything is estimated; a problem is one line and exit 1."""
+    from sepia.metaeval.calibrate import calibrate, run_topic_scores  # scipy: not for every `sepia evaluate`
+    from sepia.metaeval.render import json_ready
+
     if not gold_path or not run_paths:
         raise click.UsageError("--calibrate needs the gold standard (--gold) and the runs (--run)")
     if settings.matcher == "human":
@@ -142,6 +143,8 @@ def render(report: dict, output: str) -> str:
 
 
 def calibrate_tsv(report: dict) -> str:
+    from sepia.metaeval.render import fmt
+
     lines = ["language_pair\trun_id\tother_run_id\tautomatic\testimate\tlow\thigh\tlambda\tjudged\ttopics\tdecided"]
     for group in report["language_pairs"]:
         for r in group["runs"]:
@@ -156,6 +159,8 @@ def calibrate_tsv(report: dict) -> str:
 
 
 def calibrate_text(report: dict) -> str:
+    from sepia.metaeval.render import align, fmt
+
     level = f"{100 * report['level']:g}%"
     lines = [f"Human F3 estimated from the {report['matcher'].upper()} matcher's scores of every topic and the "
              f"human judgments of a sample of topics (PPI++, power-tuned lambda, finite-population correction, "

@@ -8,11 +8,9 @@ from typing import Iterable, Iterator
 import click
 
 from sepia.commands.common import check_store_use, expand_run_paths, load_or_exit, score_or_exit, store_options, warn
-from sepia.formats.model import IR4QARun
-from sepia.formats.read import expect, read_file
 from sepia.ir4qa import trec
-from sepia.ir4qa.evaluate import (MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa, rankings_of,
-                                  stored_measures)
+from sepia.ir4qa.evaluate import (MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa,
+                                  read_xml_rankings, stored_measures)
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
@@ -155,5 +153,4 @@ def _read_runs(path) -> Iterator[tuple[str, dict[str, list[str]]]]:
     if trec.is_trec_run_file(path):
         yield from load_or_exit(trec.read_trec_runs, path)
     else:
-        run = expect(load_or_exit(read_file, path, "ir4qa"), IR4QARun, path)
-        yield run.metadata.run_id, rankings_of(run)
+        yield load_or_exit(read_xml_rankings, path)

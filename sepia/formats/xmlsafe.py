@@ -151,10 +151,10 @@ def parse_xml(data: bytes, name: str = "<input>") -> LoadedXml:
     return LoadedXml(name, data)
 
 
-def iterparse(data: bytes):
+def iterparse(data: bytes, tag=None):
     """lxml's incremental parser over `data`, as safe as the whole-tree one (the DOCTYPE scan above
-    has run: `data` comes from a LoadedXml)."""
-    return etree.iterparse(io.BytesIO(data), events=("end",), resolve_entities=False, no_network=True,
+    has run: `data` comes from a LoadedXml); with `tag`, only the elements so named are handed back."""
+    return etree.iterparse(io.BytesIO(data), events=("end",), tag=tag, resolve_entities=False, no_network=True,
                            load_dtd=False, dtd_validation=False, huge_tree=False, remove_comments=False)
 
 

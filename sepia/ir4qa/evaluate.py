@@ -108,6 +108,21 @@ def rankings_of(run: IR4QARun) -> dict[str, list[str]]:
     return {t.topic_id: [d.docid for d in sorted(t.documents, key=lambda d: d.rank)] for t in run.topics}
 
 
+def read_xml_rankings(path) -> tuple[str, dict[str, list[str]]]:
+    """A SEPIA IR4QA XML run's ID and `rankings_of` it, checked as `read_file(path, "ir4qa")` checks it
+    (raising the same FormatError); a valid run is read as lists of DOCIDs, not objects."""
+    from sepia.formats.read import expect, read_loaded
+    from sepia.formats.stream import read_clean_rankings
+    from sepia.formats.xmlsafe import load_xml
+
+    loaded = load_xml(path)
+    rankings = read_clean_rankings(loaded)
+    if rankings is not None:
+        return rankings
+    run = expect(read_loaded(loaded, "ir4qa")[0], IR4QARun, path)
+    return run.metadata.run_id, rankings_of(run)
+
+
 def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:
     """Best mean Q first, then AP (without them, by the first measure); ties in run ID order; runs
     without a scored topic last."""
