@@ -65,7 +65,8 @@ def test_wrong_role_gets_403_on_every_route(app, role):
 
 def released_campaign(store):
     """Topic set 1 with every window past and released, submission 1 of the participant's team and a
-    scored CCLQA and QA run, so that every route's parameters name something that exists."""
+    scored CCLQA (its answer citing a document) and QA run, so that every route's parameters name
+    something that exists."""
     make_topic(store, answers=[("XIN_CMN_20080101.0001", 8, 20)], nuggets=["病毒"])
     schedule(store, "Formal run", ["ACLIA2-CS-0001"], {"qa": (-1, 1, None), "ir4qa": (-3, -2, -1),
                                                       "cclqa": (-1, 1, None)})
@@ -74,8 +75,9 @@ def released_campaign(store):
                         run_xml("qa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["PERSON"]}), 10**6)
         qa_pk = session.scalar(select(Run.id).where(Run.run_id == qa.run_id, Run.kind == "qa"))
         session.add(EvaluationResult(run_id=qa_pk, measure="accuracy", value=1.0, settings=settings_key(QA_SETTINGS)))
-        run = submit_run(session, "TEAMX", "par", "run.xml",
-                         run_xml("cclqa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["病毒"]}), 10**6)
+        cited = run_xml("cclqa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["病毒"]}).replace(
+            b"</TEXT>", b"</TEXT><DOCID>XIN_CMN_20080101.0001</DOCID>")  # a citation for the support screen
+        run = submit_run(session, "TEAMX", "par", "run.xml", cited, 10**6)
         run_pk = session.scalar(select(Run.id).where(Run.run_id == run.run_id, Run.kind == "cclqa"))
         session.add(EvaluationResult(run_id=run_pk, measure="F3", matcher="human", value=0.5,
                                      settings=settings_key(default_settings("human"))))
