@@ -54,3 +54,60 @@ def store(store_url):
     s = Store(store_url)
     yield s
     s.dispose()
+
+
+@pytest.fixture
+def on_store(store_url, monkeypatch):
+    """The commands' store (SEPIA_DATABASE_URL) is the test's, on each backend."""
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    return store_url
+
+
+def _import(*paths):
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+
+    result = CliRunner().invoke(main, ["import", *map(str, paths)])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.fixture
+def campaign_store(on_store):
+    """Every sample collection imported with `sepia import`, on each backend."""
+    from sepia.demo import collection_files, sample_collections
+    from sepia.resources import resource_dir
+
+    for folder in sample_collections(resource_dir("corpora")):
+        files = collection_files(folder)
+        runs = sorted((folder / "runs").glob("*.xml")) + sorted((folder / "ir4qa").glob("*.xml"))
+        _import(files["topics"], files["gold"], *runs, files["judgments"], files["qrels"])
+    campaign = Store(on_store)
+    yield campaign
+    campaign.dispose()
+
+
+@pytest.fixture
+def plan_campaign(store, on_store):
+    """The CS sample's topics, gold standard and runs imported with `sepia import`, for judging plans."""
+    from sepia.resources import resource_dir
+
+    cs = resource_dir("corpora") / "cs"
+    _import(cs / "topics.xml", cs / "gold.xml", *sorted((cs / "runs").glob("*.xml")))
+    return store
+
+
+@pytest.fixture
+def app(tmp_path):
+    """The web tool on a copy of a store holding web_helpers' accounts and documents (SQLite only)."""
+    from web_helpers import web_app
+
+    application = web_app(tmp_path)
+    yield application
+    application.extensions["sepia_store"].dispose()
+
+
+@pytest.fixture
+def web_store(app):
+    """The web tool's own store (not `store`, which is one per backend)."""
+    return app.extensions["sepia_store"]

@@ -20,8 +20,6 @@ from sepia.scoring import learned
 from sepia.scoring.campaign import NothingToScore, score_stored_runs
 from sepia.scoring.evaluate import Settings, evaluate_runs
 from sepia.scoring.learned.trained import train
-from tests.test_store_plans import campaign as plan_campaign  # noqa: F401  (fixture)
-from tests.test_store_scoring import campaign_store, on_store  # noqa: F401  (fixtures)
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 LANGS = ("cs", "ct", "ja")

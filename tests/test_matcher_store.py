@@ -12,7 +12,6 @@ from sepia.matchers.base import MatcherKind
 from sepia.resources import resource_dir
 from sepia.scoring.campaign import score_stored_runs
 from sepia.scoring.matchers import judged_matches
-from tests.test_store_scoring import campaign_store, on_store  # noqa: F401  (fixtures)
 
 CORPORA = resource_dir("corpora")
 

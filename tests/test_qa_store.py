@@ -3,7 +3,6 @@ gold key terms) give the same scores as the files, on SQLite and PostgreSQL."""
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from sepia.cli import main
@@ -14,12 +13,6 @@ RUNS = sorted((DATA / "qa_runs").glob("*.xml"))
 
 def run(*args):
     return CliRunner().invoke(main, list(map(str, args)))
-
-
-@pytest.fixture
-def on_store(store_url, monkeypatch):
-    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
-    return store_url
 
 
 def answer_type_scores(document) -> dict:

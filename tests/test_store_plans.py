@@ -18,15 +18,6 @@ CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
 
 
-@pytest.fixture
-def campaign(store, store_url, monkeypatch):
-    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
-    files = [CS / "topics.xml", CS / "gold.xml", *sorted((CS / "runs").glob("*.xml"))]
-    result = CliRunner().invoke(main, ["import", *map(str, files)])
-    assert result.exit_code == 0, result.output
-    return store
-
-
 def _judgments(tmp_path, topics, name="sample.tsv") -> str:
     lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
     path = tmp_path / name
@@ -46,13 +37,13 @@ def test_budgets():
     assert _allocation({"CS": 6, "JA": 4}, 0.3, None) == {"CS": 2, "JA": 1}
 
 
-def test_plan_is_the_seeded_draw_and_topics_added_later(campaign):
-    with campaign.transaction() as session:
+def test_plan_is_the_seeded_draw_and_topics_added_later(plan_campaign):
+    with plan_campaign.transaction() as session:
         build_pool(session, "p", "cclqa", 30)
         plan = make_plan(session, "p", "50%", seed=3)
         chosen = sorted(t.topic_id for t in plan.topics)
     assert chosen == sorted(random.Random(3).sample(TOPICS, 3))      # the population in topic ID order
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         added = add_topics(session, "p", 1, seed=4)
         status = plan_status(session, "p")
     left = [t for t in TOPICS if t not in chosen]
@@ -63,8 +54,8 @@ def test_plan_is_the_seeded_draw_and_topics_added_later(campaign):
     assert [t["draw"] for t in cs["topics"]] == [0, 0, 0, 1] and cs["topics"][3]["seed"] == 4
 
 
-def test_stratified_plan_draws_within_answer_types(campaign):
-    with campaign.transaction() as session:
+def test_stratified_plan_draws_within_answer_types(plan_campaign):
+    with plan_campaign.transaction() as session:
         build_pool(session, "s", "cclqa", 30)
         with pytest.raises(ImportRefused, match="without a planned topic"):
             make_plan(session, "s", "1", strata="type", seed=0)
@@ -75,8 +66,8 @@ def test_stratified_plan_draws_within_answer_types(campaign):
     assert strata == sorted(f"CS/{types[t]}" for t in TOPICS)
 
 
-def test_only_planned_topics_are_assigned(campaign):
-    with campaign.transaction() as session:
+def test_only_planned_topics_are_assigned(plan_campaign):
+    with plan_campaign.transaction() as session:
         build_pool(session, "p", "cclqa", 30)
         planned = {t.topic_id for t in make_plan(session, "p", "2", seed=1).topics}
         assign_pool(session, "p", ["a1"])
@@ -84,7 +75,7 @@ def test_only_planned_topics_are_assigned(campaign):
     assert assigned == planned
 
 
-def test_cli_plan_and_estimates_equal_the_file_ones(campaign, tmp_path):
+def test_cli_plan_and_estimates_equal_the_file_ones(plan_campaign, tmp_path):
     runner = CliRunner()
     built = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"])
     assert built.exit_code == 0 and "judging plan: 3 topics (50%, strata none, seed 3)" in built.output
@@ -107,14 +98,14 @@ def test_cli_plan_and_estimates_equal_the_file_ones(campaign, tmp_path):
     assert "CS: 3 of 6 topics planned" in shown.output
 
 
-def test_bad_input_stores_nothing(campaign, tmp_path):
+def test_bad_input_stores_nothing(plan_campaign, tmp_path):
     runner = CliRunner()
     for args, code, words in [
             (["--budget", "0%"], 2, "above 0% and at most 100%"), (["--budget", "150%"], 2, "at most 100%"),
             (["--budget", "30"], 2, "--topics N"), (["--budget", "30%", "--topics", "2"], 2, "not both")]:
         result = runner.invoke(main, ["pool", "build", "bad", "--kind", "cclqa", *args])
         assert result.exit_code == code and words in result.output, result.output
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
         assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
     no_plan = runner.invoke(main, ["evaluate", "--store", "--plan", "nope"])
@@ -123,14 +114,14 @@ def test_bad_input_stores_nothing(campaign, tmp_path):
     assert runner.invoke(main, ["evaluate", "--plan", "p"]).exit_code == 2        # --plan needs --store
 
 
-def test_judgments_outside_the_plan_are_reported_and_left_out(campaign, tmp_path):
+def test_judgments_outside_the_plan_are_reported_and_left_out(plan_campaign, tmp_path):
     # An earlier pool of the same language judged every topic; a later pool's plan draws two of them.
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "earlier", "--kind", "cclqa", "--lang", "CS"]).exit_code == 0
     assert runner.invoke(main, ["import", str(CS / "judgments.tsv")]).exit_code == 0
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "2",
                                 "--seed", "5"]).exit_code == 0
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         planned = sorted(session.scalars(select(PlanTopic.topic_id)))
     result = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
     assert result.exit_code == 0, result.output
@@ -142,7 +133,7 @@ def test_judgments_outside_the_plan_are_reported_and_left_out(campaign, tmp_path
     assert [g["runs"] for g in stored] == [g["runs"] for g in json.loads(files.stdout)["language_pairs"]]
 
 
-def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):
+def test_partly_judged_plan_warns_and_projects_the_width(plan_campaign, tmp_path):
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "5", "--seed", "1"]).exit_code == 0
     planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
@@ -154,7 +145,7 @@ def test_partly_judged_plan_warns_and_projects_the_width(campaign, tmp_path):
     assert "CS-CS (3 of 6 topics judged)" in result.stdout and "projected once the 5 planned topics" in result.stdout
 
 
-def test_stratified_plan_estimates_through_the_store(campaign, tmp_path):
+def test_stratified_plan_estimates_through_the_store(plan_campaign, tmp_path):
     # Every CS answer type has one topic, so the stratified plan takes them all: the estimate is the human F3.
     runner = CliRunner()
     built = runner.invoke(main, ["pool", "build", "t", "--kind", "cclqa", "--budget", "30%", "--strata", "type"])
@@ -184,16 +175,16 @@ def test_a_plan_without_topics_to_draw_stores_no_pool_either(store, store_url, m
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
 
 
-def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
+def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(plan_campaign, tmp_path):
     from sepia.store.plans import kept_plan, restore_plan, save_estimate, saved_estimates
 
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"]).exit_code == 0
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         planned = sorted(session.scalars(select(PlanTopic.topic_id)))
     assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
     before = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         save_estimate(session, "p", None, ["kept through the rebuild"])
         kept = kept_plan(session, session.scalar(select(Pool.id)))
         build_pool(session, "p", "cclqa", 30, replace=True)      # the database cascade deletes the plan
@@ -202,7 +193,7 @@ def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
         assert [e["warnings"] for e in saved_estimates(session).values()] == [["kept through the rebuild"]]
     after = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
     assert after.exit_code == 0 and json.loads(after.stdout)["language_pairs"] == json.loads(before.stdout)["language_pairs"]
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         assert kept_plan(session, session.scalar(select(Pool.id))) == kept
         session.get(Topic, TOPICS[0]).retired = True                # the population shrinks: 6 -> 5 topics
         kept = kept_plan(session, session.scalar(select(Pool.id)))
@@ -212,7 +203,7 @@ def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(campaign, tmp_path):
     assert refused.exit_code == 1 and "CS had 6 topics when the plan was drawn and has 5 now; draw a new plan" in refused.output
 
 
-def test_estimates_are_saved_once_per_plan_and_go_with_it(campaign, tmp_path):
+def test_estimates_are_saved_once_per_plan_and_go_with_it(plan_campaign, tmp_path):
     from sepia.metaeval.plan_estimates import estimate_plan
     from sepia.scoring.evaluate import Settings
     from sepia.store.models import PlanEstimate
@@ -220,31 +211,31 @@ def test_estimates_are_saved_once_per_plan_and_go_with_it(campaign, tmp_path):
 
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "3", "--seed", "2"]).exit_code == 0
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         save_estimate(session, "p", None, ["no topic of the judging plan is judged yet"])
         planned = sorted(session.scalars(select(PlanTopic.topic_id)))
     assert runner.invoke(main, ["import", _judgments(tmp_path, planned)]).exit_code == 0
-    report, warnings = estimate_plan(campaign, Settings("binarized"), "p")
-    with campaign.transaction() as session:
+    report, warnings = estimate_plan(plan_campaign, Settings("binarized"), "p")
+    with plan_campaign.transaction() as session:
         save_estimate(session, "p", report, warnings)
         pool_id = session.scalar(select(Pool.id))
         (saved,) = saved_estimates(session).values()
         assert session.scalar(select(func.count()).select_from(PlanEstimate)) == 1     # replaced, not added
     assert saved["report"] == json.loads(json.dumps(report)) and saved["warnings"] == warnings
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         session.delete(session.get(Pool, pool_id))
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         assert saved_estimates(session) == {} and session.scalar(select(func.count()).select_from(PlanEstimate)) == 0
 
 
-def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(campaign):
+def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(plan_campaign):
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", "2", "--seed", "4"]).exit_code == 0
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         before = sorted(session.scalars(select(PlanTopic.topic_id)))
     kept = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"])
     assert kept.exit_code == 0 and "judging plan kept: 2 topics (2, seed 4)" in kept.output
-    with campaign.transaction() as session:
+    with plan_campaign.transaction() as session:
         assert sorted(session.scalars(select(PlanTopic.topic_id))) == before
         session.get(Topic, TOPICS[0]).retired = True
     changed = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"])

@@ -40,26 +40,6 @@ def ir4qa_runs(folder):
     return sorted((folder / "ir4qa").glob("*.xml"))
 
 
-@pytest.fixture
-def on_store(store_url, monkeypatch):
-    """The commands' store (SEPIA_DATABASE_URL) is the test's, on each backend."""
-    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
-    return store_url
-
-
-@pytest.fixture
-def campaign_store(on_store):
-    """Every sample collection imported with `sepia import`."""
-    for folder in COLLECTIONS:
-        files = collection_files(folder)
-        result = run("import", files["topics"], files["gold"], *cclqa_runs(folder), *ir4qa_runs(folder),
-                     files["judgments"], files["qrels"])
-        assert result.exit_code == 0, result.output
-    store = Store(on_store)
-    yield store
-    store.dispose()
-
-
 def test_evaluate_store_prints_what_the_files_give_for_every_matcher(campaign_store):
     assert len(COLLECTIONS) == 3
     for folder in COLLECTIONS:

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Judgment, Metadata
@@ -62,8 +62,8 @@ def pooled_for_as1(store, depth: int, viewer: str):
         return citations(session, T1, viewer)
 
 
-def test_judged_in_the_browser_then_scored(app, store, tmp_path, monkeypatch):  # noqa: F811
-    rows = pooled_for_as1(store, 10, "as1")
+def test_judged_in_the_browser_then_scored(app, web_store, tmp_path, monkeypatch):  # noqa: F811
+    rows = pooled_for_as1(web_store, 10, "as1")
     as1 = browser_for(app, "as1")
     page = as1.get(f"/judge/support/{T1}").get_data(as_text=True)
     assert "citation support · 0 of 3 judged" in page and "Coal fuelled it." in page and "TEAMX" not in page  # blind
@@ -109,8 +109,8 @@ def test_an_assessor_judges_only_the_citations_assigned_to_them(store_url):
         s.dispose()
 
 
-def test_the_screen_shows_an_assessor_their_queue_only(app, store):  # noqa: F811
-    rows = pooled_for_as1(store, 1, "org")
+def test_the_screen_shows_an_assessor_their_queue_only(app, web_store):  # noqa: F811
+    rows = pooled_for_as1(web_store, 1, "org")
     as1 = browser_for(app, "as1")
     page = as1.get(f"/judge/support/{T1}").get_data(as_text=True)
     assert "citation support · 0 of 2 judged" in page and "Steam too." not in page
@@ -122,7 +122,7 @@ def test_the_screen_shows_an_assessor_their_queue_only(app, store):  # noqa: F81
     assert as2.post(f"/judge/support/{T1}", unassigned).status_code == 404
     org = browser_for(app, "org")
     assert "citation support · 0 of 3 judged" in org.get(f"/judge/support/{T1}").get_data(as_text=True)
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert support_judgments(session) == []
 
 
@@ -164,9 +164,9 @@ def test_disputes_adjudicated_and_the_official_judgments(store_url):
         s.dispose()
 
 
-def test_an_organiser_decides_a_dispute_in_the_browser(app, store, tmp_path, monkeypatch):  # noqa: F811
-    rows = pooled_for_as1(store, 10, "org")
-    with store.transaction() as session:
+def test_an_organiser_decides_a_dispute_in_the_browser(app, web_store, tmp_path, monkeypatch):  # noqa: F811
+    rows = pooled_for_as1(web_store, 10, "org")
+    with web_store.transaction() as session:
         assign_pool(session, "rag", ["as2"])  # the same items again: their second judgments
         save_support(session, "as1", {(rows[0].response_id, SEG[0]): 1.0, (rows[1].response_id, SEG[1]): 0.5})
         save_support(session, "as2", {(rows[0].response_id, SEG[0]): 0.0, (rows[1].response_id, SEG[1]): 0.5})

@@ -7,18 +7,18 @@ from lxml import etree
 
 from campaign_helpers import move_window
 from test_web_participate import campaign
-from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for
 
 from sepia.store.models import Topic, TopicText
 
 
-def test_participants_receive_the_questions_and_nothing_else(app, store):
-    set_id = campaign(store, qa=(1, 2, None), cclqa=(3, 4, None))
-    with store.transaction() as session:
+def test_participants_receive_the_questions_and_nothing_else(app, web_store):
+    set_id = campaign(web_store, qa=(1, 2, None), cclqa=(3, 4, None))
+    with web_store.transaction() as session:
         for topic in session.query(Topic):
             topic.memo = "SECRET MEMO: the answer is in XIN_CMN_20080301.0001"
             topic.texts.append(TopicText(kind="narrative", lang="EN", text="SECRET NARRATIVE", position=9))
-    move_window(store, set_id, "qa", -1, 2, None)
+    move_window(web_store, set_id, "qa", -1, 2, None)
     for role in ("par", "org"):  # organisers download what participants get; the store has the rest
         data = browser_for(app, role).get(f"/downloads/topics/{set_id}.xml").data
         root = etree.fromstring(data)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from campaign_helpers import schedule
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
 from sepia.convert.rag_answers import convert_rag_answers
@@ -103,10 +103,10 @@ def topics_tsv(tmp_path) -> Path:
     return path
 
 
-def test_converted_run_is_uploaded_and_stored_sentence_by_sentence(app, store, tmp_path):  # noqa: F811
+def test_converted_run_is_uploaded_and_stored_sentence_by_sentence(app, web_store, tmp_path):  # noqa: F811
     for topic_id in TOPIC_IDS.values():
-        make_topic(store, topic_id, nuggets=["coal"])
-    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+        make_topic(web_store, topic_id, nuggets=["coal"])
+    schedule(web_store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
     out = tmp_path / "TEAMX-EN-EN-01-T.xml"
     result = CliRunner().invoke(main, ["convert", "rag-answers", str(write_jsonl(tmp_path / "ag.jsonl", GOOD)),
                                        "--topics-map", str(topics_tsv(tmp_path)), "--team", "TEAMX", "--out", str(out)])
@@ -117,7 +117,7 @@ def test_converted_run_is_uploaded_and_stored_sentence_by_sentence(app, store, t
     response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(out.read_bytes()), out.name)},
                                content_type="multipart/form-data")
     assert response.status_code == 302, response.get_data(as_text=True)
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         rows = session.execute(select(RunTopic.topic_id, Response.rank, Response.text, Response.id)
                                .join(Run).join(Response).where(Run.run_id == "TEAMX-EN-EN-01-T")
                                .order_by(RunTopic.position, Response.rank)).all()
@@ -133,11 +133,11 @@ def stored_runs(store):
         return sorted(session.execute(select(Run.run_id, Run.description).where(Run.kind == "cclqa")).all())
 
 
-def test_an_answer_file_is_uploaded_as_it_is(app, store, tmp_path):  # noqa: F811
+def test_an_answer_file_is_uploaded_as_it_is(app, web_store, tmp_path):  # noqa: F811
     """With SEPIA's topic IDs as narrative_id, the JSONL file itself goes through the web tool and the API."""
     for topic_id in TOPIC_IDS.values():
-        make_topic(store, topic_id, nuggets=["coal"])
-    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+        make_topic(web_store, topic_id, nuggets=["coal"])
+    schedule(web_store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
     own_ids = [answer(TOPIC_IDS["1"], [("Coal fuelled it.", [0, 2])]), answer(TOPIC_IDS["2"], [("Prisons vary.", [])])]
     data = "".join(json.dumps(r) + "\n" for r in own_ids).encode()
     par = browser_for(app, "par")
@@ -147,12 +147,12 @@ def test_an_answer_file_is_uploaded_as_it_is(app, store, tmp_path):  # noqa: F81
                                content_type="multipart/form-data")
 
     assert upload(data).status_code == 302
-    assert stored_runs(store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run")]
+    assert stored_runs(web_store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run")]
     other = data.replace(b'"my run"', b'"second"')
     assert upload(other).status_code == 302
     assert upload(data.replace(b"Coal fuelled it.", b"Coal did it.")).status_code == 302  # my run again: replaces 01
-    assert stored_runs(store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run"), ("TEAMX-EN-EN-02-T", "TREC RAG run second")]
-    with store.transaction() as session:
+    assert stored_runs(web_store) == [("TEAMX-EN-EN-01-T", "TREC RAG run my run"), ("TEAMX-EN-EN-02-T", "TREC RAG run second")]
+    with web_store.transaction() as session:
         texts = session.scalars(select(Response.text).join(RunTopic).join(Run)
                                 .where(Run.run_id == "TEAMX-EN-EN-01-T").order_by(RunTopic.position)).all()
     assert texts == ["Coal did it.", "Prisons vary."]
@@ -162,8 +162,8 @@ def test_an_answer_file_is_uploaded_as_it_is(app, store, tmp_path):  # noqa: F81
     assert response.status_code == 422 and "ag.jsonl:1:1: answer sentence 0: citation 9 is not an index into the 4 references" in page
     unknown = data.replace(TOPIC_IDS["2"].encode(), b"RAG2025-EN-9")
     assert upload(unknown).status_code == 422
-    assert len(stored_runs(store)) == 2  # nothing stored from either
-    with store.transaction() as session:  # the team's submission keeps the file as sent, downloaded as .jsonl
+    assert len(stored_runs(web_store)) == 2  # nothing stored from either
+    with web_store.transaction() as session:  # the team's submission keeps the file as sent, downloaded as .jsonl
         current = session.scalar(select(Submission).where(Submission.run_id == "TEAMX-EN-EN-01-T",
                                                           Submission.superseded_at.is_(None)))
         assert current.content == data.replace(b"Coal fuelled it.", b"Coal did it.")
@@ -181,11 +181,11 @@ def test_track_ids_are_known_from_the_names_rag_topics_gave(tmp_path):
     assert track_topic_ids(converted.topic_ids.values()) == {"7": "RAG2025-EN-7", "2025-7": "RAG2025-EN-7"}
 
 
-def test_an_answer_file_in_the_tracks_topic_ids_is_mapped(app, store):  # noqa: F811
+def test_an_answer_file_in_the_tracks_topic_ids_is_mapped(app, web_store):  # noqa: F811
     """narrative_id 1 and 2024's topic_id 2 are the topics rag-topics named RAG2025-EN-1 and -2."""
     for topic_id in TOPIC_IDS.values():
-        make_topic(store, topic_id, nuggets=["coal"])
-    schedule(store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+        make_topic(web_store, topic_id, nuggets=["coal"])
+    schedule(web_store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
     par = browser_for(app, "par")
 
     def upload(rows):
@@ -200,19 +200,19 @@ def test_an_answer_file_in_the_tracks_topic_ids_is_mapped(app, store):  # noqa: 
     status, page = upload([GOOD[0], answer("9", [("Elsewhere.", [])])])
     assert status == 422 and ("ag.jsonl:2:1: topic &#39;9&#39; is not among the campaign&#39;s topics "
                               "(by SEPIA&#39;s topic ID or the track&#39;s)") in page
-    assert stored_runs(store) == []
+    assert stored_runs(web_store) == []
     assert upload(GOOD)[0] == 302
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         rows = session.execute(select(RunTopic.topic_id, Response.text).join(Run).join(Response)
                                .order_by(RunTopic.position, Response.rank)).all()
     assert [tuple(r) for r in rows] == [("RAG2025-EN-1", "Coal fuelled it."), ("RAG2025-EN-1", "Steam engines too."),
                                         ("RAG2025-EN-2", "Prisons vary.")]
 
 
-def test_numbered_topics_keep_the_refusal(app, store):  # noqa: F811
+def test_numbered_topics_keep_the_refusal(app, web_store):  # noqa: F811
     """Topics numbered RAG-EN-0001 (the track's IDs were not of a year) carry no track ID to map."""
-    make_topic(store, "RAG-EN-0001", nuggets=["coal"])
-    schedule(store, "TREC RAG", ["RAG-EN-0001"], {"cclqa": (-1, 2, None)})
+    make_topic(web_store, "RAG-EN-0001", nuggets=["coal"])
+    schedule(web_store, "TREC RAG", ["RAG-EN-0001"], {"cclqa": (-1, 2, None)})
     par = browser_for(app, "par")
     data = (json.dumps(answer("1", [("Coal.", [0])])) + "\n").encode()
     response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), "ag.jsonl")},

@@ -4,7 +4,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from web_helpers import PASSWORD, app, browser_for  # noqa: F401  (fixtures)
+from web_helpers import PASSWORD, browser_for
 
 from sepia.cli import main
 from sepia.store.db import Store

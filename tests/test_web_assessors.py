@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from test_control_items import DRY, FORMAL, two_topics_and_runs
-from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for
 
 from sepia.store.models import Assignment, ControlItem, Topic
 
@@ -47,21 +47,21 @@ def _judge_topic(browser, pool_id, topic_id, pick, seconds="12.5"):
 
 
 @pytest.fixture
-def campaign(app, store):
-    two_topics_and_runs(store)
+def campaign(app, web_store):
+    two_topics_and_runs(web_store)
     org, as1, as2 = browser_for(app, "org"), browser_for(app, "as1"), browser_for(app, "as2")
-    _retire(store, FORMAL, True)
+    _retire(web_store, FORMAL, True)
     dry = _pool(org, "dry", ("as1", "as2"), "100")
     _judge_topic(as1, dry, DRY, lambda text: {1} if "甲" in text else set(), seconds="10")
     _judge_topic(as2, dry, DRY, lambda text: {i + 1 for i, n in enumerate("甲乙") if n in text}, seconds="30")
-    _retire(store, FORMAL, False)
-    _retire(store, DRY, True)
+    _retire(web_store, FORMAL, False)
+    _retire(web_store, DRY, True)
     formal = _pool(org, "formal", ("as1",), "0")
-    _retire(store, DRY, False)
+    _retire(web_store, DRY, False)
     return org, as1, as2, dry, formal
 
 
-def test_a_control_item_from_adjudication_qualifies_an_assessor(app, store, campaign):
+def test_a_control_item_from_adjudication_qualifies_an_assessor(app, web_store, campaign):
     org, as1, as2, dry, formal = campaign
     disputes = org.get(f"/pools/{dry}/disputes").get_data(as_text=True)
     action = re.search(r'action="(/pools/\d+/disputes/\d+)"', disputes).group(1)
@@ -91,7 +91,7 @@ def test_a_control_item_from_adjudication_qualifies_an_assessor(app, store, camp
     # 乙 of 甲乙 and of 乙: as1 missed it twice
     assert by_topic == [{"kind": "match", "by": "topic", "group": DRY, "units": "6", "disputed": "2",
                          "rate": str(2 / 6)}]
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert session.scalar(select(ControlItem.reason)) == "甲乙 names both"
         assert session.scalar(select(Assignment.seconds).where(Assignment.assessor == "as2").limit(1)) == 30.0
 
@@ -118,19 +118,19 @@ def test_only_organisers_see_the_assessor_page(app, campaign, user):
     assert "/assessors/" not in browser.get("/", follow_redirects=True).get_data(as_text=True)
 
 
-def test_untimed_or_absurd_seconds_are_not_kept(app, store, campaign):
+def test_untimed_or_absurd_seconds_are_not_kept(app, web_store, campaign):
     as1, formal = campaign[1], campaign[4]
     page = as1.get(f"/judge/{formal}/{FORMAL}").get_data(as_text=True)
     action = re.search(r'action="(/judge/\d+/[^/]+/(\d+))"', page)
     for seconds in ("nan", "inf", "-3", "1e9", "abc", ""):  # the same item saved again each time
         assert as1.post(action.group(1), {"action": "save", "seconds": seconds}).status_code == 302
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         judged, seconds = session.execute(select(Assignment.judged_at, Assignment.seconds)
                                           .where(Assignment.id == int(action.group(2)))).one()
     assert judged is not None and seconds is None
     as1.post(action.group(1), {"action": "save", "seconds": "4.5"})
     as1.post(action.group(1), {"action": "save", "seconds": "2"})  # back to it later: the time adds up
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert session.get(Assignment, int(action.group(2))).seconds == 6.5
 
 
@@ -151,7 +151,7 @@ def _statements(app, send) -> int:
     return len(seen)
 
 
-def test_timing_costs_a_save_no_statement_and_the_page_does_not_grow(app, store, campaign):
+def test_timing_costs_a_save_no_statement_and_the_page_does_not_grow(app, web_store, campaign):
     from test_web_query_counts import grow
 
     org, as1, formal = campaign[0], campaign[1], campaign[4]
@@ -160,7 +160,7 @@ def test_timing_costs_a_save_no_statement_and_the_page_does_not_grow(app, store,
     untimed = _statements(app, lambda: as1.post(action, {"action": "save"}))
     assert _statements(app, lambda: as1.post(action, {"action": "save", "seconds": "3.5"})) == untimed
     small = _statements(app, lambda: org.get("/assessors/"))
-    grow(app, store, 10, 4)  # more topics, nuggets, votes and runs: the page sends as many statements
+    grow(app, web_store, 10, 4)  # more topics, nuggets, votes and runs: the page sends as many statements
     assert _statements(app, lambda: org.get("/assessors/")) == small
 
 

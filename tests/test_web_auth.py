@@ -8,7 +8,7 @@ import stat
 from click.testing import CliRunner
 from sqlalchemy import select, update
 
-from web_helpers import PASSWORD, app, browser_for, csrf_token, store  # noqa: F401  (fixtures)
+from web_helpers import PASSWORD, browser_for, csrf_token
 
 from sepia.cli import main
 from sepia.store.db import Store
@@ -47,19 +47,19 @@ def test_logout_ends_the_session(app):
     assert browser.get("/topics/").status_code == 302
 
 
-def test_a_session_ends_when_its_account_is_deactivated_or_its_time_is_up(app, store):
+def test_a_session_ends_when_its_account_is_deactivated_or_its_time_is_up(app, web_store):
     developer, assessor = browser_for(app, "dev"), browser_for(app, "as1")
     assert developer.get("/topics/").status_code == 200 and assessor.get("/votes/").status_code == 200
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         session.execute(update(User).where(User.username == "dev").values(active=False))
-        session.execute(update(LoginSession).where(LoginSession.user_id == user(store, "as1").id)
+        session.execute(update(LoginSession).where(LoginSession.user_id == user(web_store, "as1").id)
                         .values(expires_at=utcnow()))
     assert developer.get("/topics/").status_code == 302
     assert assessor.get("/votes/").status_code == 302
 
 
-def test_passwords_are_hashed_with_a_slow_hash(store):
-    stored = user(store, "dev").password_hash
+def test_passwords_are_hashed_with_a_slow_hash(web_store):
+    stored = user(web_store, "dev").password_hash
     assert PASSWORD not in stored and stored.startswith("scrypt:")
 
 
@@ -102,10 +102,10 @@ def test_secret_key_is_made_once_with_mode_600(sepia_home, monkeypatch):
     assert load_secret_key() == "from-the-environment"
 
 
-def test_changing_a_password_ends_other_sessions(app, store):
+def test_changing_a_password_ends_other_sessions(app, web_store):
     victim = browser_for(app, "dev")
     organiser = browser_for(app, "org")
-    dev_id = user(store, "dev").id
+    dev_id = user(web_store, "dev").id
     response = organiser.post(f"/admin/users/{dev_id}", {"role": "topic_developer", "active": "1",
                                                          "password": "a-new-password-2"})
     assert response.status_code == 302
@@ -113,14 +113,14 @@ def test_changing_a_password_ends_other_sessions(app, store):
     assert browser_for(app).login("dev", "a-new-password-2").status_code == 302
 
 
-def test_deactivated_account_cannot_log_in(app, store):
+def test_deactivated_account_cannot_log_in(app, web_store):
     organiser = browser_for(app, "org")
-    as2 = user(store, "as2").id
+    as2 = user(web_store, "as2").id
     assert organiser.post(f"/admin/users/{as2}", {"role": "assessor"}).status_code == 302
     assert browser_for(app).login("as2").status_code == 401
 
 
-def test_organiser_adds_accounts_and_sees_clear_errors(app, store):
+def test_organiser_adds_accounts_and_sees_clear_errors(app, web_store):
     organiser = browser_for(app, "org")
     response = organiser.post("/admin/users", {"username": "李明", "password": PASSWORD, "role": "assessor"})
     assert response.status_code == 422 and "2 to 100 letters" in response.get_data(as_text=True)
@@ -138,12 +138,12 @@ def test_organiser_adds_accounts_and_sees_clear_errors(app, store):
     assert browser_for(app, "as3").get("/votes/").status_code == 200
 
 
-def test_organiser_cannot_lock_themselves_out(app, store):
+def test_organiser_cannot_lock_themselves_out(app, web_store):
     organiser = browser_for(app, "org")
-    org_id = user(store, "org").id
+    org_id = user(web_store, "org").id
     response = organiser.post(f"/admin/users/{org_id}", {"role": "assessor", "active": "1"})
     assert response.status_code == 422
-    assert user(store, "org").role == "organiser"
+    assert user(web_store, "org").role == "organiser"
 
 
 def test_user_add_command(sepia_home):

@@ -8,7 +8,7 @@ import re
 from click.testing import CliRunner
 from sqlalchemy import event, select
 
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
 from sepia.formats import model
@@ -46,8 +46,8 @@ def judgments(store, assessor="as1"):
                                       .join(Nugget).where(NuggetJudgment.assessor == assessor)).all())
 
 
-def test_an_assessor_judges_blind_item_by_item_and_resumes(app, store):
-    campaign(store)
+def test_an_assessor_judges_blind_item_by_item_and_resumes(app, web_store):
+    campaign(web_store)
     org, as1 = browser_for(app, "org"), browser_for(app, "as1")
     pool_id = build_and_assign(org)
     assert "<span class=\"count\">4 items</span>" in org.get("/pools/").get_data(as_text=True)  # 5 responses, 2 equal
@@ -70,13 +70,13 @@ def test_an_assessor_judges_blind_item_by_item_and_resumes(app, store):
     assert sorted(seen) == sorted({t for texts in RUNS.values() for t in texts})
     assert "Every item of this topic in your queue is judged" in as1.get(f"/judge/{pool_id}/{TOPIC}").get_data(as_text=True)
     # The item 禽类传染病 stands for a response of each team: both carry its judgment.
-    rows = judgments(store)
+    rows = judgments(web_store)
     assert len(rows) == 5 * 3 and sum(m for _, _, m in rows) == 4
     assert "4 of 4 items judged" in as1.get("/judge/").get_data(as_text=True)
 
 
-def test_store_judgments_score_as_the_exported_file(app, store, monkeypatch, tmp_path):
-    campaign(store)
+def test_store_judgments_score_as_the_exported_file(app, web_store, monkeypatch, tmp_path):
+    campaign(web_store)
     org, as1 = browser_for(app, "org"), browser_for(app, "as1")
     pool_id = build_and_assign(org)
     for _ in range(4):
@@ -84,7 +84,7 @@ def test_store_judgments_score_as_the_exported_file(app, store, monkeypatch, tmp
         action = re.search(r'action="(/judge/\d+/[^/]+/\d+)"', page).group(1)
         first = re.search(r'name="nugget" value="(\d+)"', page).group(1)
         as1.post(action, {"action": "save", "nugget": [first] if "甲型" in page.split("Response")[1] else []})
-    monkeypatch.setenv("SEPIA_DATABASE_URL", str(store.engine.url))
+    monkeypatch.setenv("SEPIA_DATABASE_URL", str(web_store.engine.url))
     runner = CliRunner()
     stored = runner.invoke(main, ["evaluate", "--store", "--matcher", "human", "--no-save", "--format", "json"])
     assert stored.exit_code == 0, stored.output
@@ -99,10 +99,10 @@ def test_store_judgments_score_as_the_exported_file(app, store, monkeypatch, tmp
     assert '"score": 0.0,' not in stored.output.split('"topics"')[0]  # the judged match counts
 
 
-def test_overlap_gives_a_share_of_items_to_a_second_assessor(app, store):
-    campaign(store)
+def test_overlap_gives_a_share_of_items_to_a_second_assessor(app, web_store):
+    campaign(web_store)
     build_and_assign(browser_for(app, "org"), overlap="50", assessors=("as1", "as2"))
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         rows = session.execute(select(Assignment.entry_id, Assignment.assessor)).all()
     per_item = {}
     for entry, assessor in rows:
@@ -110,7 +110,7 @@ def test_overlap_gives_a_share_of_items_to_a_second_assessor(app, store):
     assert len(per_item) == 4 and sum(len(a) == 2 for a in per_item.values()) == 2
 
 
-def test_relevance_judgment_by_level_and_the_qrels_export(app, store, monkeypatch):
+def test_relevance_judgment_by_level_and_the_qrels_export(app, web_store, monkeypatch):
     from sepia.web import judging as judging_view
 
     asked = []
@@ -120,7 +120,7 @@ def test_relevance_judgment_by_level_and_the_qrels_export(app, store, monkeypatc
         return [(8, 11)] if docid == DOC else []
 
     monkeypatch.setattr(judging_view, "hit_spans", spans)
-    campaign(store)
+    campaign(web_store)
     org, as1 = browser_for(app, "org"), browser_for(app, "as1")
     pool_id = build_and_assign(org, kind="ir4qa")
     levels = {}
@@ -134,22 +134,22 @@ def test_relevance_judgment_by_level_and_the_qrels_export(app, store, monkeypatc
         levels[docid] = int(level)
     bad = as1.post(action, {"action": "save", "level": "3"}, follow_redirects=True)
     assert "not a level of this campaign" in bad.get_data(as_text=True)
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         stored = dict(session.execute(select(RelevanceJudgment.docid, RelevanceJudgment.level)).all())
     assert stored == levels
-    monkeypatch.setenv("SEPIA_DATABASE_URL", str(store.engine.url))
+    monkeypatch.setenv("SEPIA_DATABASE_URL", str(web_store.engine.url))
     qrels = CliRunner().invoke(main, ["export", "qrels"]).output.splitlines()
     assert sorted(qrels[1:]) == sorted(f"{TOPIC}\t{d}\t{lvl}" for d, lvl in levels.items())
 
 
-def test_skip_and_comment_are_kept_and_skipped_items_come_last(app, store):
-    campaign(store)
+def test_skip_and_comment_are_kept_and_skipped_items_come_last(app, web_store):
+    campaign(web_store)
     as1 = browser_for(app, "as1")
     pool_id = build_and_assign(browser_for(app, "org"))
     page = as1.get(f"/judge/{pool_id}/{TOPIC}").get_data(as_text=True)
     action = re.search(r'action="(/judge/\d+/[^/]+/\d+)"', page).group(1)
     as1.post(action, {"action": "skip", "comment": "看不懂"})
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         skipped = session.scalar(select(Assignment).where(Assignment.skipped))
         assert skipped.comment == "看不懂" and skipped.judged_at is None
         assert session.query(Pool).count() == 1
@@ -169,8 +169,8 @@ def judge_all(app, assessor, pool_id, choose):
         browser.post(action, {"action": "save", "nugget": [n for n, label in ids.items() if label in choose(found.group(1))]})
 
 
-def test_disagreements_are_adjudicated_and_the_decision_counts(app, store, monkeypatch):
-    campaign(store)
+def test_disagreements_are_adjudicated_and_the_decision_counts(app, web_store, monkeypatch):
+    campaign(web_store)
     org = browser_for(app, "org")
     pool_id = build_and_assign(org, overlap="100", assessors=("as1", "as2"))
     judge_all(app, "as1", pool_id, lambda text: "2" if "禽类" in text else "")
@@ -183,7 +183,7 @@ def test_disagreements_are_adjudicated_and_the_decision_counts(app, store, monke
     p_match = 3 / 24
     expected = ((11 / 12) - (p_match ** 2 + (1 - p_match) ** 2)) / (1 - (p_match ** 2 + (1 - p_match) ** 2))
     assert kappa and abs(float(kappa.group(1)) - expected) < 0.0005, (kappa, expected)
-    monkeypatch.setenv("SEPIA_DATABASE_URL", str(store.engine.url))
+    monkeypatch.setenv("SEPIA_DATABASE_URL", str(web_store.engine.url))
     runner = CliRunner()
 
     def first_answer_rows():
@@ -212,14 +212,14 @@ def test_disagreements_are_adjudicated_and_the_decision_counts(app, store, monke
     assert "decided" in org.get(f"/pools/{pool_id}/disputes").get_data(as_text=True)
 
 
-def test_a_pool_may_pre_mark_the_binarized_decision_and_says_how_far_it_was_followed(app, store):
-    campaign(store)
+def test_a_pool_may_pre_mark_the_binarized_decision_and_says_how_far_it_was_followed(app, web_store):
+    campaign(web_store)
     org, as1 = browser_for(app, "org"), browser_for(app, "as1")
     org.post("/pools/", {"name": "suggested", "kind": "cclqa", "lang": "CS", "priorities": "", "depth": "",
                          "suggest": "1"})
     pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
     org.post(f"/pools/{pool_id}/assign", {"assessors": ["as1"], "overlap": "0"})
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         labels = dict(session.execute(select(Nugget.id, Nugget.label)).all())
     judged = 0
     while True:

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from flask import url_for
 from sqlalchemy import event
 
-from web_helpers import FakeEngine, add_documents, app, browser_for, make_topic  # noqa: F401  (fixtures)
+from web_helpers import FakeEngine, add_documents, browser_for, make_topic
 
 from sepia.store.models import NuggetSource, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane

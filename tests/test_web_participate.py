@@ -10,7 +10,7 @@ import zipfile
 from sqlalchemy import event, select
 
 from campaign_helpers import move_window, run_xml, schedule
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.campaign.submission import import_run_file
 from sepia.formats.read import read_bytes
@@ -44,8 +44,8 @@ def stored_texts(store, run_id):
                                .order_by(RunTopic.position, Response.rank)).all()
 
 
-def test_a_run_is_accepted_with_a_receipt_and_stored_exactly(app, store):
-    campaign(store)
+def test_a_run_is_accepted_with_a_receipt_and_stored_exactly(app, web_store):
+    campaign(web_store)
     data = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: [LONG, "病毒 可以\n传染"], CS2: ["𠮷野家"]})
     par = browser_for(app, "par")
     response = upload(par, data, "TEAMX-CS-CS-01-T.xml")
@@ -54,8 +54,8 @@ def test_a_run_is_accepted_with_a_receipt_and_stored_exactly(app, store):
     digest = hashlib.sha256(data).hexdigest()
     assert digest in receipt and "TEAMX-CS-CS-01-T" in receipt
     assert re.search(r"<dt>Topics</dt><dd>2</dd>", receipt) and re.search(r"<dt>Responses</dt><dd>3</dd>", receipt)
-    assert stored_texts(store, "TEAMX-CS-CS-01-T") == [LONG, "病毒 可以\n传染", "𠮷野家"]
-    with store.transaction() as session:
+    assert stored_texts(web_store, "TEAMX-CS-CS-01-T") == [LONG, "病毒 可以\n传染", "𠮷野家"]
+    with web_store.transaction() as session:
         stored = session.scalar(select(Submission))
         assert stored.content == data and stored.team == "TEAMX" and stored.submitted_by == "par"
         run = session.scalar(select(Run))
@@ -64,8 +64,8 @@ def test_a_run_is_accepted_with_a_receipt_and_stored_exactly(app, store):
     assert file.data == data
 
 
-def test_a_broken_file_shows_every_problem_and_stores_nothing(app, store):
-    campaign(store)
+def test_a_broken_file_shows_every_problem_and_stores_nothing(app, web_store):
+    campaign(web_store)
     broken = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["a", "b"]}).replace(b'RANK="2"', b'RANK="1"')
     broken = broken.replace(b"<DESCRIPTION>", b"<DESCRIPTION BOGUS='1'>")
     response = upload(browser_for(app, "par"), broken, "broken.xml")
@@ -73,12 +73,12 @@ def test_a_broken_file_shows_every_problem_and_stores_nothing(app, store):
     assert response.status_code == 422 and "was not accepted; nothing was stored" in page
     problems = re.findall(r"<li><code>(broken\.xml:\d+:\d+: [^<]+)</code></li>", page)
     assert len(problems) >= 2 and any("repeated" in p for p in problems) and any("BOGUS" in p for p in problems)
-    assert submissions(store) == [] and stored_texts(store, "TEAMX-CS-CS-01-T") == []
+    assert submissions(web_store) == [] and stored_texts(web_store, "TEAMX-CS-CS-01-T") == []
 
 
-def test_the_team_window_and_topics_are_checked(app, store):
-    set_id = campaign(store, cclqa=(-1, 2, None))
-    make_topic(store, JA1, nuggets=["辞任"])  # in no topic set
+def test_the_team_window_and_topics_are_checked(app, web_store):
+    set_id = campaign(web_store, cclqa=(-1, 2, None))
+    make_topic(web_store, JA1, nuggets=["辞任"])  # in no topic set
     par = browser_for(app, "par")
     cases = [
         (run_xml("cclqa", "TEAMY-CS-CS-01-T", {CS1: ["x"]}), "names team TEAMY; you submit for team TEAMX"),
@@ -89,14 +89,14 @@ def test_the_team_window_and_topics_are_checked(app, store):
     for data, message in cases:
         response = upload(par, data)
         assert response.status_code == 422 and message in response.get_data(as_text=True), message
-    move_window(store, set_id, "cclqa", 1, 2, None)
+    move_window(web_store, set_id, "cclqa", 1, 2, None)
     response = upload(par, run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["x"]}))
     assert response.status_code == 422 and "CCLQA submissions open at" in response.get_data(as_text=True)
-    assert submissions(store) == []
+    assert submissions(web_store) == []
 
 
-def test_a_run_is_replaced_before_the_deadline_and_refused_after_it(app, store):
-    set_id = campaign(store)
+def test_a_run_is_replaced_before_the_deadline_and_refused_after_it(app, web_store):
+    set_id = campaign(web_store)
     par = browser_for(app, "par")
     first = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["第一版"]})
     second = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["第二版"], CS2: ["又一个"]})
@@ -112,22 +112,22 @@ def test_a_run_is_replaced_before_the_deadline_and_refused_after_it(app, store):
     finally:
         event.remove(Submission, "load", on_load)
     assert response.status_code == 302 and loaded == [] and "replaced" in par.get("/me").get_data(as_text=True)
-    assert [(r, current) for r, _, current, _ in submissions(store)] == [
+    assert [(r, current) for r, _, current, _ in submissions(web_store)] == [
         ("TEAMX-CS-CS-01-T", False), ("TEAMX-CS-CS-01-T", True)]
-    assert stored_texts(store, "TEAMX-CS-CS-01-T") == ["第二版", "又一个"]
-    with store.transaction() as session:  # the superseded file is kept byte for byte
+    assert stored_texts(web_store, "TEAMX-CS-CS-01-T") == ["第二版", "又一个"]
+    with web_store.transaction() as session:  # the superseded file is kept byte for byte
         assert session.scalars(select(Submission.content).order_by(Submission.id)).all() == [first, second]
-    move_window(store, set_id, "cclqa", -3, -1, None)
+    move_window(web_store, set_id, "cclqa", -3, -1, None)
     response = upload(par, first)
     page = response.get_data(as_text=True)
     assert response.status_code == 422 and "closed at" in page and "the deadline has passed" in page
-    assert stored_texts(store, "TEAMX-CS-CS-01-T") == ["第二版", "又一个"]
+    assert stored_texts(web_store, "TEAMX-CS-CS-01-T") == ["第二版", "又一个"]
 
 
-def test_a_team_submits_at_most_the_limit_of_runs_per_task_and_pair(app, store):
+def test_a_team_submits_at_most_the_limit_of_runs_per_task_and_pair(app, web_store):
     for topic_id in (CS1, JA1):
-        make_topic(store, topic_id, nuggets=["x"])
-    schedule(store, "Formal run", [CS1, JA1], {"cclqa": (-1, 2, None)}, max_runs=2)
+        make_topic(web_store, topic_id, nuggets=["x"])
+    schedule(web_store, "Formal run", [CS1, JA1], {"cclqa": (-1, 2, None)}, max_runs=2)
     par = browser_for(app, "par")
     for number in (1, 2):
         assert upload(par, run_xml("cclqa", f"TEAMX-CS-CS-0{number}-T", {CS1: ["x"]})).status_code == 302
@@ -139,13 +139,13 @@ def test_a_team_submits_at_most_the_limit_of_runs_per_task_and_pair(app, store):
     assert upload(par, run_xml("cclqa", "TEAMX-JA-JA-01-T", {JA1: ["x"]})).status_code == 302
 
 
-def test_submission_over_the_api_with_a_personal_token(app, store):
-    campaign(store)
+def test_submission_over_the_api_with_a_personal_token(app, web_store):
+    campaign(web_store)
     par = browser_for(app, "par")
     page = par.post("/me/tokens", {"name": "laptop"}).get_data(as_text=True)
     token = re.search(r'<code id="new-token" class="token">([^<]+)</code>', page).group(1)
     assert token not in par.get("/me").get_data(as_text=True)  # shown once
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         stored = session.scalar(select(ApiToken))
         assert stored.token_hash == hashlib.sha256(token.encode()).hexdigest() and token not in stored.token_hash
     data = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: [LONG]})
@@ -155,7 +155,7 @@ def test_submission_over_the_api_with_a_personal_token(app, store):
     assert response.status_code == 201
     receipt = response.get_json()["receipt"]
     assert receipt["sha256"] == hashlib.sha256(data).hexdigest() and receipt["responses"] == 1
-    assert receipt["filename"] == "mine.xml" and stored_texts(store, "TEAMX-CS-CS-01-T") == [LONG]
+    assert receipt["filename"] == "mine.xml" and stored_texts(web_store, "TEAMX-CS-CS-01-T") == [LONG]
     bad = client.post("/api/runs", data=b"<TOPIC_SET>", headers=headers, content_type="application/xml")
     assert bad.status_code == 422 and re.match(r"\d+:\d+: not well-formed", bad.get_json()["problems"][0])
     token_id = re.search(r'action="/me/tokens/(\d+)/revoke"', par.get("/me").get_data(as_text=True)).group(1)
@@ -164,30 +164,30 @@ def test_submission_over_the_api_with_a_personal_token(app, store):
     assert client.post("/api/runs", data=data, headers={"Authorization": "Bearer nonsense"}).status_code == 401
 
 
-def test_a_token_of_another_role_is_refused(app, store):
+def test_a_token_of_another_role_is_refused(app, web_store):
     from sepia.store.models import User
     from sepia.web.security import digest
 
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         dev = session.scalar(select(User).where(User.username == "dev"))
         session.add(ApiToken(user_id=dev.id, name="x", token_hash=digest("sepia_dev")))
     response = app.test_client().post("/api/runs", data=b"<x/>", headers={"Authorization": "Bearer sepia_dev"})
     assert response.status_code == 403
 
 
-def test_downloads_follow_the_schedule(app, store):
-    set_id = campaign(store, qa=(-3, -2, None), ir4qa=(-1, 2, None), cclqa=(3, 4, 5))
+def test_downloads_follow_the_schedule(app, web_store):
+    set_id = campaign(web_store, qa=(-3, -2, None), ir4qa=(-1, 2, None), cclqa=(3, 4, 5))
     par, par2, org = browser_for(app, "par"), browser_for(app, "par2"), browser_for(app, "org")
-    move_window(store, set_id, "qa", -1, 1, None)  # QA open: both teams submit
+    move_window(web_store, set_id, "qa", -1, 1, None)  # QA open: both teams submit
     qa_x = run_xml("qa", "TEAMX-CS-CS-01-T", {CS1: ["DEFINITION"]})
     qa_y = run_xml("qa", "TEAMY-CS-CS-01-T", {CS1: ["PERSON"]})
     assert upload(par, qa_x).status_code == 302 and upload(par2, qa_y).status_code == 302
     url = f"/downloads/runs/{set_id}/qa.zip"
     assert par.get(url).status_code == 404 and org.get(url).status_code == 200  # still open
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         theirs = session.scalar(select(Submission.id).where(Submission.team == "TEAMY"))
     assert par.get(f"/downloads/runs/file/{theirs}").status_code == 404
-    move_window(store, set_id, "qa", -3, -2, None)
+    move_window(web_store, set_id, "qa", -3, -2, None)
     bundle = zipfile.ZipFile(io.BytesIO(par2.get(url).data))
     assert bundle.read("TEAMX-CS-CS-01-T.xml") == qa_x and bundle.read("TEAMY-CS-CS-01-T.xml") == qa_y
     manifest = bundle.read("MANIFEST.tsv").decode().splitlines()
@@ -201,33 +201,33 @@ def test_downloads_follow_the_schedule(app, store):
                    f"/downloads/judgments/{set_id}.tsv", f"/downloads/runs/{set_id}/ir4qa.zip"):
         assert par.get(hidden).status_code == 404, hidden
         assert org.get(hidden).status_code == 200, hidden
-    move_window(store, set_id, "cclqa", -3, -2, -1)
+    move_window(web_store, set_id, "cclqa", -3, -2, -1)
     assert par.get(f"/downloads/gold/{set_id}.xml").status_code == 200
     assert par.get(f"/downloads/runs/{set_id}/cclqa.zip").status_code == 200
 
 
-def test_runs_an_organiser_imports_are_downloadable_like_uploads(app, store):
-    set_id = campaign(store, qa=(-3, -2, None))
+def test_runs_an_organiser_imports_are_downloadable_like_uploads(app, web_store):
+    set_id = campaign(web_store, qa=(-3, -2, None))
     data = run_xml("qa", "TEAMY-CS-CS-01-T", {CS1: ["PERSON"]})
-    with store.transaction() as session:  # what `sepia import` does with a run file
+    with web_store.transaction() as session:  # what `sepia import` does with a run file
         import_run_file(session, read_bytes(data), "teamy.xml", data, replace=False)
     bundle = zipfile.ZipFile(io.BytesIO(browser_for(app, "par").get(f"/downloads/runs/{set_id}/qa.zip").data))
     assert bundle.read("TEAMY-CS-CS-01-T.xml") == data
-    assert submissions(store) == [("TEAMY-CS-CS-01-T", "qa", True, hashlib.sha256(data).hexdigest())]
+    assert submissions(web_store) == [("TEAMY-CS-CS-01-T", "qa", True, hashlib.sha256(data).hexdigest())]
 
 
-def test_topics_are_hidden_until_the_first_window_opens(app, store):
-    set_id = campaign(store, qa=(1, 2, None), cclqa=(3, 4, None))
+def test_topics_are_hidden_until_the_first_window_opens(app, web_store):
+    set_id = campaign(web_store, qa=(1, 2, None), cclqa=(3, 4, None))
     par = browser_for(app, "par")
     assert par.get(f"/downloads/topics/{set_id}.xml").status_code == 404
-    move_window(store, set_id, "qa", -1, 2, None)
+    move_window(web_store, set_id, "qa", -1, 2, None)
     topics = par.get(f"/downloads/topics/{set_id}.xml").get_data(as_text=True)
     assert CS1 in topics and CS2 in topics
 
 
-def test_organisers_set_the_schedule_and_are_warned_about_its_order(app, store):
-    make_topic(store, CS1, nuggets=["x"])
-    make_topic(store, JA1, nuggets=["y"])
+def test_organisers_set_the_schedule_and_are_warned_about_its_order(app, web_store):
+    make_topic(web_store, CS1, nuggets=["x"])
+    make_topic(web_store, JA1, nuggets=["y"])
     org = browser_for(app, "org")
     assert org.post("/campaign/schedule", {"name": "Dry run"}).status_code == 302
     page = org.get("/campaign/schedule").get_data(as_text=True)
@@ -261,15 +261,15 @@ STAGES = [
 ]
 
 
-def test_every_download_as_every_role_at_every_stage(app, store):
-    set_id = campaign(store, qa=(1, 2, None), ir4qa=(3, 4, None), cclqa=(5, 6, 7))
+def test_every_download_as_every_role_at_every_stage(app, web_store):
+    set_id = campaign(web_store, qa=(1, 2, None), ir4qa=(3, 4, None), cclqa=(5, 6, 7))
     urls = [f"/downloads/topics/{set_id}.xml", f"/downloads/runs/{set_id}/qa.zip",
             f"/downloads/runs/{set_id}/ir4qa.zip", f"/downloads/runs/{set_id}/cclqa.zip",
             f"/downloads/gold/{set_id}.xml", f"/downloads/judgments/{set_id}.tsv"]
     browsers = {name: browser_for(app, name) for name in ("par", "par2", "org", "dev", "as1")}
     for stage, windows, allowed in STAGES:
         for task, times in zip(("qa", "ir4qa", "cclqa"), windows):
-            move_window(store, set_id, task, *times)
+            move_window(web_store, set_id, task, *times)
         for url, participant_may in zip(urls, allowed):
             for name, browser in browsers.items():
                 status = browser.get(url).status_code
@@ -279,7 +279,7 @@ def test_every_download_as_every_role_at_every_stage(app, store):
                     assert status == (200 if name == "org" else 403), (stage, name, url, status)
 
 
-def test_sepia_submit_sends_runs_to_a_running_server(app, store, tmp_path):
+def test_sepia_submit_sends_runs_to_a_running_server(app, web_store, tmp_path):
     import threading
 
     from click.testing import CliRunner
@@ -287,7 +287,7 @@ def test_sepia_submit_sends_runs_to_a_running_server(app, store, tmp_path):
 
     from sepia.cli import main
 
-    campaign(store)
+    campaign(web_store)
     par = browser_for(app, "par")
     page = par.post("/me/tokens", {"name": "cli"}).get_data(as_text=True)
     token = re.search(r'<code id="new-token" class="token">([^<]+)</code>', page).group(1)
@@ -308,5 +308,5 @@ def test_sepia_submit_sends_runs_to_a_running_server(app, store, tmp_path):
     digest = hashlib.sha256(good.read_bytes()).hexdigest()
     assert f"{good}: accepted cclqa run TEAMX-CS-CS-01-T" in result.output and f"{digest} (matches)" in result.output
     assert re.search(rf"{re.escape(str(bad))}:\d+:\d+: .*repeated", result.output)
-    assert stored_texts(store, "TEAMX-CS-CS-01-T") == [LONG] and stored_texts(store, "TEAMX-CS-CS-02-T") == []
+    assert stored_texts(web_store, "TEAMX-CS-CS-01-T") == [LONG] and stored_texts(web_store, "TEAMX-CS-CS-02-T") == []
     assert wrong.exit_code == 1 and "No valid token" in wrong.output

@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 from campaign_helpers import move_window, run_xml, schedule
-from web_helpers import ROLE_USER, app, browser_for, csrf_token, make_topic  # noqa: F401  (fixtures)
+from web_helpers import ROLE_USER, browser_for, csrf_token, make_topic
 
 from sqlalchemy import select
 

@@ -7,7 +7,7 @@ import re
 
 from sqlalchemy import func, select
 
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.formats import model
 from sepia.store import io
@@ -24,8 +24,8 @@ def campaign(store):
             model.CCLQATopic(t, [model.Answer(1, f"禽类传染病 {i}")]) for i, t in enumerate(TOPICS)]))
 
 
-def test_the_pool_form_draws_a_plan_and_the_page_shows_it(app, store):
-    campaign(store)
+def test_the_pool_form_draws_a_plan_and_the_page_shows_it(app, web_store):
+    campaign(web_store)
     org = browser_for(app, "org")
     response = org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "depth": "",
                                     "budget": "50%", "strata": "none", "seed": "7"})
@@ -36,36 +36,36 @@ def test_the_pool_form_draws_a_plan_and_the_page_shows_it(app, store):
     assert "CS 2 of 4 topics, 0 judged" in page and ", ".join(chosen) in page
     pool_id = re.findall(r'id="pool-(\d+)"', page)[-1]
     assert org.post(f"/pools/{pool_id}/assign", {"assessors": ["as1"], "overlap": "0"}).status_code == 302
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assigned = sorted(set(session.scalars(select(PoolEntry.topic_id).join(Assignment))))
     assert assigned == chosen
 
 
-def test_a_bad_budget_stores_nothing(app, store):
-    campaign(store)
+def test_a_bad_budget_stores_nothing(app, web_store):
+    campaign(web_store)
     org = browser_for(app, "org")
     for budget, seed in [("0%", "0"), ("150%", "0"), ("many", "0"), ("30%", "-1")]:
         org.post("/pools/", {"name": "bad", "kind": "cclqa", "lang": "CS", "budget": budget, "seed": seed})
         page = org.get("/pools/").get_data(as_text=True)
         assert "judging budget" in page or "seed from 0" in page, budget
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
         assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
 
 
-def test_estimates_page(app, store):
+def test_estimates_page(app, web_store):
     from sepia.metaeval.plan_estimates import estimate_plan
     from sepia.scoring.evaluate import Settings
     from sepia.store.models import Nugget, NuggetJudgment, PlanTopic, Response, RunTopic
 
-    campaign(store)
+    campaign(web_store)
     org = browser_for(app, "org")
     org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "3", "seed": "2"})
     pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
     assert "Not estimated yet." in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302
     assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         planned = set(session.scalars(select(PlanTopic.topic_id)))
         rows = session.execute(select(Response.id, Nugget.id, Nugget.label).join(RunTopic)
                                .join(Nugget, Nugget.topic_id == RunTopic.topic_id)
@@ -76,7 +76,7 @@ def test_estimates_page(app, store):
     assert "no topic of the judging plan is judged yet" in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302      # the page shows what was stored
     page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
-    report, _ = estimate_plan(store, Settings("binarized"), "planned")
+    report, _ = estimate_plan(web_store, Settings("binarized"), "planned")
     (group,) = report["language_pairs"]
     (run,) = group["runs"]
     assert group["judged"] == 3 and f"{run['estimate']:.4f}" in page and f"{run['low']:.4f}" in page
@@ -90,11 +90,11 @@ def test_estimates_page(app, store):
     assert assessor.post(f"/pools/{pool_id}/estimates", {}).status_code == 403
 
 
-def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
-    campaign(store)
+def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, web_store):
+    campaign(web_store)
     org = browser_for(app, "org")
     org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "50%", "seed": "7"})
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         from sepia.store.plans import add_topics
 
         add_topics(session, "planned", 1, seed=5)
@@ -105,20 +105,20 @@ def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
     page = org.get("/pools/").get_data(as_text=True)
     assert "rebuilt: 4 items" in page and "planned&#39;s judging plan is kept (seed 7, the same topics)" in page
     assert "changed since the draw" not in page
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         plan = session.scalars(select(JudgingPlan)).one()
         new_pool = session.scalars(select(Pool.id)).one()
         after = sorted((t.topic_id, t.stratum, t.draw, t.seed, t.probability) for t in plan.topics)
         assert (plan.pool_id, plan.budget, plan.seed) == (new_pool, "50%", 7)
     assert after == before and len(after) == 3
-    make_topic(store, "ACLIA2-CS-0005", nuggets=["禽类传染病"])        # the population grows: 4 -> 5 topics
+    make_topic(web_store, "ACLIA2-CS-0005", nuggets=["禽类传染病"])        # the population grows: 4 -> 5 topics
     assert org.post(f"/pools/{new_pool}/rebuild", {}).status_code == 302
     page = org.get("/pools/").get_data(as_text=True)
     assert "CS had 4 topics when the plan was drawn and has 5 now" in page
     assert "refused until a new plan is drawn" in page
     # The form's "Replace" without a budget keeps the plan too; with one it draws a new plan.
     org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "", "replace": "1"})
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert sorted((t.topic_id, t.draw, t.seed) for t in session.scalars(select(JudgingPlan)).one().topics) == \
             [(t, d, s) for t, _, d, s, _ in after]
     org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "2", "seed": "9", "replace": "1"})
@@ -126,13 +126,13 @@ def test_a_rebuild_keeps_the_plan_and_says_when_its_topics_changed(app, store):
     assert "Judging plan: 2 topics (2, seed 9)." in page and "changed since the draw" not in page
 
 
-def test_results_page_says_when_the_estimate_is_the_exact_human_f3(app, store):
+def test_results_page_says_when_the_estimate_is_the_exact_human_f3(app, web_store):
     from sepia.store.models import Nugget, NuggetJudgment, Response, RunTopic
 
-    campaign(store)
+    campaign(web_store)
     org = browser_for(app, "org")
     org.post("/pools/", {"name": "all", "kind": "cclqa", "lang": "CS", "budget": "100%", "seed": "1"})
-    with store.transaction() as session:       # every topic judged: N002 matched on all but the first
+    with web_store.transaction() as session:       # every topic judged: N002 matched on all but the first
         rows = session.execute(select(Response.id, Nugget.id, Nugget.label, RunTopic.topic_id).join(RunTopic)
                                .join(Nugget, Nugget.topic_id == RunTopic.topic_id)).all()
         for response_id, nugget_id, label, topic_id in rows:

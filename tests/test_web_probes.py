@@ -7,7 +7,7 @@ import re
 
 from click.testing import CliRunner
 
-from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for
 
 from sepia.cli import main
 from sepia.formats.read import read_file
@@ -17,8 +17,8 @@ from sepia.store import io as store_io
 CORPUS = resource_dir("corpora") / "cs"
 
 
-def test_probes_page_shows_what_the_command_computes(app, store):
-    with store.transaction() as session:
+def test_probes_page_shows_what_the_command_computes(app, web_store):
+    with web_store.transaction() as session:
         store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
         store_io.import_gold(session, read_file(CORPUS / "gold.xml"))
     org = browser_for(app, "org")
@@ -35,7 +35,7 @@ def test_probes_page_shows_what_the_command_computes(app, store):
     assert lines[0].startswith("matcher\tprobe\ttopics\tfooled") and len(lines) == 1 + len(command["fooled"])
 
 
-def test_probes_are_for_organisers_and_need_nuggets(app, store):
+def test_probes_are_for_organisers_and_need_nuggets(app, web_store):
     assert browser_for(app, "par").get("/results/probes/").status_code == 403
     org = browser_for(app, "org")
     response = org.post("/results/probes/", follow_redirects=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import event
 
 from campaign_helpers import run_xml, schedule
-from web_helpers import app, browser_for, make_topic, store, vote  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic, vote
 
 from sepia.campaign.submission import submit_run
 
@@ -53,8 +53,8 @@ def statements(app) -> dict[str, int]:
     return counts
 
 
-def test_page_queries_do_not_grow_with_the_campaign(app, store):
-    grow(app, store, 1, 2)
+def test_page_queries_do_not_grow_with_the_campaign(app, web_store):
+    grow(app, web_store, 1, 2)
     small = statements(app)
-    grow(app, store, 10, 6)
+    grow(app, web_store, 10, 6)
     assert statements(app) == small

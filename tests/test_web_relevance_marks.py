@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from test_web_judging import DOC, TOPIC, build_and_assign, campaign
-from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for
 
 from sepia.search import open_engine
 from sepia.search.engine import ENGINES
@@ -14,10 +14,10 @@ from sepia.web.search_pane import question_query
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
-def test_a_chinese_question_marks_its_words(app, store, tmp_path, engine_name):
-    campaign(store)  # question 什么是禽流感？; DOC's text has 禽流感 once
+def test_a_chinese_question_marks_its_words(app, web_store, tmp_path, engine_name):
+    campaign(web_store)  # question 什么是禽流感？; DOC's text has 禽流感 once
     engine = open_engine(tmp_path / "index", engine_name)
-    engine.build(store, "CS", procs=1, progress=False)
+    engine.build(web_store, "CS", procs=1, progress=False)
     app.config["SEARCH_ENGINE"] = engine
     # today's reading, the whole question as one phrase, marks nothing
     assert engine.document("CS", DOC, '"什么是禽流感？"').spans == []
@@ -40,7 +40,7 @@ def test_question_syntax_is_read_as_words():
     assert question_query("title:bird flu OR (vaccine*)").split() == ["bird", "flu", "vaccine"]
 
 
-def test_the_question_sent_is_the_topics_own_language(store):
+def test_the_question_sent_is_the_topics_own_language(web_store):
     from sepia.web.judging import _question_words
 
     topic = Topic(id="ACLIA2-JA-0001", lang="JA", texts=[

@@ -11,7 +11,7 @@ import re
 from click.testing import CliRunner
 
 from campaign_helpers import move_window, schedule
-from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for
 
 from sepia.campaign import results
 from sepia.cli import main
@@ -55,8 +55,8 @@ def sample_campaign(app, store):
     return set_id, par
 
 
-def test_organiser_tables_equal_sepia_evaluate_on_the_files(app, store):
-    sample_campaign(app, store)
+def test_organiser_tables_equal_sepia_evaluate_on_the_files(app, web_store):
+    sample_campaign(app, web_store)
     org = browser_for(app, "org")
     assert "No scores are stored yet" in org.get("/results/").get_data(as_text=True)
     page = org.post("/results/score", follow_redirects=True).get_data(as_text=True)
@@ -82,7 +82,7 @@ def test_organiser_tables_equal_sepia_evaluate_on_the_files(app, store):
     assert chart.mimetype == "image/svg+xml" and b"<svg" in chart.data and b"TEAMA-CS-CS-01-T" in chart.data
     # Each download is made from only what it shows, and is the table the overview shows.
     keys = set(re.findall(r'/results/tables/([^"/]+)\.csv', org.get("/results/").get_data(as_text=True)))
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         scores = {m: results.load_results(session, m) for m in results.MATCHERS}
         every = [t for s in results.pair_sections(scores) for t in s.tables] + results.runs_by_team(session) + [
             c for m in results.MATCHERS if (c := results.collaboration(session, scores[m], m)) is not None]
@@ -94,12 +94,12 @@ def test_organiser_tables_equal_sepia_evaluate_on_the_files(app, store):
     before = org.get("/results/tables/CS-CS-human.csv").get_data(as_text=True)
     org.post("/results/score")
     assert org.get("/results/tables/CS-CS-human.csv").get_data(as_text=True) == before
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert session.query(EvaluationResult).filter_by(topic_id=None, matcher="human").count() == 4
 
 
-def test_the_collaboration_matrix_scores_cclqa_runs_by_their_ir4qa_run(app, store):
-    sample_campaign(app, store)
+def test_the_collaboration_matrix_scores_cclqa_runs_by_their_ir4qa_run(app, web_store):
+    sample_campaign(app, web_store)
     org = browser_for(app, "org")
     org.post("/results/score")
     named = {r.metadata.run_id: r.metadata.ir4qa_run_id for r in map(read_file, (CORPUS / "runs").glob("*.xml"))}
@@ -112,13 +112,13 @@ def test_the_collaboration_matrix_scores_cclqa_runs_by_their_ir4qa_run(app, stor
             assert cell == (f"{max(files[r]['score'] for r in runs):.4f}" if runs else ""), (row[0], team)
 
 
-def test_a_team_sees_its_own_results_only_after_release(app, store):
-    set_id, par = sample_campaign(app, store)
+def test_a_team_sees_its_own_results_only_after_release(app, web_store):
+    set_id, par = sample_campaign(app, web_store)
     browser_for(app, "org").post("/results/score")
     page = par.get("/results/mine").get_data(as_text=True)
     assert "No results are released" in page and OWN not in page
     assert par.get("/results/charts/EN-CS.svg").status_code == 404
-    move_window(store, set_id, "cclqa", -3, -2, -1)
+    move_window(web_store, set_id, "cclqa", -3, -2, -1)
     page = par.get("/results/mine").get_data(as_text=True)
     for matcher in ("human", "binarized"):
         files = expected(matcher)
@@ -130,13 +130,13 @@ def test_a_team_sees_its_own_results_only_after_release(app, store):
     assert "TEAMA-CS-CS-01-T" not in page  # no other team's run IDs
     assert re.search(r"<td class=\"docid\">SEPIA-CS-0001</td>", page)  # per topic
     assert par.get("/results/charts/CS-CS.svg").status_code == 404
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         session.query(TaskWindow).filter_by(topic_set_id=set_id).update({"publish_full_table": True})
     page = par.get("/results/mine").get_data(as_text=True)
     assert "TEAMA-CS-CS-01-T" in page and par.get("/results/charts/CS-CS.svg").status_code == 200
 
 
-def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, store, tmp_path):
+def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, web_store, tmp_path):
     """Scores are stored for every run, but a participant sees (in the full table, the charts and the
     pair's mean and best) only runs whose topic sets have released their results."""
     from campaign_helpers import run_xml
@@ -144,13 +144,13 @@ def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, 
     from sepia.store.models import Run
 
     gold = read_file(CORPUS / "gold.xml")
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
         store_io.import_gold(session, gold)
     nuggets = {t.topic_id: [n.text for n in t.nuggets] for t in gold.topics}
     dry, formal = sorted(nuggets)[:3], sorted(nuggets)[3:]
-    dry_id = schedule(store, "Dry run", dry, {"cclqa": (-1, 1, None)})
-    schedule(store, "Formal run", formal, {"cclqa": (-1, 1, None)})
+    dry_id = schedule(web_store, "Dry run", dry, {"cclqa": (-1, 1, None)})
+    schedule(web_store, "Formal run", formal, {"cclqa": (-1, 1, None)})
     own = run_xml("cclqa", "TEAMX-CS-CS-01-T", {t: nuggets[t][:1] for t in dry})
     par = browser_for(app, "par")
     response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(own), "own.xml")},
@@ -160,13 +160,13 @@ def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, 
     for run_id, topics, answers in (("TEAMA-CS-CS-01-T", dry, lambda t: ["无关的回答"]),
                                     ("TEAMB-CS-CS-01-T", formal, lambda t: nuggets[t])):
         (tmp_path / f"{run_id}.xml").write_bytes(run_xml("cclqa", run_id, {t: answers(t) for t in topics}))
-        with store.transaction() as session:
+        with web_store.transaction() as session:
             store_io.import_run(session, read_file(tmp_path / f"{run_id}.xml"))
     org = browser_for(app, "org")
     org.post("/results/score")
     assert "TEAMB-CS-CS-01-T" in org.get("/results/").get_data(as_text=True)  # organisers see every run
-    move_window(store, dry_id, "cclqa", -3, -2, -1)
-    with store.transaction() as session:
+    move_window(web_store, dry_id, "cclqa", -3, -2, -1)
+    with web_store.transaction() as session:
         session.query(TaskWindow).filter_by(topic_set_id=dry_id).update({"publish_full_table": True})
         secret = session.query(EvaluationResult.value).join(Run, Run.id == EvaluationResult.run_id).filter(
             Run.run_id == "TEAMB-CS-CS-01-T", EvaluationResult.topic_id.is_(None),
@@ -219,25 +219,25 @@ def csv_rows(browser, key: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
 
 
-def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app, store, tmp_path):
-    ir4qa_and_qa_campaign(app, store, tmp_path)
+def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app, web_store, tmp_path):
+    ir4qa_and_qa_campaign(app, web_store, tmp_path)
     org = browser_for(app, "org")
     bad = org.post("/results/score", data={"measures": "AP,Nope@3"}, follow_redirects=True).get_data(as_text=True)
     assert "Nothing scored" in bad and "Nope" in bad
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert session.query(EvaluationResult).count() == 0
     page = org.post("/results/score", data={"measures": "P@10, nERR@10", "gains": ""},
                     follow_redirects=True).get_data(as_text=True)
     assert "2 IR4QA runs scored (AP, Q, nDCG, P@10, nERR@10; gains 1:2)" in page
     assert "2 Question Analysis runs scored" in page
     assert "CCLQA runs scored" not in page and "CCLQA: nothing scored" not in page  # no CCLQA run is stored
-    ir4qa = cli_json(store, "evaluate-ir4qa", "--store", "--measures", "AP,Q,nDCG,P@10,nERR@10")
+    ir4qa = cli_json(web_store, "evaluate-ir4qa", "--store", "--measures", "AP,Q,nDCG,P@10,nERR@10")
     rows = csv_rows(org, "CS-CS-ir4qa")
     assert rows[0] == ["Run", "AP", "Q", "nDCG", "P@10", "nERR@10"]
     assert [r[0] for r in rows[1:]] == list(ir4qa)  # ranked as the command ranks
     for row in rows[1:]:
         assert row[1:] == [f"{ir4qa[row[0]][m]:.4f}" for m in rows[0][1:]], row
-    qa = cli_json(store, "evaluate-qa", "--store")
+    qa = cli_json(web_store, "evaluate-qa", "--store")
     rows = csv_rows(org, "CS-CS-qa")
     assert rows[0][:2] == ["Run", "Accuracy"] and rows[0][-2:] == ["KT recall", "KT precision"]
     assert [r[0] for r in rows[1:]] == list(qa)
@@ -261,20 +261,20 @@ def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app,
     assert org.get("/results/charts/ir4qa/JA-JA.svg").status_code == 404
     # the command, saving, stores the same numbers under the same settings: the page does not change
     before = csv_rows(org, "CS-CS-ir4qa")
-    result = CliRunner(env={"SEPIA_DATABASE_URL": str(store.engine.url)}).invoke(
+    result = CliRunner(env={"SEPIA_DATABASE_URL": str(web_store.engine.url)}).invoke(
         main, ["evaluate-ir4qa", "--store", "--measures", "P@10,nERR@10"])
     assert result.exit_code == 0 and csv_rows(org, "CS-CS-ir4qa") == before
 
 
-def test_a_team_sees_its_ir4qa_and_qa_results_after_each_tasks_release(app, store, tmp_path):
-    set_id, par = ir4qa_and_qa_campaign(app, store, tmp_path)
+def test_a_team_sees_its_ir4qa_and_qa_results_after_each_tasks_release(app, web_store, tmp_path):
+    set_id, par = ir4qa_and_qa_campaign(app, web_store, tmp_path)
     org = browser_for(app, "org")
     org.post("/results/score", data={"measures": "AP,Q,nDCG"})
     page = par.get("/results/mine").get_data(as_text=True)
     assert "No results are released" in page and "TEAMX-CS-CS-01-T" not in page
     assert par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 404
-    move_window(store, set_id, "ir4qa", -3, -2, -1)  # IR4QA released, QA not yet
-    ir4qa = cli_json(store, "evaluate-ir4qa", "--store")
+    move_window(web_store, set_id, "ir4qa", -3, -2, -1)  # IR4QA released, QA not yet
+    ir4qa = cli_json(web_store, "evaluate-ir4qa", "--store")
     page = par.get("/results/mine").get_data(as_text=True)
     own = ir4qa["TEAMX-CS-CS-01-T"]
     assert 'id="mine-ir4qa"' in page and 'id="mine-qa"' not in page
@@ -285,12 +285,12 @@ def test_a_team_sees_its_ir4qa_and_qa_results_after_each_tasks_release(app, stor
     assert "TEAMA-CS-CS-01-T" not in page  # no other team's run IDs
     assert re.search(r'<td class="docid">SEPIA-CS-0001</td>', page)  # per topic
     assert par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 404  # the full table is not public
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         session.query(TaskWindow).filter_by(topic_set_id=set_id, task="ir4qa").update({"publish_full_table": True})
     page = par.get("/results/mine").get_data(as_text=True)
     assert "TEAMA-CS-CS-01-T" in page and par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 200
     assert par.get("/results/charts/qa/CS-CS.svg").status_code == 404
-    move_window(store, set_id, "qa", -3, -2, -1)
+    move_window(web_store, set_id, "qa", -3, -2, -1)
     page = par.get("/results/mine").get_data(as_text=True)
-    qa = cli_json(store, "evaluate-qa", "--store")["TEAMX-CS-CS-01-T"]
+    qa = cli_json(web_store, "evaluate-qa", "--store")["TEAMX-CS-CS-01-T"]
     assert 'id="mine-qa"' in page and f'<td class="num">{qa["accuracy"]:.4f}</td>' in page

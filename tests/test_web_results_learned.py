@@ -8,16 +8,16 @@ import json
 
 from click.testing import CliRunner
 
-from web_helpers import app, browser_for, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for
 
 from sepia.cli import main
 from tests.test_web_results import CORPUS, sample_campaign
 
 
-def test_organisers_choose_the_learned_matcher_when_judgments_are_stored(app, store):  # noqa: F811
+def test_organisers_choose_the_learned_matcher_when_judgments_are_stored(app, web_store):  # noqa: F811
     org = browser_for(app, "org")
     assert 'name="learned"' not in org.get("/results/").get_data(as_text=True)  # nothing to learn from yet
-    sample_campaign(app, store)
+    sample_campaign(app, web_store)
     assert 'name="learned"' in org.get("/results/").get_data(as_text=True)
     plain = org.post("/results/score", follow_redirects=True).get_data(as_text=True)
     assert "(human, automatic (BINARIZED))" in plain and "CS-CS-learned" not in plain

@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from campaign_helpers import move_window, run_xml, schedule
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.campaign import results
 from sepia.campaign.tables import Table
@@ -19,15 +19,15 @@ from sepia.web.first_steps import first_steps
 CS1 = "ACLIA2-CS-0001"
 
 
-def test_the_run_manifest_gives_submission_times_in_utc_with_the_zone(app, store):
-    make_topic(store, CS1)
-    set_id = schedule(store, "Formal run", [CS1], {"qa": (-1, 1, None)})
+def test_the_run_manifest_gives_submission_times_in_utc_with_the_zone(app, web_store):
+    make_topic(web_store, CS1)
+    set_id = schedule(web_store, "Formal run", [CS1], {"qa": (-1, 1, None)})
     par = browser_for(app, "par")
     response = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (
         io.BytesIO(run_xml("qa", "TEAMX-CS-CS-01-T", {CS1: ["DEFINITION"]})), "qa.xml")},
         content_type="multipart/form-data")
     assert response.status_code == 302
-    move_window(store, set_id, "qa", -3, -2, None)
+    move_window(web_store, set_id, "qa", -3, -2, None)
     bundle = zipfile.ZipFile(io.BytesIO(par.get(f"/downloads/runs/{set_id}/qa.zip").data))
     header, row = (line.split("\t") for line in bundle.read("MANIFEST.tsv").decode().splitlines())
     submitted = dict(zip(header, row))["submitted_at"]
@@ -42,20 +42,20 @@ def test_the_shortcut_overlay_lists_the_judging_keys(app):
     assert "relevance level" in overlay and "toggle nugget" in overlay
 
 
-def test_an_organiser_on_an_empty_store_sees_the_first_steps(app, store):
+def test_an_organiser_on_an_empty_store_sees_the_first_steps(app, web_store):
     org = browser_for(app, "org")
     page = org.get("/", follow_redirects=True).get_data(as_text=True)
     assert 'id="first-steps"' in page
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         done = {s.title: s.done for s in first_steps(session)}
     # the test store holds documents and one account per role, nothing else yet
     assert done == {"Add the collections": True, "Create the accounts": True, "Develop or import topics": False,
                     "Schedule the tasks": False, "Collect runs": False, "Pool and judge": False,
                     "Score and release": False}
     assert '<a href="/campaign/schedule">Schedule the tasks</a>' in page
-    make_topic(store, CS1, completed=False)  # a topic not yet votable: the campaign has begun all the same
+    make_topic(web_store, CS1, completed=False)  # a topic not yet votable: the campaign has begun all the same
     assert 'id="first-steps"' not in org.get("/votes/overview").get_data(as_text=True)
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert first_steps(session) is None
 
 

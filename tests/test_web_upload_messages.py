@@ -8,7 +8,7 @@ import io
 import re
 
 from campaign_helpers import move_window, run_xml, schedule
-from web_helpers import app, browser_for, make_topic, store  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic
 
 from sepia.web import participate
 
@@ -26,8 +26,8 @@ def campaign(store, windows):
     return schedule(store, "Formal run", [CS1], windows)
 
 
-def test_browser_upload_shows_the_warnings_the_api_gives(app, store):
-    campaign(store, {"ir4qa": (-1, 2, None)})
+def test_browser_upload_shows_the_warnings_the_api_gives(app, web_store):
+    campaign(web_store, {"ir4qa": (-1, 2, None)})
     data = run_xml("ir4qa", "TEAMX-CS-CS-01-T", {CS1: [DOC, "NOPE_999", "NOPE_998"]})
     par = browser_for(app, "par")
     response = upload(par, data, "mine.xml")
@@ -49,9 +49,9 @@ def test_browser_upload_shows_the_warnings_the_api_gives(app, store):
     assert "TEAMX-CS-CS-01-T replaced." in page and 'flash-warning" role' not in page
 
 
-def test_many_warnings_are_summed_up_after_the_first(app, store, monkeypatch):
+def test_many_warnings_are_summed_up_after_the_first(app, web_store, monkeypatch):
     monkeypatch.setattr(participate, "WARNINGS_SHOWN", 2)
-    campaign(store, {"ir4qa": (-1, 2, None)})
+    campaign(web_store, {"ir4qa": (-1, 2, None)})
     par = browser_for(app, "par")
     response = upload(par, run_xml("ir4qa", "TEAMX-CS-CS-01-T", {CS1: [f"NOPE_{i}" for i in range(5)]}), "m.xml")
     page = html.unescape(par.get(response.headers["Location"]).get_data(as_text=True))
@@ -59,11 +59,11 @@ def test_many_warnings_are_summed_up_after_the_first(app, store, monkeypatch):
     assert "m.xml: 3 more warnings; `sepia validate m.xml` lists every one." in page
 
 
-def test_a_late_upload_is_refused_in_the_readers_time_and_the_form_is_off(app, store):
-    set_id = campaign(store, {"cclqa": (-1, 2, None)})
+def test_a_late_upload_is_refused_in_the_readers_time_and_the_form_is_off(app, web_store):
+    set_id = campaign(web_store, {"cclqa": (-1, 2, None)})
     par = browser_for(app, "par")
     assert 'name="run" accept=".xml,.jsonl,application/xml,text/xml" required>' in par.get("/me").get_data(as_text=True)
-    move_window(store, set_id, "cclqa", -3, -1, None)
+    move_window(web_store, set_id, "cclqa", -3, -1, None)
     response = upload(par, run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["病毒"]}), "late.xml")
     assert response.status_code == 422
     page = response.get_data(as_text=True)

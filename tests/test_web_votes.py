@@ -7,7 +7,7 @@ import re
 from click.testing import CliRunner
 from lxml import etree
 
-from web_helpers import app, browser_for, make_topic, nugget_version, store, vote  # noqa: F401  (fixtures)
+from web_helpers import browser_for, make_topic, vote
 
 from sepia.cli import main
 from sepia.formats.read import read_bytes
@@ -32,24 +32,24 @@ def three_nuggets(store):
     return nugget_ids(store, "ACLIA2-CS-0001")
 
 
-def test_assessor_votes_once_and_sees_progress(app, store):
-    n1, n2, n3 = three_nuggets(store)
-    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+def test_assessor_votes_once_and_sees_progress(app, web_store):
+    n1, n2, n3 = three_nuggets(web_store)
+    make_topic(web_store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
     as1 = browser_for(app, "as1")
     page = as1.get("/votes/").get_data(as_text=True)
     assert "0 of 2 topics submitted" in page
     response = vote(as1, "ACLIA2-CS-0001", [str(n1), str(n2)])
     assert response.status_code == 302
-    assert votes_of(store, "as1") == [(n1, True), (n2, True), (n3, False)]
+    assert votes_of(web_store, "as1") == [(n1, True), (n2, True), (n3, False)]
     assert "1 of 2 topics submitted" in as1.get("/votes/").get_data(as_text=True)
     # A second submission cannot change votes already cast.
     vote(as1, "ACLIA2-CS-0001", [str(n3)])
-    assert votes_of(store, "as1") == [(n1, True), (n2, True), (n3, False)]
+    assert votes_of(web_store, "as1") == [(n1, True), (n2, True), (n3, False)]
     assert "already in; nothing changed" in as1.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
 
 
-def test_no_one_sees_other_votes_before_submitting(app, store):
-    n1, n2, n3 = three_nuggets(store)
+def test_no_one_sees_other_votes_before_submitting(app, web_store):
+    n1, n2, n3 = three_nuggets(web_store)
     vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1)])
     as2 = browser_for(app, "as2")
     before = as2.get("/votes/ACLIA2-CS-0001").get_data(as_text=True)
@@ -60,21 +60,21 @@ def test_no_one_sees_other_votes_before_submitting(app, store):
     assert tallies == [("2", "2"), ("0", "2"), ("1", "2")]
 
 
-def test_new_nugget_after_submission_is_voted_on_alone(app, store):
-    n1, n2, n3 = three_nuggets(store)
+def test_new_nugget_after_submission_is_voted_on_alone(app, web_store):
+    n1, n2, n3 = three_nuggets(web_store)
     as1 = browser_for(app, "as1")
     vote(as1, "ACLIA2-CS-0001", [str(n1)])
     dev = browser_for(app, "dev")
     answer = re.search(r'name="answer_ids" value="(\d+)"', dev.get("/nuggets/ACLIA2-CS-0001").get_data(as_text=True))
     dev.post("/nuggets/ACLIA2-CS-0001", {"text": "病毒可以传染给人", "answer_ids": [answer.group(1)]})
-    n4 = nugget_ids(store, "ACLIA2-CS-0001")[3]
+    n4 = nugget_ids(web_store, "ACLIA2-CS-0001")[3]
     assert "new nuggets to vote on" in as1.get("/votes/").get_data(as_text=True)
     vote(as1, "ACLIA2-CS-0001", [str(n2), str(n4)])  # n2 is fixed already
-    assert votes_of(store, "as1") == [(n1, True), (n2, False), (n3, False), (n4, True)]
+    assert votes_of(web_store, "as1") == [(n1, True), (n2, False), (n3, False), (n4, True)]
 
 
-def test_overview_shows_matrix_weights_and_kappa(app, store):
-    n1, n2, n3 = three_nuggets(store)
+def test_overview_shows_matrix_weights_and_kappa(app, web_store):
+    n1, n2, n3 = three_nuggets(web_store)
     vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1), str(n2)])
     vote(browser_for(app, "as2"), "ACLIA2-CS-0001", [str(n1)])
     page = browser_for(app, "org").get("/votes/overview").get_data(as_text=True)
@@ -91,10 +91,10 @@ def test_overview_shows_matrix_weights_and_kappa(app, store):
     assert matrix == ["✓", "✓", "✓", "·", "·", "·"]
 
 
-def test_kappa_is_per_language(app, store):
-    n1, n2, n3 = three_nuggets(store)
-    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明", "東京発"])
-    j1, j2 = nugget_ids(store, "ACLIA2-JA-0001")
+def test_kappa_is_per_language(app, web_store):
+    n1, n2, n3 = three_nuggets(web_store)
+    make_topic(web_store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明", "東京発"])
+    j1, j2 = nugget_ids(web_store, "ACLIA2-JA-0001")
     for assessor in ("as1", "as2"):
         browser = browser_for(app, assessor)
         vote(browser, "ACLIA2-CS-0001", [str(n1)])
@@ -107,24 +107,24 @@ def test_kappa_is_per_language(app, store):
     assert "ACLIA2-CS-0001" not in only_ja and "ACLIA2-JA-0001" in only_ja
 
 
-def test_organiser_reopens_an_assessors_votes(app, store):
-    n1, n2, n3 = three_nuggets(store)
+def test_organiser_reopens_an_assessors_votes(app, web_store):
+    n1, n2, n3 = three_nuggets(web_store)
     vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1)])
     org = browser_for(app, "org")
     assert org.post("/votes/ACLIA2-CS-0001/reopen", {"assessor": "as1"}).status_code == 302
-    assert votes_of(store, "as1") == []
+    assert votes_of(web_store, "as1") == []
     vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n3)])
-    assert votes_of(store, "as1") == [(n1, False), (n2, False), (n3, True)]
+    assert votes_of(web_store, "as1") == [(n1, False), (n2, False), (n3, True)]
 
 
-def test_topic_without_nuggets_cannot_be_voted(app, store):
-    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)])
+def test_topic_without_nuggets_cannot_be_voted(app, web_store):
+    make_topic(web_store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)])
     assert browser_for(app, "as1").get("/votes/ACLIA2-CS-0001").status_code == 404
 
 
-def test_gold_export_page_and_command_agree(app, store, tmp_path):
-    n1, n2, n3 = three_nuggets(store)
-    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+def test_gold_export_page_and_command_agree(app, web_store, tmp_path):
+    n1, n2, n3 = three_nuggets(web_store)
+    make_topic(web_store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
     vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [str(n1), str(n2)])
     vote(browser_for(app, "as2"), "ACLIA2-CS-0001", [str(n1)])
     response = browser_for(app, "org").get("/votes/gold.xml?lang=CS")
@@ -148,10 +148,10 @@ def test_gold_export_page_and_command_agree(app, store, tmp_path):
     assert b"ACLIA2-JA-0001" in every.stdout_bytes and b"ACLIA2-CS-0001" in every.stdout_bytes
 
 
-def test_next_topic_stays_in_the_language_just_voted_on(app, store):
-    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
-    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
-    make_topic(store, "ACLIA2-JA-0002", answers=[(JA_DOC, 4, 16)], nuggets=["辞任"])
+def test_next_topic_stays_in_the_language_just_voted_on(app, web_store):
+    make_topic(web_store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(web_store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+    make_topic(web_store, "ACLIA2-JA-0002", answers=[(JA_DOC, 4, 16)], nuggets=["辞任"])
     as1 = browser_for(app, "as1")
     page = as1.get("/votes/ACLIA2-JA-0001").get_data(as_text=True)
     stamp = re.search(r'name="shown" value="([^"]*)"', page).group(1)
@@ -159,13 +159,13 @@ def test_next_topic_stays_in_the_language_just_voted_on(app, store):
     assert response.headers["Location"].endswith("/votes/ACLIA2-JA-0002")  # not CS-0001, first in the list
 
 
-def test_the_overview_pages_and_filters_by_language_and_status(app, store, monkeypatch):
+def test_the_overview_pages_and_filters_by_language_and_status(app, web_store, monkeypatch):
     from sepia.web import votes as votes_view
 
     monkeypatch.setattr(votes_view, "MATRICES_PER_PAGE", 2)
     for i in range(1, 6):
-        make_topic(store, f"ACLIA2-CS-{i:04d}", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
-    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+        make_topic(web_store, f"ACLIA2-CS-{i:04d}", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(web_store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
     for assessor in ("as1", "as2"):
         vote(browser_for(app, assessor), "ACLIA2-CS-0002", [])
     org = browser_for(app, "org")
@@ -180,11 +180,11 @@ def test_the_overview_pages_and_filters_by_language_and_status(app, store, monke
     assert org.get("/votes/overview?status=bogus").status_code == 404
 
 
-def test_an_assessor_queue_holds_the_languages_of_the_account(app, store):
-    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
-    make_topic(store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
+def test_an_assessor_queue_holds_the_languages_of_the_account(app, web_store):
+    make_topic(web_store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(web_store, "ACLIA2-JA-0001", answers=[(JA_DOC, 4, 16)], nuggets=["辞任を表明"])
     org = browser_for(app, "org")
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         as1 = session.query(User).filter_by(username="as1").one().id
     bad = org.post(f"/admin/users/{as1}", {"role": "assessor", "active": "1", "languages": "JA XX"})
     assert bad.status_code == 422 and "Unknown language XX" in bad.get_data(as_text=True)
@@ -194,9 +194,9 @@ def test_an_assessor_queue_holds_the_languages_of_the_account(app, store):
     assert "ACLIA2-CS-0001" in browser_for(app, "as2").get("/votes/").get_data(as_text=True)  # no languages: all
 
 
-def test_organisers_delete_an_unused_topic_and_retire_a_used_one(app, store):
-    make_topic(store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
-    make_topic(store, "ACLIA2-CS-0002", completed=False)
+def test_organisers_delete_an_unused_topic_and_retire_a_used_one(app, web_store):
+    make_topic(web_store, "ACLIA2-CS-0001", answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒"])
+    make_topic(web_store, "ACLIA2-CS-0002", completed=False)
     vote(browser_for(app, "as1"), "ACLIA2-CS-0001", [])
     org = browser_for(app, "org")
     assert "Delete this topic" in org.get("/topics/ACLIA2-CS-0002").get_data(as_text=True)
@@ -204,7 +204,7 @@ def test_organisers_delete_an_unused_topic_and_retire_a_used_one(app, store):
     assert "this topic" not in browser_for(app, "dev").get("/topics/ACLIA2-CS-0001").get_data(as_text=True)
     assert org.post("/topics/ACLIA2-CS-0002/remove").status_code == 302
     assert org.post("/topics/ACLIA2-CS-0001/remove").status_code == 302
-    with store.transaction() as session:
+    with web_store.transaction() as session:
         assert session.get(Topic, "ACLIA2-CS-0002") is None
         retired = session.get(Topic, "ACLIA2-CS-0001")
         assert retired.retired and len(retired.nuggets) == 1 and len(retired.nuggets[0].votes) == 1

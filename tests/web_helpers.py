@@ -1,5 +1,5 @@
-"""Fixtures and helpers for the web tool's tests: an app on a fresh store, one account per role,
-documents in three languages, a search engine double, and log-in with real CSRF tokens."""
+"""Helpers for the web tool's tests: an app on a fresh store, one account per role, documents in three
+languages, a search engine double, and log-in with real CSRF tokens (the fixtures are in conftest.py)."""
 from __future__ import annotations
 
 import atexit
@@ -8,8 +8,6 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-
-import pytest
 
 from sepia.search.engine import DocumentView, SearchHit, SearchPage, Span
 from sepia.store.db import Store
@@ -131,23 +129,16 @@ def template_database() -> Path:
     return path
 
 
-@pytest.fixture
-def app(tmp_path):
-    shutil.copyfile(template_database(), tmp_path / "web.db")
-    application = create_app({
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'web.db'}",
+def web_app(folder: Path):
+    """The web app on a copy of the template store in `folder` (conftest.py's `app` fixture)."""
+    shutil.copyfile(template_database(), folder / "web.db")
+    return create_app({
+        "DATABASE_URL": f"sqlite:///{folder / 'web.db'}",
         "SECRET_KEY": "test-secret",
         "SEARCH_ENGINE": FakeEngine(),
         "TESTING": True,
         "SESSION_COOKIE_SECURE": False,
     })
-    yield application
-    application.extensions["sepia_store"].dispose()
-
-
-@pytest.fixture
-def store(app):
-    return app.extensions["sepia_store"]
 
 
 TOKEN_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')

@@ -17,6 +17,42 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 
+# The `site` fixture's documents and test_browser_path's cases, per language: documents, key terms, the
+# passage to select, and two nuggets taken from it.
+# The passages sit after characters outside the BMP (𠮷 U+20BB7) and across search-hit marks,
+# so an offset counted in UTF-16 units instead of code points would be caught by the server.
+CASES = {
+    "CS": {
+        "docs": [("XIN_CMN_20080301.0001", "禽流感的起源", "2008-03-01",
+                  "新华社北京3月1日电。𠮷世界卫生组织说，禽流感是一种由甲型流感病毒引起的禽类传染病。"
+                  "专家认为，候鸟迁徙可能传播病毒。\n另外，北京今天天气晴朗。"),
+                 ("XIN_CMN_20080302.0002", "疫苗研究", "2008-03-02", "科学家正在研究禽流感疫苗。")],
+        "question": "什么是禽流感？", "english": "What is bird flu?", "type": "DEFINITION",
+        "key_terms": "禽流感, 病毒",
+        "passage": "禽流感是一种由甲型流感病毒引起的禽类传染病",
+        "nuggets": ["甲型流感病毒引起", "禽类传染病"],
+    },
+    "CT": {
+        "docs": [("CNA_CMN_20080801.0001", "颱風鳳凰來襲", "2008-08-01",
+                  "中央社台北8月1日電。𠮷颱風鳳凰今天帶來豪雨，氣象局發布海上警報。"
+                  "東部地區累積雨量超過三百毫米。")],
+        "question": "颱風鳳凰帶來什麼影響？", "english": "What did Typhoon Fung-wong bring?", "type": "EVENT",
+        "key_terms": "颱風, 豪雨",
+        "passage": "颱風鳳凰今天帶來豪雨，氣象局發布海上警報",
+        "nuggets": ["帶來豪雨", "發布海上警報"],
+    },
+    "JA": {
+        "docs": [("YOMIURI_20080901.0001", "福田首相が辞任表明", "2008-09-01",
+                  "東京発。𠮷福田康夫首相は1日夜、首相官邸で記者会見し、辞任する意向を表明した。"
+                  "後任には麻生太郎幹事長が有力視されている。")],
+        "question": "福田首相はなぜ辞任したか？", "english": "Why did Prime Minister Fukuda resign?",
+        "type": "WHY", "key_terms": "首相, 辞任",
+        "passage": "福田康夫首相は1日夜、首相官邸で記者会見し、辞任する意向を表明した",
+        "nuggets": ["辞任する意向を表明", "記者会見"],
+    },
+}
+
+
 @pytest.fixture(scope="session")
 def chromium():
     if not os.path.exists(CHROMIUM):
@@ -89,3 +125,27 @@ def accounts_app(tmp_path, name: str):
                       "SESSION_COOKIE_SECURE": False})
     add_accounts(app.extensions["sepia_store"])
     return app
+
+
+@pytest.fixture
+def site(tmp_path):
+    """A live site holding the CASES' documents, searched with real indexes (a module may define its own)."""
+    from web_helpers import add_accounts
+
+    from sepia.search import open_engine
+    from sepia.search.indexer import build_index
+    from sepia.store.models import Document
+    from sepia.web import create_app
+
+    url = f"sqlite:///{tmp_path / 'browser.db'}"
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    store = app.extensions["sepia_store"]
+    add_accounts(store)
+    with store.transaction() as session:
+        for lang, case in CASES.items():
+            for docid, title, date, text in case["docs"]:
+                session.add(Document(docid=docid, lang=lang, title=title, date=date, text=text))
+    for lang in CASES:
+        build_index(store, lang, index_dir=tmp_path / "index", rebuild=True, procs=1, progress=False)
+    app.config["SEARCH_ENGINE"] = open_engine(tmp_path / "index")
+    yield from serving(app)

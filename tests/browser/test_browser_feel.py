@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from test_browser_path import CASES, log_in, save, site  # noqa: F401  (fixture)
+from conftest import CASES, log_in
+from test_browser_path import save
 
 from sepia.store.models import AnswerText
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import log_in
 from test_browser_feel import new_topic
-from test_browser_path import log_in, site  # noqa: F401  (fixture)
 
 from sepia.store.models import Document
 
