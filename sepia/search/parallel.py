@@ -4,7 +4,8 @@ Worker processes (forked before the index writer exists, so they share none of i
 threads) each make their own analyzers (a Sudachi tokenizer is never shared), analyse batches of
 titles and bodies and return each document's index terms (`analysed_fields`): title and body as
 SEPIA's index terms in position order (`term_sequence`; explicit positions where that form does
-not fit), and their number. Only the texts go to a worker and only the terms come back: the
+not fit), their number, and the body's tokens' offsets (sepia.search.offsets), from the same
+analysis. Only the texts go to a worker and only the terms come back: the
 building process keeps each batch's documents until their terms arrive and makes the tantivy
 documents itself (sepia.search.tantivy_engine.tantivy_document), in the order of the store. At
 most a few batches per worker are in flight, so memory stays flat whatever the collection's
@@ -26,6 +27,8 @@ from contextlib import contextmanager
 from typing import Callable, Iterable, Iterator
 
 from sepia.search.analyzers import index_sequence, index_units
+from sepia.search.offsets import pack_units
+from sepia.search.units import split_compounds
 
 BATCH_DOCS = 32            # documents per task sent to a worker
 IN_FLIGHT_PER_WORKER = 3   # tasks queued or running per worker
@@ -56,7 +59,12 @@ def term_sequence(sequence: Callable, text: str) -> tuple[str, int] | None:
     as in Whoosh. None when the terms do not fit this form (a term with white space in it,
     positions with a gap): such a text goes to tantivy with explicit positions (`tokens_of`).
     Measured on JA, this form costs about a tenth of the per-token JSON of `tokens_of`."""
-    split = sequence(text)
+    return joined_terms(sequence(text))
+
+
+def joined_terms(split: tuple[list[str], list[str]] | None) -> tuple[str, int] | None:
+    """`term_sequence` of a text's (finest units, compounds), as the analyzer or
+    `split_compounds` gives them."""
     if split is None:
         return None
     terms = split[0] + split[1]
@@ -71,7 +79,7 @@ Terms = str | list[tuple[str, int, int, int]]
 
 
 def _terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int]:
-    """A title's or body's index terms, and their number: one string (`term_sequence`), or where
+    """A title's index terms, and their number: one string (`term_sequence`), or where
     that form does not fit, the analyzer's (term, position, start, end) units."""
     if not text:
         return "", 0
@@ -83,16 +91,31 @@ def _terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int]:
     return found, len(found)
 
 
+def _body_terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int, bytes | None]:
+    """A body's index terms and their number as `_terms` gives them, and its tokens' offsets
+    (sepia.search.offsets.pack_units), from one analysis into units: marks are read from the
+    index, not made by analysing hits again."""
+    if not text:
+        return "", 0, pack_units([])
+    found = list(analysis[1](text))
+    joined = joined_terms(split_compounds(found))
+    terms, count = (found, len(found)) if joined is None else joined
+    return terms, count, pack_units(found)
+
+
 def analysis_of(lang: str) -> tuple[Callable, Callable]:
     """(index_sequence, index_units) of a language: what `analysed_fields` analyses with."""
     return index_sequence(lang), index_units(lang)
 
 
-def analysed_fields(analysis: tuple[Callable, Callable], title: str, body: str) -> tuple[Terms, Terms, int]:
-    """(title terms, body terms, number of tokens of both): what a tantivy document needs of the
-    analysis (sepia.search.tantivy_engine.tantivy_document)."""
-    (title_terms, title_count), (body_terms, body_count) = _terms(analysis, title), _terms(analysis, body)
-    return title_terms, body_terms, title_count + body_count
+Fields = tuple[Terms, Terms, int, bytes | None]
+
+
+def analysed_fields(analysis: tuple[Callable, Callable], title: str, body: str) -> Fields:
+    """(title terms, body terms, number of tokens of both, the body's token offsets): what a
+    tantivy document needs of the analysis (sepia.search.tantivy_engine.tantivy_document)."""
+    (title_terms, title_count), (body_terms, body_count, offsets) = _terms(analysis, title), _body_terms(analysis, body)
+    return title_terms, body_terms, title_count + body_count, offsets
 
 
 def document_texts(doc: dict) -> tuple[str, str]:
@@ -100,19 +123,20 @@ def document_texts(doc: dict) -> tuple[str, str]:
     return doc.get("title") or "", doc.get("body") or ""
 
 
-def _fields_batch(texts: list[tuple[str, str]]) -> list[tuple[Terms, Terms, int]]:
+def _fields_batch(texts: list[tuple[str, str]]) -> list[Fields]:
     analysis = _worker["analysis"]
     return [analysed_fields(analysis, title, body) for title, body in texts]
 
 
 def _count_batch(texts: list[tuple[str, str]]) -> int:
-    """The analysis a build makes of each title and body (index_sequence), results dropped."""
+    """The analysis a build makes of each title (index_sequence) and body (index_units, which
+    gives the offsets the index keeps), results dropped."""
     sequence, units = _worker["analysis"]
     count = 0
-    for pair in texts:
-        for text in pair:
-            split = sequence(text)
-            count += sum(1 for _ in units(text)) if split is None else len(split[0]) + len(split[1])
+    for title, body in texts:
+        split = sequence(title)
+        count += sum(1 for _ in units(title)) if split is None else len(split[0]) + len(split[1])
+        count += sum(1 for _ in units(body))
     return count
 
 

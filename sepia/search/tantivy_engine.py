@@ -4,7 +4,8 @@ tantivy (Rust, PyPI `tantivy`) indexes text that SEPIA's own analyzers have alre
 every document arrives as pre-tokenized title and body (term, position), so phrases, CJK
 compounds and normalised forms are exactly those of the Whoosh engine. Queries are parsed by the
 same Whoosh parser and translated (sepia.search.tantivy_query); snippets and highlighting are
-SEPIA's (sepia.search.base), on the stored text. One index per language in
+SEPIA's (sepia.search.base), on the stored text, their marks read from the tokens' offsets stored
+at build time (sepia.search.offsets). One index per language in
 <index_dir>/tantivy/<lang>.
 """
 from __future__ import annotations
@@ -26,8 +27,8 @@ from sepia.search.engine import BuildReport, IndexBusy, IndexStats, SearchError,
 from sepia.search.analyzers import record_analysis
 from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, outdated_analysis, store_documents,
                                   stored_count, write_documents)
-from sepia.search.parallel import (Terms, analysed_documents, analysed_fields, analysis_of,
-                                   document_texts)
+from sepia.search.offsets import unpack_spans
+from sepia.search.parallel import Fields, analysed_documents, analysed_fields, analysis_of, document_texts
 from sepia.search.tantivy_query import Lexicon, to_tantivy
 
 SUBDIR = "tantivy"
@@ -39,12 +40,14 @@ WRITER_THREADS = 1          # indexing pre-tokenized text is cheap; the cores go
 # (Plain text costs tantivy about a fifth less than pre-tokenized text without tokens, which it
 # copies as JSON; indexes written either way read back the same.)
 STORED_ONLY_TOKENIZER = "default"
+OFFSETS_FIELD = "body_offsets"  # the body's tokens with their offsets (sepia.search.offsets), stored only
 
 
 def tantivy_schema() -> tantivy.Schema:
     """docid and date (exact, stored); title and body (SEPIA's analysed terms, positions, not
     stored); their text as stored (title_text, body_text: nothing indexed, see
-    STORED_ONLY_TOKENIZER); ntokens (title + body tokens, for statistics). Documents are made
+    STORED_ONLY_TOKENIZER); ntokens (title + body tokens, for statistics); body_offsets (the
+body's analysed tokens with their offsets, stored only: marks without analysis). Documents are made
     by `tantivy_document`."""
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("docid", stored=True, fast=True, tokenizer_name="raw", index_option="basic")
@@ -54,6 +57,7 @@ def tantivy_schema() -> tantivy.Schema:
     builder.add_text_field("title_text", stored=True, tokenizer_name=STORED_ONLY_TOKENIZER, index_option="basic")
     builder.add_text_field("body_text", stored=True, tokenizer_name=STORED_ONLY_TOKENIZER, index_option="basic")
     builder.add_unsigned_field("ntokens", fast=True)
+    builder.add_bytes_field(OFFSETS_FIELD, stored=True)
     return builder.build()
 
 
@@ -77,15 +81,15 @@ def create_index(path: Path, lang: str) -> tantivy.Index:
 
 def _positioned(units: list[tuple[str, int, int, int]]) -> tantivy.PreTokenizedString:
     """Index terms with explicit positions (offsets are code points; tantivy keeps no offsets of
-    pre-tokenized text, highlighting re-analyses)."""
+    pre-tokenized text: body_offsets keeps them for marks)."""
     return tantivy.PreTokenizedString("", [tantivy.Token(term, pos, start, end) for term, pos, start, end in units])
 
 
-def tantivy_document(doc: dict, fields: tuple[Terms, Terms, int]) -> tantivy.Document:
+def tantivy_document(doc: dict, fields: Fields) -> tantivy.Document:
     """One document (docid, title, date, body) with its analysed fields
     (sepia.search.parallel.analysed_fields) as a document of `tantivy_schema`. Made here, where
     the document is, from the workers' terms: the text does not travel back from them."""
-    title_terms, body_terms, ntokens = fields
+    title_terms, body_terms, ntokens, offsets = fields
     document = tantivy.Document()
     document.add_text("docid", doc["docid"])
     for name, terms in (("title", title_terms), ("body", body_terms)):
@@ -97,6 +101,8 @@ def tantivy_document(doc: dict, fields: tuple[Terms, Terms, int]) -> tantivy.Doc
     document.add_text("title_text", title)  # stored only (STORED_ONLY_TOKENIZER)
     document.add_text("body_text", body)
     document.add_unsigned("ntokens", ntokens)
+    if offsets is not None:  # an index made before body_offsets ignores the field
+        document.add_bytes(OFFSETS_FIELD, offsets)
     if doc.get("date"):
         document.add_text("date", doc["date"])
     return document
@@ -123,9 +129,18 @@ class _Reader:
     searcher: tantivy.Searcher
 
 
-def _stored_fields(doc: tantivy.Document) -> dict:
-    return {"docid": doc.get_first("docid"), "title": doc.get_first("title_text") or "",
-            "date": doc.get_first("date") or "", "body": doc.get_first("body_text") or ""}
+class _Stored(dict):
+    """A document's stored fields, with its body's token offsets (None if the index has none)."""
+
+    def __init__(self, fields: dict, offsets: bytes | None):
+        super().__init__(fields)
+        self.offsets = offsets
+
+
+def _stored_fields(doc: tantivy.Document) -> _Stored:
+    return _Stored({"docid": doc.get_first("docid"), "title": doc.get_first("title_text") or "",
+                    "date": doc.get_first("date") or "", "body": doc.get_first("body_text") or ""},
+                   doc.get_first(OFFSETS_FIELD))
 
 
 class TantivyEngine(BaseEngine):
@@ -197,6 +212,13 @@ class TantivyEngine(BaseEngine):
         searcher = reader.searcher
         return {searcher.doc(address).get_first("docid")
                 for _score, address in searcher.search(query, len(docids), count=False).hits}
+
+    def _indexed_spans(self, reader: _Reader, field: str, wanted, documents: list) -> dict | None:
+        # Titles are short and analysed; documents of an index built before body_offsets (or
+        # whose terms could not be packed) have none, and the page is analysed as before.
+        if field != "body" or any(document.offsets is None for document in documents):
+            return None
+        return {document["docid"]: unpack_spans(document.offsets, wanted) for document in documents}
 
     def _stored(self, reader: _Reader, docid: str) -> dict | None:
         searcher = reader.searcher
