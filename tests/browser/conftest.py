@@ -130,17 +130,12 @@ def accounts_app(tmp_path, name: str):
 @pytest.fixture
 def site(tmp_path):
     """A live site holding the CASES' documents, searched with real indexes (a module may define its own)."""
-    from web_helpers import add_accounts
-
     from sepia.search import open_engine
     from sepia.search.indexer import build_index
     from sepia.store.models import Document
-    from sepia.web import create_app
 
-    url = f"sqlite:///{tmp_path / 'browser.db'}"
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    app = accounts_app(tmp_path, "browser")
     store = app.extensions["sepia_store"]
-    add_accounts(store)
     with store.transaction() as session:
         for lang, case in CASES.items():
             for docid, title, date, text in case["docs"]:

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from campaign_helpers import move_window, run_xml, schedule
-from conftest import LiveServer, log_in
-from web_helpers import add_accounts, add_documents
+from conftest import LiveServer, accounts_app, log_in
+from web_helpers import add_documents
 
 from sepia.cli import main
 from sepia.formats.read import read_file
@@ -22,7 +22,6 @@ from sepia.resources import resource_dir
 from sepia.store import io as store_io
 from sepia.store.models import TaskWindow
 from sepia.store.relevance import import_qrels
-from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -32,10 +31,8 @@ OWN = "TEAMX-CS-CS-01-T"
 
 @pytest.fixture
 def site(tmp_path):
-    url = f"sqlite:///{tmp_path / 'tasks.db'}"
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    app = accounts_app(tmp_path, "tasks")
     store = app.extensions["sepia_store"]
-    add_accounts(store)
     add_documents(store)  # a CS collection, so that a run citing other documents is warned about
     server = LiveServer(app)
     yield server

@@ -4,11 +4,10 @@ searched; a quoted phrase without a hit says why and its button searches any of 
 from __future__ import annotations
 
 import pytest
-from conftest import LiveServer, log_in
-from web_helpers import add_accounts, make_topic
+from conftest import LiveServer, accounts_app, log_in
+from web_helpers import make_topic
 
 from sepia.store.models import Document
-from sepia.web import create_app
 
 DOCS = [
     ("JA-1", "宇宙ニュース", "探査機はやぶさの打ち上げが成功した。"),
@@ -23,10 +22,8 @@ def site(tmp_path):
     from sepia.search import open_engine
     from sepia.search.indexer import build_index
 
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'b.db'}", "SECRET_KEY": "browser-test",
-                      "SESSION_COOKIE_SECURE": False})
+    app = accounts_app(tmp_path, "b")
     store = app.extensions["sepia_store"]
-    add_accounts(store)
     with store.transaction() as session:
         session.add_all(Document(docid=d, lang="JA", title=t, date="2010-06-13", text=x) for d, t, x in DOCS)
     make_topic(store, "ACLIA2-JA-0001")

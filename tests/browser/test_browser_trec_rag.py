@@ -14,8 +14,7 @@ import pytest
 from click.testing import CliRunner
 from nuggetizer.core.metrics import calculate_global_metrics
 
-from conftest import LiveServer, log_in
-from web_helpers import add_accounts
+from conftest import LiveServer, accounts_app, log_in
 
 from campaign_helpers import schedule
 from sepia.cli import main
@@ -27,7 +26,6 @@ from sepia.scoring.evaluate import evaluate_runs
 from sepia.store import io as store_io
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.support import citations, save_support
-from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -83,15 +81,13 @@ def site(tmp_path):
     from sepia.search import open_engine
     from sepia.search.indexer import build_index
 
-    url = f"sqlite:///{tmp_path / 'rag.db'}"
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    app = accounts_app(tmp_path, "rag")
     store = app.extensions["sepia_store"]
-    add_accounts(store)
     write_segments(tmp_path / "segments")
     assert ingest(store, "EN", [tmp_path / "segments"], progress=False).ok
     build_index(store, "EN", index_dir=tmp_path / "index", rebuild=True, procs=1, progress=False)
     app.config["SEARCH_ENGINE"] = open_engine(tmp_path / "index")
-    app.config["TEST_URL"] = url
+    app.config["TEST_URL"] = app.config["DATABASE_URL"]
     server = LiveServer(app)
     yield server
     server.stop()
