@@ -14,8 +14,8 @@ from sepia.campaign.submission import import_run_file
 from sepia.formats.read import read_bytes, read_file
 from sepia.ir4qa.evaluate import IR4QAResults
 from sepia.ir4qa.qrels import read_qrels_rows
-from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sepia.scoring.evaluate import RunScore
+from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
@@ -61,8 +61,8 @@ def reset_data_dir(home: Path) -> None:
 
 def load_collection(store: Store, folder: Path, progress: bool = True) -> LoadReport:
     """Ingest, index and import one sample collection; every file is validated before it is stored."""
-    from sepia.corpus.ingest import ingest
-    from sepia.search.indexer import build_index
+    from sepia.services.documents import ingest
+    from sepia.services.indexing import build_index
 
     lang = folder.name.upper()
     files = collection_files(folder)
@@ -148,7 +148,7 @@ def score_store(store: Store, settings: dict | None = None) -> dict[str, list[Ru
 
 def score_qa(store: Store) -> list:
     """Answer-type accuracy of every Question Analysis run in the store; [] when there is none."""
-    from sepia.qa.campaign import score_stored_qa
+    from sepia.services.qa_scores import score_stored_qa
 
     try:
         return score_stored_qa(store)

@@ -2,6 +2,7 @@
 callers of the registry then offer it."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import types
@@ -14,7 +15,11 @@ from click.testing import CliRunner
 from web_helpers import browser_for, template_database
 
 from sepia import cli
+from sepia.formats import registry as formats
+from sepia.formats.errors import FormatError
 from sepia.formats.model import LangText
+from sepia.formats.read import read_bytes, read_file
+from sepia.formats.write import to_xml
 from sepia.ir4qa import registry
 from sepia.matchers.base import MatcherKind, MatcherOptions
 from sepia.search import engine
@@ -22,18 +27,19 @@ from sepia.search.base import BaseEngine
 from sepia.web import create_app, pages
 
 PAGE = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
-EXAMPLES = dict(re.findall(r"<!-- example: (\S+) -->\n```python\n(.*?)```", PAGE, re.S))
+EXAMPLES = dict(re.findall(r"<!-- example: (\S+) -->\n```(?:python|xml)\n(.*?)```", PAGE, re.S))
 
 
 def test_every_example_is_found():
-    assert set(EXAMPLES) == {"command", "command-entry", "matcher", "measure", "page", "page-entry", "engine-entry"}
+    assert set(EXAMPLES) == {"command", "command-entry", "matcher", "measure", "page", "page-entry", "engine-entry",
+                             "format-xsd", "format", "format-entry", "format-file"}
 
 
 def module_of(name: str, example: str, monkeypatch) -> types.ModuleType:
     """The example as the module it says it is, importable by its name for this test."""
     module = types.ModuleType(name)
+    monkeypatch.setitem(sys.modules, name, module)  # before it runs: a dataclass looks its module up
     exec(compile(EXAMPLES[example], f"docs/architecture.md:{example}", "exec"), module.__dict__)
-    monkeypatch.setitem(sys.modules, name, module)
     return module
 
 
@@ -98,7 +104,29 @@ def test_a_search_engine(monkeypatch, tmp_path):
     assert isinstance(engine.open_engine(tmp_path).current, MemoryEngine)
 
 
+def test_an_exchange_format(monkeypatch, tmp_path):
+    notes = module_of("sepia.formats.exchange.notes", "format", monkeypatch)
+    (tmp_path / "notes.xsd").write_text(EXAMPLES["format-xsd"], encoding="utf-8")
+    entry = tuple_entry("format-entry", {**vars(formats), "notes": notes})
+    # the one liberty: the schema is read from tmp_path rather than from schemas/notes.xsd
+    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, dataclasses.replace(entry, xsd=tmp_path / "notes.xsd")))
+    path = tmp_path / "notes.xml"
+    path.write_text(EXAMPLES["format-file"], encoding="utf-8")
+    read = read_file(path)
+    assert read == notes.Notes({"ACLIA2-CS-0001": ["Ask the assessors about the 2008 figures."]})
+    assert to_xml(read) == path.read_bytes()
+    twice = EXAMPLES["format-file"].replace("</TOPIC>", '</TOPIC><TOPIC ID="ACLIA2-CS-0001"><NOTE/></TOPIC>', 1)
+    with pytest.raises(FormatError, match="topic ACLIA2-CS-0001 appears more than once"):
+        read_bytes(twice.encode())
+    with pytest.raises(FormatError, match=r"Element 'MEMO'.*\(notes schema\)"):
+        read_bytes(EXAMPLES["format-file"].replace("NOTE>", "MEMO>").encode(), "notes")
+    checked = CliRunner().invoke(cli.main, ["validate", str(path)])
+    assert checked.exit_code == 0 and f"{path}: valid notes file" in checked.output
+    imported = CliRunner().invoke(cli.main, ["import", str(path)])
+    assert imported.exit_code == 1 and "notes files are not kept in the store" in imported.output
+
+
 @pytest.mark.parametrize("table", ["sepia/cli.py", "sepia/web/pages.py", "sepia/search/engine.py",
-                                   "sepia/ir4qa/registry.py"])
+                                   "sepia/ir4qa/registry.py", "sepia/formats/registry.py"])
 def test_the_tables_the_page_names_are_where_it_says(table):
     assert f"`{table}`" in PAGE and (Path(__file__).resolve().parents[1] / table).exists()

@@ -1,10 +1,11 @@
 """docs/architecture.md's layers, checked against the code: every import between SEPIA's packages
 (inside functions too) is one the layer table allows or one the page lists as a crossing, and every
-crossing it lists is still there."""
+crossing it lists is still there; import-linter's contract in pyproject.toml is the same table."""
 from __future__ import annotations
 
 import ast
 import re
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -14,7 +15,9 @@ NAMES = {p.stem for p in SEPIA.glob("*.py")} | {p.name for p in SEPIA.iterdir() 
 
 
 def section(marker: str) -> str:
-    return PAGE.split(f"<!-- {marker} -->\n", 1)[1].split("\n\n", 1)[0]
+    """The lines after the page's marker up to the first blank line (none when one follows at once)."""
+    rest = PAGE.split(f"<!-- {marker} -->\n", 1)[1]
+    return "" if rest.startswith("\n") else rest.split("\n\n", 1)[0]
 
 
 def layers() -> tuple[dict[str, str], dict[str, set[str]]]:
@@ -81,3 +84,20 @@ def test_an_import_inside_a_function_counts_and_an_allowed_one_does_not():
                        "def f():\n    from sepia.web import create_app\n    import sepia.store.db\n")
     assert crossings_in("scoring", module, layer_of, allowed) == {"web", "store"}
     assert crossings_in("commands", module, layer_of, allowed) == set()
+
+
+def contract_layers() -> list[set[str]]:
+    """The packages of each layer of import-linter's contract (`make lint`), bottom first."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    [contract] = config["contracts"]
+    assert contract["type"] == "layers" and contract["containers"] == ["sepia"] and contract["exhaustive"]
+    return [{name.strip() for name in layer.split(":")} for layer in reversed(contract["layers"])]
+
+
+def test_the_import_contract_is_the_pages_table():
+    """Each layer of the contract holds the packages of the page's row (the root package `sepia`
+    itself is no layer of a container), and each row may import itself and the rows above it."""
+    layer_of, allowed = layers()
+    rows = list(allowed)  # the table's order: base first
+    assert [{p for p, layer in layer_of.items() if layer == row} - {"__init__"} for row in rows] == contract_layers()
+    assert all(allowed[row] == set(rows[:i + 1]) for i, row in enumerate(rows))

@@ -10,11 +10,12 @@ from statsmodels.stats.proportion import proportion_confint
 from web_helpers import make_topic
 
 from sepia.formats import model
-from sepia.scoring.campaign import score_stored_runs
+from sepia.services.scores import score_stored_runs
 from sepia.store import controls, io, judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Assignment, ControlAnswer, ControlItem, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool, get_pool, pool_rows
+from sepia.web.item_view import read_queue
 
 DRY, FORMAL = "ACLIA2-CS-0001", "ACLIA2-CS-0002"
 RUNS = {"TEAMA-CS-CS-01-T": {DRY: ["甲乙", "乙"], FORMAL: ["丙", "戊"]},
@@ -87,7 +88,7 @@ def test_control_items_never_change_a_score_an_export_or_the_disputes(campaign):
         assert controls.mix_controls(session, formal, 0.5) == 1  # as1: 3 items, one control item exists
         assert controls.mix_controls(session, formal, 0.5) == 0  # mixing again adds nothing
         [placed] = session.scalars(select(Assignment).join(PoolEntry).where(PoolEntry.control_id == control.id)).all()
-        queue = judging.topic_queue(session, "as1", formal.id, DRY)
+        _pool, queue = read_queue(session.connection(), "as1", formal.id, DRY)
         assert [a.id for a in queue] == [placed.id]  # in as1's queue, under its topic, like any item
         wrong = controls.answer_control(session, placed, controls.nugget_answer(_nuggets(session, DRY)[:1]))
         assert not wrong.correct and placed.judged_at is not None

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from sepia.corpus.ingest import IngestError, ingest
-from sepia.corpus.lookup import document_counts, get_document, missing_docids
+from sepia.corpus.ingest import IngestError
 from sepia.corpus.sources import detect_encoding
+from sepia.services.documents import document_counts, get_document, ingest, missing_docids
 from sepia.store.db import Store
 from sepia.store.models import Document
 

@@ -10,7 +10,7 @@ import tracemalloc
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from sepia.corpus.ingest import ingest
+from sepia.services.documents import ingest
 from sepia.store.models import Document
 
 LIMIT = 64 * 1024

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from sepia.cli import main
 from sepia.metaeval.calibrate import RunTopicScores, calibrate
-from sepia.metaeval.ppi import ppi_mean
+from sepia.metaeval.ppi import ppi_mean, ppi_means
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 JUDGED = ["SEPIA-CS-0002", "SEPIA-CS-0004", "SEPIA-CS-0005"]
@@ -42,20 +42,22 @@ def test_estimates_from_half_the_topics(tmp_path):
     cs = next(g for g in report["language_pairs"] if g["language_pair"] == "CS-CS")
     assert (cs["topics"], cs["judged"], cs["complete"]) == (6, 3, False)
     topics = sorted(automatic["TEAMA-CS-CS-01-T"])
-    for row in cs["runs"]:
+    runs = [row["run_id"] for row in cs["runs"]]
+    shared = ppi_means([[human[r][t] for t in JUDGED] for r in runs], [[automatic[r][t] for t in JUDGED] for r in runs],
+                       [[automatic[r][t] for t in topics] for r in runs], level=0.9)   # one lambda for the runs
+    assert len({e.lam for e in shared}) == 1
+    for row, expected in zip(cs["runs"], shared):
         run = row["run_id"]
-        expected = ppi_mean([human[run][t] for t in JUDGED], [automatic[run][t] for t in JUDGED],
-                            [automatic[run][t] for t in topics], level=0.9)
         assert row["estimate"] == pytest.approx(expected.estimate)
         assert (row["raw_low"], row["raw_high"]) == pytest.approx((expected.low, expected.high))
         assert (row["low"], row["high"]) == pytest.approx((max(expected.low, 0), min(expected.high, 1)))
         assert row["automatic"] == pytest.approx(np.mean(list(automatic[run].values())))
     assert len(cs["pairs"]) == 3
-    for pair in cs["pairs"]:
-        a, b = pair["a"], pair["b"]
-        expected = ppi_mean([human[a][t] - human[b][t] for t in JUDGED],
-                            [automatic[a][t] - automatic[b][t] for t in JUDGED],
-                            [automatic[a][t] - automatic[b][t] for t in topics], level=0.9)
+    pairs = [(p["a"], p["b"]) for p in cs["pairs"]]
+    differences = ppi_means([[human[a][t] - human[b][t] for t in JUDGED] for a, b in pairs],
+                            [[automatic[a][t] - automatic[b][t] for t in JUDGED] for a, b in pairs],
+                            [[automatic[a][t] - automatic[b][t] for t in topics] for a, b in pairs], level=0.9)
+    for pair, expected in zip(cs["pairs"], differences):
         assert pair["estimate"] == pytest.approx(expected.estimate)
         assert pair["decided"] == (expected.low > 0 or expected.high < 0)
 
@@ -78,9 +80,10 @@ def test_calibrate_ranks_runs_and_pairs_in_estimate_order():
     group = report["language_pairs"][0]
     assert [r["run_id"] for r in group["runs"]] == ["A", "B"]
     assert (group["pairs"][0]["a"], group["pairs"][0]["b"]) == ("A", "B")
-    # lambda is tuned per run: B's f and Y both rise by .2 (lambda 1), A's f is constant (lambda 0)
-    assert [r["lambda"] for r in group["runs"]] == pytest.approx([0.0, 1.0])
-    assert group["runs"][1]["estimate"] == pytest.approx(0.4 + 0.1)
+    # one lambda for both runs: B's f and Y both rise by .2 (products .02, squares .02), A's f is
+    # constant (0 and 0): lambda 1; A: mean f .63333 + mean(Y - f) .35, B: .4 + .1
+    assert [r["lambda"] for r in group["runs"]] == pytest.approx([1.0, 1.0])
+    assert [r["estimate"] for r in group["runs"]] == pytest.approx([0.633333 + 0.35, 0.4 + 0.1])
 
 
 def test_one_line_errors(tmp_path):

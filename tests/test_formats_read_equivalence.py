@@ -4,7 +4,9 @@ from hypothesis import strategies as st
 
 from sepia.formats.errors import FormatError
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
-from sepia.formats.read import _Reader, read_bytes
+from sepia.formats.checks import Checks
+from sepia.formats.exchange import cclqa
+from sepia.formats.read import read_bytes
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import parse_xml
 
@@ -22,8 +24,8 @@ def both_ways(data: bytes):
     loaded = parse_xml(data, "TEAM-CS-CS-01-T.xml")
     results = []
     for valid in (True, False):
-        reader = _Reader(loaded, schema_valid=valid)
-        results.append((reader.run(loaded.root, loaded.path, "cclqa"), reader.problems))
+        checks = Checks(loaded, schema_valid=valid)
+        results.append((cclqa.read(checks, loaded.root), checks.problems))
     return results
 
 

@@ -11,6 +11,7 @@ from sepia.formats import model
 from sepia.formats.read import read_bytes, read_file
 from sepia.formats.validate import validate_file
 from sepia.formats.write import to_xml
+from sepia.services.validation import missing_in_configured_store
 
 RUN = """<?xml version="1.0" encoding="UTF-8"?>
 <TOPIC_SET>
@@ -182,13 +183,14 @@ def test_unknown_documents_are_warned_about_when_the_store_has_the_collection(tm
     path = tmp_path / "run.xml"
     path.write_text(cclqa(f'<TOPIC ID="ACLIA2-CS-0001"><CCLQA_RESULT>{answer(1, docid="D1")}\n'
                           f'{answer(2, docid="NOPE-7")}</CCLQA_RESULT></TOPIC>'))
-    assert validate_file(path)[1] == []  # no store yet: nothing to compare with, and none is created
+    assert validate_file(path, missing=missing_in_configured_store)[1] == []  # no store yet, and none is created
     assert not (sepia_home / "sepia.db").exists()
     store = Store()
     with store.transaction() as session:
         session.add(Document(docid="D1", lang="CS", title="t", text="北京"))
     store.dispose()
-    obj, found = validate_file(path)
+    assert validate_file(path)[1] == []  # no lookup handed in: no DOCID is checked
+    obj, found = validate_file(path, missing=missing_in_configured_store)
     assert obj is not None and [str(p) for p in found] == [
         f"{path}:5:40: warning: document NOPE-7 is not in the CS collection"]
     result = CliRunner().invoke(main, ["validate", str(path)])

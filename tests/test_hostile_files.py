@@ -7,11 +7,12 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from sepia.corpus.lookup import CHUNK
 from sepia.formats import schema
 from sepia.formats.errors import MAX_PROBLEMS
 from sepia.formats.judgments import HEADER
 from sepia.formats.validate import validate_file
+from sepia.services.documents import CHUNK
+from sepia.services.validation import missing_in_configured_store
 from sepia.store.db import Store
 from sepia.store.models import Document
 
@@ -24,7 +25,7 @@ JUDGMENTS = "\t".join(HEADER) + "\n"
 def validate(tmp_path, content: str, name: str = "f.xml"):
     path = tmp_path / name
     path.write_text(content, encoding="utf-8")
-    obj, problems = validate_file(path)
+    obj, problems = validate_file(path, missing=missing_in_configured_store)  # as `sepia validate` checks
     return obj, [str(p) for p in problems]
 
 

@@ -16,9 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 from sepia.cli import main
-from sepia.corpus.ingest import ingest
 from sepia.search import indexer
-from sepia.search.indexer import IndexBusy, build_index
+from sepia.search.engine import IndexBusy
+from sepia.services.documents import ingest
+from sepia.services.indexing import build_index
 from sepia.store.db import Store
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")

@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 from sepia.cli import main
 from sepia.ir4qa.evaluate import IR4QAEvaluator, ranked_ir4qa
 from sepia.resources import resource_dir
-from sepia.scoring.campaign import score_stored_ir4qa
+from sepia.services.scores import score_stored_ir4qa
 from sepia.store import models as db
 from sepia.store.db import Store
 

@@ -17,13 +17,14 @@ from sepia.ir4qa.evaluate import rankings_of, read_xml_rankings
 RUN_ID = "TEAM-CS-CS-01-T"
 
 
-def random_run(rng: random.Random) -> model.IR4QARun:
+def random_run(rng: random.Random, most_topics: int = 12, most_documents: int = 60) -> model.IR4QARun:
     """Topics in any order, some without documents, DOCIDs drawn from a small pool."""
     topics = []
-    for t in rng.sample(range(1, 40), rng.randrange(1, 12)):
-        docids = rng.sample([f"XIN_CMN_{d:04d}" for d in range(300)], rng.randrange(0, 60))
+    for t in rng.sample(range(1, 40), rng.randrange(1, most_topics)):
+        docids = rng.sample([f"XIN_CMN_{d:04d}" for d in range(300)], rng.randrange(0, most_documents))
         topics.append(model.IR4QATopic(f"ACLIA2-CS-{t:04d}", [
-            model.RetrievedDoc(r, d, rng.choice([None, round(rng.uniform(-3, 3), 3)])) for r, d in enumerate(docids, 1)]))
+            model.RetrievedDoc(r, d, rng.choice([None, round(rng.uniform(-3, 3), 3), 1e-7, 2.5e20]))
+            for r, d in enumerate(docids, 1)]))
     return model.IR4QARun(model.Metadata(RUN_ID, "random"), topics)
 
 
@@ -89,6 +90,7 @@ def ranked_run() -> bytes:
     (lambda x: x.replace(b'DOCID="XIN_7.3"', b'DOCID="XIN_7.2"'), "document XIN_7.2 is ranked twice"),
     (lambda x: x.replace(b'RANK="3" DOCID="XIN_7.3"', b'RANK="1.0" DOCID="XIN_7.3"'), "'1.0' is not a valid value"),
     (lambda x: x.replace(b"TEAM-CS-CS-01-T", b"TEAM-CS-CS-1-T"), "is not of the form"),
+    (lambda x: x.replace(b'DOCID="XIN_7.3"', b'DOCID="XIN_7.3" SCORE="2.5e+"'), "SCORE '2.5e+' is not a number"),
     (lambda x: x[:-30], "not well-formed"),
 ])
 def test_a_broken_run_is_refused_with_the_problems_its_objects_had(tmp_path, break_it, message, monkeypatch):

@@ -17,9 +17,9 @@ from sepia.formats.model import GoldStandard
 from sepia.formats.read import read_file
 from sepia.metaeval.adversarial import run_probes
 from sepia.scoring import learned
-from sepia.scoring.campaign import NothingToScore, score_stored_runs
 from sepia.scoring.evaluate import Settings, evaluate_runs
 from sepia.scoring.learned.trained import train
+from sepia.services.scores import NothingToScore, score_stored_runs
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 LANGS = ("cs", "ct", "ja")
@@ -182,4 +182,4 @@ def test_the_budget_simulation_refuses_the_learned_matcher_in_one_line():
     result = CliRunner().invoke(main, ["metaeval", "budget", "--gold", str(cs / "gold.xml"), "--runs", str(cs / "runs"),
                                        "--judgments", str(cs / "judgments.tsv"), "--matcher", "learned",
                                        "--trials", "10"])
-    assert result.exit_code == 1 and "needs a model" in result.output and result.output.strip().count("\n") == 0
+    assert result.exit_code == 1 and "cross-fitting" in result.output and result.output.strip().count("\n") == 0

@@ -21,10 +21,11 @@ from sepia.scoring.evaluate import evaluate_runs
 from sepia.scoring.learned.crossrun import cross_run_predictions
 from sepia.scoring.learned.evidence import Text, numbers, sentences, squeezed
 from sepia.scoring.numbers import cjk_value
-from sepia.scoring.learned.features import FEATURES, common_substring, pair_features, token_weights
+from sepia.scoring.learned.context import CONTEXT_FEATURES, context_features
+from sepia.scoring.learned.features import FEATURES, common_substring, pair_features, soft_credit, token_weights
 from sepia.scoring.learned.model import fit_classifier, soft_rows
 from sepia.scoring.learned.pairs import build_pairs
-from sepia.scoring.learned.reuse import reuse_features
+from sepia.scoring.learned.reuse import reuse_features, support_rates
 from sepia.scoring.learned.trained import MODEL_VERSION, ModelError, load, train
 from sepia.scoring.matchers import softmatch
 
@@ -115,11 +116,55 @@ def test_reuse_features_hand_computed():
     sims = np.array([[0.2, 0.9, 0.5]])
     labels = np.array([1.0, 0.0, 1.0])
     usable = np.array([[True, True, False]])  # the third is the pair's own run
-    prior, count, support, nonsupport, vote = reuse_features(sims, labels, usable)[0]
+    target = np.array([[0.5, 0.5, 0.5, 0.5]])  # RATE_FEATURES values: sentence_recall, recall, window, softmatch
+    references = np.array([[0.6, 0.5, 0.5, 0.5], [0.3, 0.5, 0.5, 0.5], [0.5, 0.5, 0.5, 0.5]])
+    row = reuse_features(sims, labels, usable, target, references)[0]
+    prior, count, support, nonsupport, vote, by_sentence, by_recall, by_window, by_softmatch = row
     assert prior == pytest.approx((1 + 0.5) / (2 + 1))
     assert count == pytest.approx(math.log1p(2))
     assert support == pytest.approx(0.2) and nonsupport == pytest.approx(0.9)
     assert vote == pytest.approx((0.9 * 0 + 0.2 * 1) / 1.1)
+    # the supporting reference is 0.1 away in sentence recall (weight e^-1), the other 0.2 (e^-2);
+    # the third, of the pair's own run, would weigh most (distance 0) and is never counted
+    assert by_sentence == pytest.approx(math.exp(-1) / (math.exp(-1) + math.exp(-2)))
+    assert by_recall == by_window == by_softmatch == pytest.approx(1 / 2)
+
+
+def test_support_rate_without_usable_references_is_the_prior():
+    rates = support_rates(np.array([[0.4]]), np.array([[0.4]]), np.array([1.0]), np.array([[False]]), np.array([0.3]))
+    assert rates.tolist() == [[0.3]]
+
+
+def test_soft_recall_and_nugget_weight_hand_computed():
+    assert soft_credit("protest", frozenset({"protesting"}), frozenset({"prote"})) == pytest.approx(7 / 10)
+    assert soft_credit("captiv", frozenset({"captur"}), frozenset({"captu"})) == 0.0  # "capt": shorter than five
+    assert soft_credit("war", frozenset({"war"}), frozenset({"war"})) == 1.0
+    nuggets = [Text("protesters organised marches"), Text("marches")]
+    weights = token_weights(nuggets)  # protest ln 3, organis ln 3, march ln 2
+    assert set(weights) == {"protest", "organis", "march"}
+    row = dict(zip(FEATURES, pair_features(nuggets[0], Text("The protesting students organised."), weights)))
+    # protest -> "protest" (stemmed "protesting"): same word; organis found; march missing
+    assert row["soft_recall"] == pytest.approx(2 * math.log(3) / (2 * math.log(3) + math.log(2)))
+    assert row["nugget_weight"] == pytest.approx(math.log1p(2 * math.log(3) + math.log(2)))
+    nuggets = [Text("economy grew"), Text("prices grew")]
+    weights = token_weights(nuggets)  # economi ln 3, grew ln 2
+    row = dict(zip(FEATURES, pair_features(nuggets[0], Text("The economic news."), weights)))
+    # "economy" stems to "economi", "economic" to "econom": 6 of 7 characters shared; "grew" missing
+    assert row["soft_recall"] == pytest.approx(6 / 7 * math.log(3) / (math.log(3) + math.log(2)))
+    assert row["recall"] == 0.0
+
+
+def test_context_features_hand_computed():
+    recall, sentence = FEATURES.index("recall"), FEATURES.index("sentence_recall")
+    keys = [("A", "T1", 1, "N1"), ("A", "T1", 1, "N2"), ("A", "T2", 1, "N1"), ("B", "T1", 1, "N1")]
+    features = np.zeros((4, len(FEATURES)))
+    features[:, recall] = [0.2, 0.6, 1.0, 0.5]
+    features[:, sentence] = [0.1, 0.3, 0.4, 0.5]
+    out = dict(zip(CONTEXT_FEATURES, context_features(keys, features).T))
+    assert out["response_recall"] == pytest.approx([0.4, 0.4, 1.0, 0.5])
+    assert out["recall_over_response"] == pytest.approx([-0.2, 0.2, 0.0, 0.0])
+    assert out["response_sentence_recall"] == pytest.approx([0.2, 0.2, 0.4, 0.5])
+    assert out["sentence_recall_over_response"] == pytest.approx([-0.1, 0.1, 0.0, 0.0])
 
 
 def test_classifier_is_scikit_learns_logistic_regression():
@@ -236,7 +281,7 @@ def test_saved_model_never_reuses_a_runs_own_judgments():
     target = runs[1].run_id
     model = train(gold, runs, judgments)
     reversed_reuse = replace(model, references={
-        topic: {n: dict(ref, judged=[[w, 1 - v if r == target else v, r] for w, v, r in ref["judged"]])
+        topic: {n: dict(ref, judged=[[w, 1 - v if r == target else v, r, e] for w, v, r, e in ref["judged"]])
                 for n, ref in nuggets.items()} for topic, nuggets in model.references.items()})
     before, after = model.probabilities(gold, runs), reversed_reuse.probabilities(gold, runs)
     own = [k for k in before if k[0] == target]

@@ -10,7 +10,7 @@ import sepia.matchers as registry
 from sepia.formats.judgments import read_judgments
 from sepia.matchers.base import MatcherKind
 from sepia.resources import resource_dir
-from sepia.scoring.campaign import score_stored_runs
+from sepia.services.scores import score_stored_runs
 from sepia.scoring.matchers import judged_matches
 
 CORPORA = resource_dir("corpora")

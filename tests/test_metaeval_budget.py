@@ -1,5 +1,5 @@
 """`sepia metaeval budget`: the simulation's figures against a sample-by-sample recomputation with
-`ppi_mean`, its helpers against scipy, and the command on the sample campaign."""
+`ppi_means`, its helpers against scipy, and the command on the sample campaign."""
 import json
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from scipy import stats
 from sepia.cli import main
 from sepia.metaeval.budget import (PairedScores, budget_report, interval_figures, pair_differences,
                                    per_row_correlation)
-from sepia.metaeval.ppi import ppi_mean
+from sepia.metaeval.ppi import ppi_mean, ppi_means
 from sepia.metaeval.render import json_ready
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
@@ -31,8 +31,8 @@ def test_figures_equal_a_sample_by_sample_recomputation():
     figures = interval_figures(human, automatic, samples, 0.9)
     covered = covered_human = widths = human_widths = decided = 0
     for sample in samples:
-        for y, f in zip(human, automatic):
-            tuned = ppi_mean(y[sample], f[sample], f, level=0.9)
+        shared = ppi_means(human[:, sample], automatic[:, sample], automatic, level=0.9)   # one lambda for the runs
+        for y, f, tuned in zip(human, automatic, shared):
             plain = ppi_mean(y[sample], f[sample], f, level=0.9, lam=0)
             covered += tuned.low <= y.mean() <= tuned.high
             covered_human += plain.low <= y.mean() <= plain.high
@@ -108,3 +108,13 @@ def test_docs_show_what_the_command_prints_on_trec_rag(tmp_path):
     docs = (Path(__file__).resolve().parents[1] / "docs" / "metaeval.md").read_text(encoding="utf-8")
     block = docs.split("$ sepia metaeval budget --gold rag24/gold.xml")[1].split("```")[0].splitlines()[1:]
     assert len(block) == 19 and all(line in result.stdout for line in block)
+
+
+def test_item_plans_print_their_ratio_and_correlation():
+    result = CliRunner().invoke(main, _args("--budgets", "50", "--trials", "20", "--format", "json"))
+    cs = next(g for g in json.loads(result.stdout)["language_pairs"] if g["language_pair"] == "CS-CS")
+    (items,), (topics,) = cs["item_plans"], cs["budgets"]
+    table = CliRunner().invoke(main, _args("--budgets", "50", "--trials", "20")).output
+    row = next(line.split() for line in table.splitlines()[table.splitlines().index(
+        next(x for x in table.splitlines() if x.startswith("Item-level plans"))) + 2:] if line.strip().startswith("50%"))
+    assert row[7] == f"{items['means']['width'] / topics['means']['width']:.3f}" and row[8] == f"{items['correlation']:.2f}"

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sepia.metaeval.ppi import ppi_arrays, ppi_mean, projected_width, stratified_ppi_mean, tuned_lambda
+from sepia.metaeval.ppi import (ppi_arrays, ppi_mean, ppi_means, projected_width, stratified_ppi_mean,
+                               stratified_ppi_means, tuned_lambda)
 
 AUTOMATIC = [0.2, 0.4, 0.6, 0.8, 0.5]   # all five topics
 HUMAN = [0.3, 0.5, 0.5]                  # the judged topics 1-3
@@ -54,6 +55,69 @@ def test_jackknife_against_recomputing_without_each_topic():
         dropped.append(lam * f_all.mean() + np.mean(y[keep] - lam * f_all[judged][keep]))
     variance = (1 - 9 / 25) * 8 / 9 * np.sum((np.array(dropped) - np.mean(dropped)) ** 2)
     assert e.width / 2 == pytest.approx(stats.t.ppf(0.95, 8) * np.sqrt(variance))
+
+
+def test_shared_lambda_hand_computed_case():
+    # Run A as above (sum of products of centred f and Y .04, of squared centred f .08); run B:
+    # f = .1 .1 .4 judged (.3 over all five), Y = .2 0 .4: products .06, squares .06. Shared lambda
+    # = (.04 + .06) / (.08 + .06) = .714286; A: .714286 * .5 + .43333 - .714286 * .4 = .504762,
+    # B: .714286 * .3 + .2 - .714286 * .2 = .271429. Jackknife, one lambda re-tuned for both runs:
+    # without 1: A's Y constant (0 / .02), B .06 / .045: lambda .06 / .065 = .923077, A .5, B .246154;
+    # without 2: (.04 + .03) / (.08 + .045) = .56, A .456, B .328; without 3: B's f constant,
+    # lambda .02 / .02 = 1, A .6, B .3. Squared deviations A .0108907, B .0034607; times
+    # (1 - 3/5)(2/3), square root, t(2) 4.302653: half-widths .231872 and .130709.
+    a, b = ppi_means([HUMAN, [0.2, 0.0, 0.4]], [AUTOMATIC[:3], [0.1, 0.1, 0.4]], [AUTOMATIC, [0.1, 0.1, 0.4, 0.3, 0.6]])
+    assert a.lam == b.lam == pytest.approx(0.714286, abs=1e-6)
+    assert (a.estimate, b.estimate) == pytest.approx((0.504762, 0.271429), abs=1e-6)
+    assert (a.width / 2, b.width / 2) == pytest.approx((0.231872, 0.130709), abs=1e-6)
+
+
+def _direct_shared(y, f, f_all, level):
+    """An independent computation of the shared-lambda intervals with numpy's covariances, one
+    left-out topic at a time."""
+    def fit(y, f):
+        lam = sum(np.cov(a, b)[0, 1] for a, b in zip(y, f)) / sum(np.var(b, ddof=1) for b in f)
+        lam = min(max(lam, 0.0), 1.0)
+        return lam * f_all.mean(axis=1) + (y - lam * f).mean(axis=1), lam
+    n, N = y.shape[1], f_all.shape[1]
+    estimate, lam = fit(y, f)
+    dropped = np.array([fit(np.delete(y, i, 1), np.delete(f, i, 1))[0] for i in range(n)])
+    variance = (1 - n / N) * (n - 1) / n * ((dropped - dropped.mean(axis=0)) ** 2).sum(axis=0)
+    return estimate, stats.t.ppf((1 + level) / 2, n - 1) * np.sqrt(variance), lam
+
+
+def test_shared_lambda_against_a_direct_computation():
+    rng = np.random.default_rng(11)
+    f_all = rng.random((6, 30))
+    judged = rng.choice(30, 8, replace=False)
+    y = np.clip(0.5 * f_all[:, judged] + rng.normal(0.2, 0.15, (6, 8)), 0, 1)
+    estimate, half, lam = _direct_shared(y, f_all[:, judged], f_all, 0.9)
+    got = ppi_means(y, f_all[:, judged], f_all, level=0.9)
+    assert [e.estimate for e in got] == pytest.approx(list(estimate))
+    assert [e.width / 2 for e in got] == pytest.approx(list(half))
+    assert all(e.lam == pytest.approx(lam) for e in got)
+    one = ppi_means(y[:1], f_all[:1, judged], f_all[:1], level=0.9)[0]           # one run: its own lambda
+    alone = ppi_mean(y[0], f_all[0, judged], f_all[0], level=0.9)
+    assert (one.estimate, one.low, one.high, one.lam) == pytest.approx((alone.estimate, alone.low, alone.high, alone.lam))
+    stratified = stratified_ppi_means([(y, f_all[:, judged], f_all)], level=0.9)  # one stratum: the same
+    assert [e.width for e in stratified] == pytest.approx([e.width for e in got])
+
+
+def test_shared_lambda_covers_on_few_topics():
+    # 20 runs whose matcher explains a third of the human variance, 4 of 21 topics judged: the shared
+    # lambda's intervals cover about 95% (a lambda per run: 92.2%), and are narrower than the human-only ones.
+    rng = np.random.default_rng(12)
+    N, n, trials = 21, 4, 2000
+    difficulty = rng.random(N)
+    f_pop = np.clip(difficulty + rng.normal(0, 0.2, (20, N)), 0, 1)
+    y_pop = np.clip(0.6 * difficulty + 0.3 * f_pop + rng.normal(0, 0.15, (20, N)), 0, 1)
+    samples = np.argsort(rng.random((trials, N)), axis=1)[:, :n]
+    truth = y_pop.mean(axis=1)[:, None]
+    estimate, half, lam = ppi_arrays(y_pop[:, samples], f_pop[:, samples], f_pop.mean(axis=1)[:, None], N, shared=True)
+    _, human_half, _ = ppi_arrays(y_pop[:, samples], f_pop[:, samples], f_pop.mean(axis=1)[:, None], N, lam=0)
+    assert np.all(lam == lam[:1])                                                  # one lambda per sample
+    assert 0.93 <= np.mean(np.abs(estimate - truth) <= half) <= 0.97
+    assert half.mean() < 0.9 * human_half.mean()
 
 
 def test_every_topic_judged_gives_the_human_mean_exactly():
@@ -147,6 +211,24 @@ def test_stratified_human_only_is_the_textbook_stratified_mean():
     df = sum(len(y) - 1 for y, _, a in parts if len(y) < len(a))          # the fully judged stratum adds nothing
     assert e.estimate == pytest.approx(mean)
     assert e.width / 2 == pytest.approx(stats.t.ppf(0.975, df) * np.sqrt(variance))
+
+
+def test_stratified_lambda_of_several_runs_minimises_the_sum_of_their_variances():
+    from scipy.optimize import minimize_scalar
+
+    runs = [_strata(seed) for seed in (8, 9, 10)]
+    parts = [tuple(np.array([run[h][k] for run in runs]) for k in range(3)) for h in range(3)]
+    N = sum(len(a) for _, _, a in runs[0])
+
+    def estimated_variance(lam):
+        return sum((len(a) / N) ** 2 * (1 - len(y) / len(a)) * np.var(y - lam * f, ddof=1) / len(y)
+                   for run in runs for y, f, a in run)
+
+    best = minimize_scalar(estimated_variance, bounds=(0, 1), method="bounded", options={"xatol": 1e-10}).x
+    estimates = stratified_ppi_means(parts)
+    assert all(e.lam == pytest.approx(best, abs=1e-6) for e in estimates)
+    assert [e.estimate for e in estimates] == pytest.approx(
+        [stratified_ppi_mean(run, lam=estimates[0].lam).estimate for run in runs])
 
 
 def test_stratified_lambda_minimises_the_estimated_variance():

@@ -304,7 +304,7 @@ def test_scores_file_of_the_sample_campaign_agrees_with_metaeval():
     correlations `sepia metaeval` computes from the campaign's files."""
     from sepia.formats.judgments import read_judgments
     from sepia.formats.read import read_file
-    from sepia.metaeval.campaign import score_matrices
+    from sepia.metaeval.report import score_matrices
 
     grids = score_grids(read_score_files([DATA / "metaeval_sample_scores.tsv"]), "human", by="lang")
     cs = next(g for g in grids if g.group == "lang=cs")

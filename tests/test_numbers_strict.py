@@ -10,7 +10,7 @@ from sepia.cli import main
 from sepia.formats.model import Answer
 from sepia.matchers.binarized import BinarizedMatcher
 from sepia.matchers.softmatch import SoftMatcher
-from sepia.scoring.numbers import cjk_value, numbers_in
+from sepia.scoring.numbers import Claim, cjk_value, claimed_numbers, numbers_in
 from tests.helpers import nugget
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
@@ -40,6 +40,42 @@ def test_numbers_in(text, numbers):
                                             ("三四十", None)])
 def test_cjk_value(numeral, value):
     assert cjk_value(numeral) == value
+
+
+@pytest.mark.parametrize("text, required, periods", [
+    ("Police killed 31 people in Austin from 2013-2019.", {"31", "2013", "2019"}, set()),
+    ("Yogurt may reduce risk of type 2 diabetes", {"2"}, set()),           # a kind, not a name
+    ("Cancer at Stage 3 spreads", set(), set()),                          # inside a name
+    ("the act came after the September 11 attacks", set(), set()),       # a date naming an event
+    ("after the 9/11 attacks", set(), set()),
+    ("Since 9/11, about 5,000 Americans died", {"9", "11", "5000"}, set()),  # a date of the claim
+    ("Veterans of World War 2 met in 1995", {"1995"}, set()),             # a capitalised word inside a sentence
+    ("It launched on September 25, 2008", {"9", "25", "2008"}, set()),    # a month is no name
+    ("In 2008 it flew", {"2008"}, set()),                                 # the sentence's first word is not either
+    ("Minimalism became popular in the 1960s and 1970s", set(), {"1960", "1970"}),  # one decade of two is enough
+    ("popular in the 1960s", {"1960"}, set()),                            # a lone decade is required
+    ("2007年10月24日发射", {"2007", "10", "24"}, set()),
+])
+def test_claimed_numbers(text, required, periods):
+    assert claimed_numbers(text) == Claim(frozenset(required), frozenset(periods))
+
+
+def test_a_claim_is_held_by_every_required_number_and_one_period():
+    claim = Claim(frozenset({"31"}), frozenset({"1960", "1970"}))
+    assert claim.held_by(frozenset({"31", "1960"})) and claim.held_by(frozenset({"31", "1960", "1970", "5"}))
+    assert not claim.held_by(frozenset({"1960", "1970"})) and not claim.held_by(frozenset({"31", "1980"}))
+    assert Claim().held_by(frozenset()) and not Claim()
+
+
+def test_strict_leaves_numbers_inside_names_and_asks_one_decade_of_several():
+    diabetes = nugget("N1", "Yogurt may reduce risk of Type 2 diabetes", 1, 1)
+    decades = nugget("N2", "Minimalism became popular in the 1960s and 1970s", 1, 1)
+    # yogurt may risk of diabetes: 5 of 8 tokens; minimalism became popular in the 1960s: 6 of 8
+    answers = [Answer(1, "Yogurt may lower the risk of diabetes. Minimalism became popular in the 1960s.")]
+    strict = SoftMatcher(numbers="strict").scores("r", "t", [diabetes, decades], answers)
+    assert strict == SoftMatcher().scores("r", "t", [diabetes, decades], answers) == [5 / 8, 6 / 8]
+    changed = [Answer(1, "Minimalism became popular in the 1980s and 1990s.")]
+    assert SoftMatcher(numbers="strict").scores("r", "t", [decades], changed) == [0.0]
 
 
 NUGGET = nugget("N1", "2007年10月24日发射", 1, 1)  # tokens: 2007 年 10 月 24 日 发 射 (8)

@@ -7,7 +7,9 @@ from sqlalchemy import event, func, select
 
 from sepia.formats import model, stream
 from sepia.formats.errors import FormatError
-from sepia.formats.read import _Reader, detect_format, read_bytes, read_loaded
+from sepia.formats.checks import Checks
+from sepia.formats.read import read_bytes, read_loaded
+from sepia.formats.registry import detect_format, named, run_kind
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import parse_xml
 from sepia.store import io
@@ -40,8 +42,8 @@ def qa():
 def whole_tree(data: bytes):
     """The reading every file had before: the whole tree, the general reader."""
     loaded = parse_xml(data, NAME)
-    reader = _Reader(loaded)
-    return reader.run(loaded.root, NAME, detect_format(loaded.root)), reader.problems
+    checks = Checks(loaded)
+    return named(detect_format(loaded.root)).read(checks, loaded.root), checks.problems
 
 
 @pytest.mark.parametrize("run", [ir4qa(), cclqa(), qa()], ids=["ir4qa", "cclqa", "qa"])
@@ -93,7 +95,7 @@ def test_a_run_is_imported_in_batches_without_an_object_a_row_and_exported_the_s
         row = io.import_run(session, run)
         assert list(session.identity_map.values()) == [row]  # the run's row; not an object a document or answer
     with store.transaction() as session:
-        assert io.export_run(session, run.metadata.run_id, io.RUN_KINDS[type(run)]) == run
+        assert io.export_run(session, run.metadata.run_id, run_kind(run)) == run
 
 
 def test_replacing_a_run_removes_every_row_of_the_old_one(store):

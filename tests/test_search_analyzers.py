@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from sepia.corpus.ingest import ingest
 from sepia.search import SearchError, open_engine
 from sepia.search.analyzers import ANALYSIS_FILE, ANALYSIS_HISTORY, analyzer_for, schema_for, tokenize
 from sepia.search.chinese import decompose, to_simplified
 from sepia.search.engine import ENGINES
 from sepia.search.japanese import MAX_CHUNK_BYTES, chunks
+from sepia.services.documents import ingest
+from sepia.services.indexing import StoredDocuments
 from sepia.store.db import Store
 
 CORPUS = Path(__file__).parent / "data" / "corpus"
@@ -148,7 +149,7 @@ def test_index_built_with_another_analysis_is_refused_then_rebuilt(name, tmp_pat
 
     store = Store(f"sqlite:///{tmp_path / 's.db'}")
     assert ingest(store, "EN", [CORPUS / "en_news.sgml"], progress=False).ok
-    report = fresh.build(store, "EN", procs=1, progress=False)
+    report = fresh.build(StoredDocuments(store), "EN", procs=1, progress=False)
     assert report.rebuilt and any("was built with EN analysis '7'" in n and n.endswith("rebuilt") for n in report.notes)
     assert recorded.read_text() == f"{len(ANALYSIS_HISTORY['EN'])}\n"
     assert fresh.search("EN", "university").total == 0 and fresh.search("EN", "election").total > 0

@@ -1,12 +1,13 @@
 """The tantivy build's own machinery: the stored-only text fields (plain text through a tokenizer
 that yields nothing, and indexes written the earlier way, as pre-tokenized text without tokens),
 and the analysis workers (their own pipes, results in the store's order, failures raised
-instead of hanging)."""
+instead of hanging, fresh interpreters rather than forked copies of the building process)."""
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
+import threading
+from pathlib import Path
 
 import pytest
 import tantivy
@@ -72,14 +73,29 @@ def parallel_small(monkeypatch):
     monkeypatch.setattr(parallel, "BATCH_DOCS", 3)
 
 
+def children() -> list[int]:
+    """This process's analysis workers (Linux /proc): its children running `serve_worker`. Other
+    children (the browser tests' Playwright driver, in a whole run) are not the build's."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == os.getpid() and \
+                    b"serve_worker" in (stat.parent / "cmdline").read_bytes():
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):  # ended meanwhile
+            continue
+    return found
+
+
 def no_workers_left():
-    return not multiprocessing.active_children()
+    return not children()
 
 
 def test_workers_return_every_document_in_order(parallel_small):
     docs = documents(100)
     analysis = analysis_of("EN")
     with analysed_documents("EN", iter(docs), 2, len(docs)) as analysed:
+        assert len(children()) == 2
         pairs = list(analysed)
     assert [doc for doc, _fields in pairs] == docs
     assert [fields for _doc, fields in pairs] == [analysed_fields(analysis, d["title"], d["body"]) for d in docs]
@@ -120,10 +136,40 @@ def test_a_failure_in_the_building_process_ends_the_workers(parallel_small):
     assert no_workers_left()
 
 
+HELD = threading.Lock()
+
+
+def _count_needing_the_lock(texts):
+    if not HELD.acquire(timeout=10):
+        raise RuntimeError("the worker holds a copy of a lock another thread held when it started")
+    HELD.release()
+    return [len(body) for _title, body in texts]
+
+
+def test_workers_are_not_copies_of_the_building_process(parallel_small):
+    """A worker forked from the building process got every lock its other threads held at that
+    moment, held for ever (an idle worker hung so, rarely). Here another thread holds a lock the
+    workers' function takes while they start, twice in one process: they are new interpreters
+    that import it unheld, and both runs finish."""
+    docs = documents(60)
+    for _run in range(2):
+        HELD.acquire()
+        release = threading.Timer(0.5, HELD.release)
+        release.start()
+        try:
+            with parallel._mapped("EN", _count_needing_the_lock, iter(docs), 2, len(docs)) as results:
+                counts = [count for _batch, counted in results for count in counted]
+        finally:
+            release.join()
+        assert counts == [len(d["body"]) for d in docs]
+    assert no_workers_left()
+
+
 def test_a_parallel_build_gives_the_index_of_one_process(tmp_path, parallel_small):
     import json
 
-    from sepia.corpus.ingest import ingest
+    from sepia.services.documents import ingest
+    from sepia.services.indexing import StoredDocuments
     from sepia.store.db import Store
 
     store = Store(f"sqlite:///{tmp_path / 'b.db'}")
@@ -134,7 +180,7 @@ def test_a_parallel_build_gives_the_index_of_one_process(tmp_path, parallel_smal
     found = {}
     for procs in (1, 2):
         engine = TantivyEngine(tmp_path / f"i{procs}")
-        assert engine.build(store, "EN", procs=procs, progress=False).total == 50
+        assert engine.build(StoredDocuments(store), "EN", procs=procs, progress=False).total == 50
         searcher = open_index(engine.index_path("EN")).searcher()
         found[procs] = (searcher.terms_with_prefix("body", ""), searcher.terms_with_prefix("title", ""),
                         [(h.docid, round(h.score, 6)) for h in engine.search("EN", "committee election 7",

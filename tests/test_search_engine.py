@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sepia.corpus.ingest import ingest
 from sepia.search import SearchError, open_engine
 from sepia.search.engine import ENGINES, remember_engine
-from sepia.search.indexer import build_index, index_stats
+from sepia.services.documents import ingest
+from sepia.services.indexing import StoredDocuments, build_index, index_stats
 from sepia.store.db import Store
 
 DATA = Path(__file__).parent / "data" / "corpus"
@@ -233,7 +233,7 @@ def test_parallel_build_matches_single_process_build(engine_name, tmp_path, monk
     results = {}
     for procs in (1, 2):
         engine = open_engine(tmp_path / f"index{procs}", engine_name)
-        report = engine.build(store, "CS", procs=procs, progress=False)
+        report = engine.build(StoredDocuments(store), "CS", procs=procs, progress=False)
         assert report.total == 300
         page = engine.search("CS", "委员会 AND 疫苗3", page_size=100)
         results[procs] = sorted(h.docid for h in page.hits)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from whoosh.fields import TEXT
 
-from sepia.corpus.ingest import ingest
 from sepia.search import indexer
 from sepia.search.analyzers import analyzer_for, index_units, schema_for
 from sepia.search.base import understand
@@ -19,6 +18,8 @@ from sepia.search.highlight import best_window, match_spans, query_terms, snippe
 from sepia.search import tantivy_engine
 from sepia.search.tantivy_engine import TantivyEngine
 from sepia.search.whoosh_engine import WhooshEngine
+from sepia.services.documents import ingest
+from sepia.services.indexing import StoredDocuments
 from sepia.store.db import Store
 
 ROOT = Path(__file__).parents[1]
@@ -27,7 +28,7 @@ COLLECTIONS = {"CS": ROOT / "corpora/cs/docs", "JA": ROOT / "corpora/ja/docs", "
 
 
 def _documents(store, lang):
-    _count, stream = indexer.store_documents(store, lang)
+    _count, stream = StoredDocuments(store).stream(lang)
     return list(stream)
 
 
@@ -55,7 +56,7 @@ ENGINES = {"whoosh": WhooshEngine, "tantivy": TantivyEngine}
 def _index(store, root: Path, documents, name: str, engine_class=WhooshEngine):
     engine = engine_class(root / name)
     for lang, docs in documents.items():
-        engine.build(store, lang, procs=1, progress=False)
+        engine.build(StoredDocuments(store), lang, procs=1, progress=False)
         engine.add(lang, [d for d in docs if d["docid"].startswith("LONG-")])
     return engine
 

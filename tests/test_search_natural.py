@@ -8,12 +8,12 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from sepia.corpus.ingest import ingest
 from sepia.search import open_engine
 from sepia.search import natural
 from sepia.search.engine import ENGINES, remember_engine
-from sepia.search.indexer import build_index
 from sepia.search.natural import ALL_WORDS_BOOST, any_term_query, content_words, has_operators, is_natural, natural_query
+from sepia.services.documents import ingest
+from sepia.services.indexing import build_index
 from sepia.store.db import Store
 
 JA_DOCS = [

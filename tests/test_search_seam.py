@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sepia.corpus.ingest import ingest
 from sepia.search import open_engine
 from sepia.search.engine import ENGINE_FILE, ENGINES, SearchError, configured_engine, engine_class
+from sepia.services.documents import ingest
+from sepia.services.indexing import StoredDocuments
 from sepia.store.db import Store
 from tests.test_index_build_lock import kill_build_once_its_workers_run
 
@@ -46,7 +47,7 @@ def engines(tmp_path_factory):
     pair = {name: open_engine(root / name, name) for name in ENGINES}
     for engine in pair.values():
         for lang in SOURCES:
-            assert engine.build(store, lang, procs=1, progress=False).total > 1
+            assert engine.build(StoredDocuments(store), lang, procs=1, progress=False).total > 1
     yield pair
     store.dispose()
 
@@ -127,11 +128,11 @@ def test_incremental_build_after_delete_adds_only_what_is_missing(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 's.db'}")
     assert ingest(store, "EN", SOURCES["EN"], progress=False).stored == 2
     engine = open_engine(tmp_path / "index", "tantivy")
-    assert engine.build(store, "EN", procs=1, progress=False).added == 2
+    assert engine.build(StoredDocuments(store), "EN", procs=1, progress=False).added == 2
     engine.delete("EN", ["EN-NEWS-0001"])
-    report = engine.build(store, "EN", procs=1, progress=False)
+    report = engine.build(StoredDocuments(store), "EN", procs=1, progress=False)
     assert (report.added, report.total, report.rebuilt) == (1, 2, False)
-    assert engine.build(store, "EN", procs=1, progress=False).added == 0
+    assert engine.build(StoredDocuments(store), "EN", procs=1, progress=False).added == 0
     store.dispose()
 
 

@@ -10,11 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from sepia.cli import main
-from sepia.corpus.ingest import ingest
-from sepia.corpus.lookup import get_document
 from sepia.search import open_engine
 from sepia.search.engine import ENGINES, remember_engine
-from sepia.search.indexer import build_index
+from sepia.services.documents import get_document, ingest
+from sepia.services.indexing import build_index
 
 TOPICS = ["steam engines powered the first textile mills", "prisons offer education to inmates",
           "vicarious trauma affects counsellors", "glaciers retreat as summers warm"]

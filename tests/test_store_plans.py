@@ -154,7 +154,12 @@ def test_stratified_plan_estimates_through_the_store(plan_campaign, tmp_path):
     waiting = runner.invoke(main, ["evaluate", "--store", "--plan", "t"])
     assert waiting.exit_code == 1 and "no planned topic of CS/DATE is judged yet" in waiting.output
     assert runner.invoke(main, ["import", "--replace", _judgments(tmp_path, TOPICS, "all.tsv")]).exit_code == 0
-    stored = json.loads(runner.invoke(main, ["evaluate", "--store", "--plan", "t", "--format", "json"]).stdout)
+    assert_plan_gives_the_human_f3(runner, "t")
+
+
+def assert_plan_gives_the_human_f3(runner, pool: str) -> None:
+    """The plan's stored estimates are the sample's human F3 exactly, with width 0."""
+    stored = json.loads(runner.invoke(main, ["evaluate", "--store", "--plan", pool, "--format", "json"]).stdout)
     human = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
                                  "--matcher", "human", "--judgments", str(CS / "judgments.tsv"), "--format", "json"])
     means = {r["run_id"]: r["score"] for r in json.loads(human.stdout)["runs"]}
@@ -204,7 +209,7 @@ def test_a_rebuilt_pool_keeps_its_plan_and_its_estimates(plan_campaign, tmp_path
 
 
 def test_estimates_are_saved_once_per_plan_and_go_with_it(plan_campaign, tmp_path):
-    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.services.plan_estimates import estimate_plan
     from sepia.scoring.evaluate import Settings
     from sepia.store.models import PlanEstimate
     from sepia.store.plans import save_estimate, saved_estimates

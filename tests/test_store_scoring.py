@@ -10,10 +10,10 @@ from sepia.cli import main
 from sepia.demo import collection_files, sample_collections
 from sepia.ir4qa.qrels import combined_level, parse_qrels
 from sepia.resources import resource_dir
-from sepia.scoring import campaign
-from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sepia.scoring.evaluate import Settings
 from sepia.scoring.tokenize import Tokenizer
+from sepia.services import scores
+from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sepia.store import models as db
 from sepia.store.db import Store
 
@@ -124,7 +124,7 @@ def test_scores_are_saved_and_replaced_not_piled_up(campaign_store):
 
 def test_runs_are_read_and_scored_one_at_a_time(campaign_store, monkeypatch):
     events = []
-    export_run, evaluate = campaign.io.export_run, campaign.Evaluator.evaluate
+    export_run, evaluate = scores.io.export_run, scores.Evaluator.evaluate
 
     def logged_export(session, run_id, kind="cclqa"):
         events.append(("read", run_id))
@@ -134,8 +134,8 @@ def test_runs_are_read_and_scored_one_at_a_time(campaign_store, monkeypatch):
         events.append(("score", run.run_id))
         return evaluate(self, run, judgments)
 
-    monkeypatch.setattr(campaign.io, "export_run", logged_export)
-    monkeypatch.setattr(campaign.Evaluator, "evaluate", logged_evaluate)
+    monkeypatch.setattr(scores.io, "export_run", logged_export)
+    monkeypatch.setattr(scores.Evaluator, "evaluate", logged_evaluate)
     score_stored_runs(campaign_store, {"matcher": "human", "tokenizer": Tokenizer()}, save=False)
     assert [e[0] for e in events] == ["read", "score"] * 12
     assert all(a[1] == b[1] for a, b in zip(events[::2], events[1::2]))

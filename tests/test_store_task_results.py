@@ -9,9 +9,9 @@ from sepia.campaign import task_results
 from sepia.formats.read import read_file
 from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.qrels import read_qrels_rows
-from sepia.qa.campaign import score_stored_qa
 from sepia.resources import resource_dir
-from sepia.scoring.campaign import score_stored_ir4qa
+from sepia.services.qa_scores import score_stored_qa
+from sepia.services.scores import score_stored_ir4qa
 from sepia.store import io
 from sepia.store.models import EvaluationResult
 from sepia.store.relevance import import_qrels

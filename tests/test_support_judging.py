@@ -131,7 +131,7 @@ def test_disputes_adjudicated_and_the_official_judgments(store_url):
     in the official judgments, and agreement is over the assessors' own."""
     from sepia.scoring.support import support_agreement
     from sepia.store.db import Store
-    from sepia.store.judging import ADJUDICATED
+    from sepia.scoring.adjudication import ADJUDICATED
     from sepia.store.support import TopicSupport, adjudicate_support, support_disputes, support_overview
 
     s = Store(store_url)

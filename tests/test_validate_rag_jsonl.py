@@ -11,8 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from sepia.cli import main
-from sepia.formats.jsonl import RAG_ANSWERS, RAG_TOPICS, jsonl_format
-from sepia.formats.validate import validate_file
+from sepia.convert.validate import RAG_ANSWERS, RAG_TOPICS, jsonl_format, validate_any_file
 
 SEG = ["msmarco_v2.1_doc_00_1#0_2", "msmarco_v2.1_doc_01_3#1_4"]
 
@@ -37,7 +36,7 @@ def test_answer_and_topic_files_are_told_apart(tmp_path):
     assert jsonl_format(neither, None) == RAG_ANSWERS  # its problems are the answer file's missing fields
     assert jsonl_format(topics, RAG_ANSWERS) == RAG_ANSWERS and jsonl_format(answers, "cclqa") is None
     assert jsonl_format(tmp_path / "missing", None) is None
-    _, found = validate_file(neither)
+    _, found = validate_any_file(neither)
     assert f"{neither}:1:1: field 'metadata' must be an object" in map(str, found)
 
 
@@ -45,7 +44,7 @@ def test_every_broken_rule_is_a_path_line_message(tmp_path):
     path = write(tmp_path / "ag.jsonl", [answer("1"), "{not json", answer("2", citations=[5]),
                                          answer("1", text="again"), answer("3", text="w " * 401),
                                          answer("4", run_id="other")])
-    obj, found = validate_file(path)
+    obj, found = validate_any_file(path)
     assert obj is None
     assert [str(p) for p in found] == [
         f"{path}:2:2: not valid JSON: Expecting property name enclosed in double quotes",
@@ -55,7 +54,7 @@ def test_every_broken_rule_is_a_path_line_message(tmp_path):
         f"{path}:6:1: run 'other' differs from 'my run' on line 1: one run a file"]
     topics = write(tmp_path / "topics.jsonl", [{"id": "1", "title": "Why?"}, {"id": "1", "title": "Again?"},
                                                {"id": "", "title": ""}])
-    _, found = validate_file(topics)
+    _, found = validate_any_file(topics)
     assert [str(p) for p in found] == [
         f"{topics}:2:1: topic '1' already given on line 1",
         f"{topics}:3:1: field 'id' must be a non-empty string without tabs or line breaks, got \"\"",
@@ -87,5 +86,5 @@ def test_validating_json_lines_stays_light(tmp_path):
     done = subprocess.run([sys.executable, "-c", script, "validate", str(path)], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parents[1])
     loaded = set(done.stderr.split())
-    assert "sepia.formats.jsonl" in loaded
+    assert "sepia.convert.validate" in loaded
     assert not loaded & {"numpy", "sqlalchemy", "whoosh", "tantivy", "flask"}

@@ -232,9 +232,9 @@ def test_a_vote_form_sent_twice_at_once_records_one_set_of_votes(app, web_store,
         session.add_all([Vote(nugget_id=n1, assessor="as1", vital=True), Vote(nugget_id=n2, assessor="as1", vital=False)])
     real, calls = voting.open_nuggets, []
 
-    def stale_first(topic, assessor):
+    def stale_first(nuggets, assessor):
         calls.append(assessor)
-        return list(topic.nuggets) if len(calls) == 1 else real(topic, assessor)
+        return list(nuggets) if len(calls) == 1 else real(nuggets, assessor)
 
     monkeypatch.setattr(voting, "open_nuggets", stale_first)
     monkeypatch.setattr(voting, "form_stamp", lambda nuggets: stamp)

@@ -12,10 +12,11 @@ from sqlalchemy import event
 
 from web_helpers import FakeEngine, add_documents, browser_for, make_topic
 
-from sepia.store.models import NuggetSource, Topic, Vote
+from sepia.store.models import NuggetSource, Pool, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane
 from sepia.web.app import ITEM_MARKER, item_url
-from sepia.web.topic_view import read_lang, read_topic
+from sepia.web.item_view import read_item, read_queue
+from sepia.web.topic_view import NuggetLike, TextLike, TopicLike, VoteLike, read_lang, read_topic
 
 DOC = "XIN_CMN_20080101.0001"
 
@@ -45,6 +46,10 @@ def test_the_topic_as_pages_read_it_is_the_mapped_topic(store):  # conftest's st
             assert [s.docid for s in seen.sources] == [s.docid for s in held.sources]
             assert sorted(a.id for a in seen.answer_texts) == sorted(a.id for a in held.answer_texts)
         assert [s.docid for s in view.nuggets[1].sources] == ["A", "B"]
+        for topic in (mapped, view):  # every name of the protocol the pages read, in both (mypy checks the types)
+            assert isinstance(topic, TopicLike) and all(isinstance(t, TextLike) for t in topic.texts)
+            assert all(isinstance(n, NuggetLike) and all(isinstance(v, VoteLike) for v in n.votes)
+                       for n in topic.nuggets)
         assert read_topic(session.connection(), "ACLIA2-CS-9999") is None
         assert tuple(read_lang(session.connection(), "ACLIA2-CS-0007")) == ("ACLIA2-CS-0007", "CS")
         assert read_lang(session.connection(), "ACLIA2-CS-9999") is None
@@ -53,35 +58,74 @@ def test_the_topic_as_pages_read_it_is_the_mapped_topic(store):  # conftest's st
 
 
 def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  # every backend
-    """One query of (id, skipped, judged_at) in queue order; the item judged loaded with its responses."""
+    """The pool and the assessor's queue of a topic in one query; the item judged, with its responses
+    and their DOCIDs (CCLQA) or its document and level (IR4QA): the mapped objects' values."""
     from sqlalchemy import select
 
     from test_web_judging import TOPIC, campaign
 
-    from sepia.store import judging
-    from sepia.store.models import Assignment, PoolEntry
+    from sepia.formats import model
+    from sepia.store import io, judging
+    from sepia.store.models import Assignment, Document, PoolEntry, RelevanceJudgment, Response, ResponseDocument, RunTopic
     from sepia.store.pools import assign_pool, build_pool
 
     add_documents(store)
     campaign(store)
+    with store.transaction() as session:  # a response citing more documents, added out of their order
+        cited = session.scalar(select(Response).join(RunTopic).where(RunTopic.topic_id == TOPIC).limit(1))
+        cited.docids += [ResponseDocument(docid="DOC-B", position=9), ResponseDocument(docid="DOC-A", position=8)]
+        io.import_run(session, model.IR4QARun(model.Metadata("TEAMC-CS-CS-01-T"), [  # a document not stored
+            model.IR4QATopic(TOPIC, [model.RetrievedDoc(1, "XIN_CMN_20990101.0009")])]))
     with store.transaction() as session:
-        pool = build_pool(session, "p", "cclqa", 10)
+        pools = [build_pool(session, "p", "cclqa", 10), build_pool(session, "q", "ir4qa", 10)]
         assign_pool(session, "p", ["as1", "as2"], overlap=0.5, seed=3)
+        assign_pool(session, "q", ["as1"])
+        session.flush()
+        ids = [pool.id for pool in pools]
         mapped = session.scalars(select(Assignment).join(PoolEntry).where(
-            Assignment.assessor == "as1", PoolEntry.pool_id == pool.id).order_by(Assignment.position)).all()
+            Assignment.assessor == "as1", PoolEntry.pool_id == ids[0]).order_by(Assignment.position)).all()
         mapped[1].skipped, mapped[2].judged_at = True, judging.db.utcnow()
+        judged = session.scalars(select(PoolEntry).where(PoolEntry.pool_id == ids[1])).first()
+        session.add(RelevanceJudgment(topic_id=judged.topic_id, docid=judged.docid, assessor="as1", level=2))
     with store.transaction() as session:
-        mapped = session.scalars(select(Assignment).join(PoolEntry).where(
-            Assignment.assessor == "as1", PoolEntry.pool_id == pool.id).order_by(Assignment.position)).all()
-        queue = judging.topic_queue(session, "as1", pool.id, TOPIC)
-        assert len(queue) == len(mapped) > 2
-        assert [tuple(a) for a in queue] == [(a.id, a.skipped, a.judged_at) for a in mapped]
-        assert judging.next_open(queue).id == mapped[0].id and judging.next_open(queue, 0).id == mapped[3].id
-        item = judging.queue_item(session, mapped[0].id)
-        assert [(m.id, m.text, [d.docid for d in m.docids]) for m in item.entry.members] == [
-            (m.id, m.text, [d.docid for d in m.docids]) for m in mapped[0].entry.members]
-        assert judging.queue_item(session, mapped[1].id, responses=False).entry.docid == mapped[1].entry.docid
-        assert judging.topic_queue(session, "as1", pool.id, "ACLIA2-CS-9999") == []
+        connection = session.connection()
+        members, cited = 0, False
+        for pool_id in ids:
+            pool = session.get(Pool, pool_id)
+            mapped = session.scalars(select(Assignment).join(PoolEntry).where(
+                Assignment.assessor == "as1", PoolEntry.pool_id == pool_id).order_by(Assignment.position)).all()
+            seen_pool, queue = read_queue(connection, "as1", pool_id, TOPIC)
+            assert (seen_pool.id, seen_pool.name, seen_pool.kind, seen_pool.suggest, seen_pool.training) == (
+                pool.id, pool.name, pool.kind, pool.suggest, pool.training)
+            assert len(queue) == len(mapped) > 1
+            assert [(a.id, a.skipped, a.judged_at) for a in queue] == [(a.id, a.skipped, a.judged_at) for a in mapped]
+            assert read_queue(connection, "as1", pool_id, "ACLIA2-CS-9999") == (None, [])
+            assert read_queue(connection, "as9", pool_id, TOPIC) == (None, [])
+            assert read_item(connection, 10**9, pool.kind) is None
+            if pool.kind == "cclqa":
+                assert judging.next_open(queue).id == mapped[0].id and judging.next_open(queue, 0).id == mapped[3].id
+            for held in mapped:
+                seen = read_item(connection, held.id, pool.kind)
+                assert (seen.id, seen.assessor, seen.comment, seen.skipped, seen.judged_at) == (
+                    held.id, held.assessor, held.comment, held.skipped, held.judged_at)
+                entry = held.entry
+                assert (seen.entry.id, seen.entry.topic_id, seen.entry.response_id, seen.entry.docid,
+                        seen.entry.control_id) == (entry.id, entry.topic_id, entry.response_id, entry.docid,
+                                                   entry.control_id)
+                responses = [(m.id, m.text, [d.docid for d in m.docids]) for m in entry.members]
+                assert [(m.id, m.text, [d.docid for d in m.docids]) for m in seen.entry.members] == (
+                    responses if pool.kind == "cclqa" else [])
+                members += len(seen.entry.members)
+                cited |= any(len(m.docids) > 1 for m in seen.entry.members)
+                stored = session.scalar(select(Document).where(Document.docid == entry.docid))
+                assert (seen.document and (seen.document.docid, seen.document.title, seen.document.text)) == (
+                    stored and (stored.docid, stored.title, stored.text))
+                assert seen.level == session.scalar(select(RelevanceJudgment.level).where(
+                    RelevanceJudgment.topic_id == entry.topic_id, RelevanceJudgment.docid == entry.docid,
+                    RelevanceJudgment.assessor == "as1"))
+        assert members > 4 and cited
+        ir4qa = [read_item(connection, a.id, "ir4qa") for a in mapped]  # the IR4QA pool's: one judged, one not stored
+        assert {i.level for i in ir4qa} == {None, 2} and {i.document is None for i in ir4qa} == {True, False}
 
 
 def test_static_files_need_no_store_and_are_kept_by_version(app):

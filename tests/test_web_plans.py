@@ -54,7 +54,7 @@ def test_a_bad_budget_stores_nothing(app, web_store):
 
 
 def test_estimates_page(app, web_store):
-    from sepia.metaeval.plan_estimates import estimate_plan
+    from sepia.services.plan_estimates import estimate_plan
     from sepia.scoring.evaluate import Settings
     from sepia.store.models import Nugget, NuggetJudgment, PlanTopic, Response, RunTopic
 

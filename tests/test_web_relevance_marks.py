@@ -9,6 +9,7 @@ from web_helpers import browser_for
 
 from sepia.search import open_engine
 from sepia.search.engine import ENGINES
+from sepia.services.indexing import StoredDocuments
 from sepia.store.models import Topic, TopicText
 from sepia.web.search_pane import question_query
 
@@ -17,7 +18,7 @@ from sepia.web.search_pane import question_query
 def test_a_chinese_question_marks_its_words(app, web_store, tmp_path, engine_name):
     campaign(web_store)  # question 什么是禽流感？; DOC's text has 禽流感 once
     engine = open_engine(tmp_path / "index", engine_name)
-    engine.build(web_store, "CS", procs=1, progress=False)
+    engine.build(StoredDocuments(web_store), "CS", procs=1, progress=False)
     app.config["SEARCH_ENGINE"] = engine
     # today's reading, the whole question as one phrase, marks nothing
     assert engine.document("CS", DOC, '"什么是禽流感？"').spans == []

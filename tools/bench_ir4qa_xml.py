@@ -10,7 +10,8 @@ copy of the qrels name topic Q `ACLIA2-CS-Q`, as SEPIA topic IDs go, and the run
 Both sides run as subprocesses, interleaved (the order alternates from round to round):
   reference  trec_eval's C code through pytrec_eval on the TREC files (bench_ir4qa.py's);
   sepia      `sepia evaluate-ir4qa --qrels Q RUN.xml... --measures AP,P@10,MSnDCG,RR,bpref --format trec`.
-The aim: sepia's wall time at most 1.5 times the reference's (the CPU ratio is printed beside it).
+The aim: sepia's CPU time (user + system, whole process) at most 1.5 times the reference's, as issue 23
+measures; the wall-time ratio is printed beside it (on a shared machine it is mostly waiting for a core).
 Every round checks that both printed the same values (to trec_eval's four decimals).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_ir4qa import check_same, run_reference, run_sepia, write_workload  # noqa: E402
 
-TIME_AIM = 1.5
+CPU_AIM = 1.5
 PREFIX = "ACLIA2-CS-"
 
 
@@ -97,7 +98,7 @@ def main() -> None:
               "repeat": args.repeat, "values_compared": compared, "load_average": load,
               **{side: {"wall": round(median(side, 0), 3), "cpu": round(median(side, 1), 3),
                         "peak_rss_mb": round(max(r[side][2] for r in rounds), 1)} for side in ("reference", "sepia")},
-              "wall_ratio": round(ratio, 2), "cpu_ratio": round(cpu_ratio, 2), "aim": TIME_AIM}
+              "wall_ratio": round(ratio, 2), "cpu_ratio": round(cpu_ratio, 2), "cpu_aim": CPU_AIM}
     if args.json:
         print(json.dumps(report, indent=2))
         return
@@ -108,7 +109,8 @@ def main() -> None:
     print(f"  {'':36}{'wall s':>9}{'CPU s':>9}{'peak RSS':>11}")
     print(f"  {'reference: pytrec_eval, TREC files':36}{ref['wall']:9.2f}{ref['cpu']:9.2f}{ref['peak_rss_mb']:8.0f} MB")
     print(f"  {'sepia evaluate-ir4qa, XML runs':36}{s['wall']:9.2f}{s['cpu']:9.2f}{s['peak_rss_mb']:8.0f} MB")
-    print(f"  wall-time ratio {ratio:.2f}  (aim <= {TIME_AIM})   CPU ratio {cpu_ratio:.2f}")
+    print(f"  CPU ratio {cpu_ratio:.2f}  (aim <= {CPU_AIM}: {'met' if cpu_ratio <= CPU_AIM else 'NOT MET'})"
+          f"   wall-time ratio {ratio:.2f}")
     print(f"  {compared} per-topic values compared: the same to four decimals")
 
 

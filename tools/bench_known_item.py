@@ -123,8 +123,9 @@ def main() -> None:
     if not WIKINEWS.exists():
         sys.exit(f"error: {WIKINEWS} not found (set SEPIA_SHARED_DATA)")
 
-    from sepia.corpus.ingest import ingest
     from sepia.search import open_engine
+    from sepia.services.documents import ingest
+    from sepia.services.indexing import StoredDocuments
     from sepia.store.db import Store
 
     articles = [json.loads(line) for line in open(WIKINEWS, encoding="utf-8")]
@@ -139,7 +140,7 @@ def main() -> None:
         for name in args.engines.split(","):
             engine = open_engine(Path(work) / f"index-{name}", name)
             started = time.perf_counter()
-            engine.build(store, "JA", progress=False)
+            engine.build(StoredDocuments(store), "JA", progress=False)
             log(f"{name}: built in {time.perf_counter() - started:.1f} s")
             old, new = measure(engine, queries, run_old), measure(engine, queries, run_new)
             report["engines"][name] = {"before": old, "now": new}

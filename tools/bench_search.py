@@ -206,12 +206,12 @@ class PeakMemory:
 def analyzer_only(store, lang: str, procs: int) -> tuple[float, float, int]:
     """Wall and CPU seconds (all processes) to read the documents from the store and run the
     analyzer over title and body on `procs` processes, as a build does; and the number of tokens."""
-    from sepia.search.indexer import store_documents
     from sepia.search.parallel import analyse_only
+    from sepia.services.indexing import StoredDocuments
 
     cpu = cpu_seconds()
     started = time.perf_counter()
-    expected, docs = store_documents(store, lang)
+    expected, docs = StoredDocuments(store).stream(lang)
     tokens = analyse_only(lang, docs, procs, expected)
     return time.perf_counter() - started, cpu_seconds() - cpu, tokens
 
@@ -250,8 +250,9 @@ def main() -> None:
     work = args.workdir or Path(tempfile.mkdtemp(prefix="sepia-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ["SEPIA_HOME"] = str(work / "home")
-    from sepia.corpus.ingest import ingest
     from sepia.search import open_engine
+    from sepia.services.documents import ingest
+    from sepia.services.indexing import StoredDocuments
     from sepia.store.db import Store
 
     figures: dict = {"lang": args.lang, "docs": args.docs, "procs": args.procs, "cpus": os.cpu_count(),
@@ -294,7 +295,7 @@ def main() -> None:
         for name in engines:
             if args.rounds > 1:
                 log(f"round {round_ + 1} of {args.rounds}: {name}")
-            builds[name].append(measure_build(open_engine(work / "index", name), store, args, chars))
+            builds[name].append(measure_build(open_engine(work / "index", name), StoredDocuments(store), args, chars))
             # this build's own baseline: the passes just before and after it
             baseline()
             builds[name][-1]["baseline_s"] = statistics.mean(walls[-2:])
@@ -317,13 +318,13 @@ def main() -> None:
     report_figures(figures, args.json)
 
 
-def measure_build(engine, store, args, chars: int) -> dict:
+def measure_build(engine, documents, args, chars: int) -> dict:
     """One fresh build of the index: wall and CPU time (split into this, the building process, and
     its analysis workers), peak memory, index size."""
     cpu = cpu_split()
     started = time.perf_counter()
     with PeakMemory() as peak:
-        build = engine.build(store, args.lang, rebuild=True, procs=args.procs, progress=False)
+        build = engine.build(documents, args.lang, rebuild=True, procs=args.procs, progress=False)
     build_s = time.perf_counter() - started
     builder_cpu, workers_cpu = (after - before for after, before in zip(cpu_split(), cpu))
     builder_cpu -= peak.cpu_s

@@ -84,10 +84,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=100)
     args = parser.parse_args()
 
-    from sepia.corpus.ingest import ingest
     from sepia.search import open_engine
     from sepia.search.engine import remember_engine
-    from sepia.search.indexer import build_index
+    from sepia.services.documents import ingest
+    from sepia.services.indexing import build_index
     from sepia.store.db import Store
 
     with tempfile.TemporaryDirectory(prefix="sepia-segments-") as work:

@@ -19,7 +19,9 @@ indexes), starts gunicorn as docs/web.md does and measures over loopback:
    the server; its CPU time is printed beside the server's.
 
 Prints p50 and p95 per page beside the aims (p95 under 50 ms, and at most 2 times the trivial
-request's p95), the CPU per request of server and client, and the machine's load before and after.
+request's p95), the CPU per request of server and client, the SQL statements a request of each page
+sends (counted in process once the server has stopped: less sensitive to the machine's load than
+times), and the machine's load before and after.
 """
 from __future__ import annotations
 
@@ -39,7 +41,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from sqlalchemy import select  # noqa: E402
-from webload import BIN, PASSWORD, Client, LeanClients, Server, production_server, server_env  # noqa: E402
+from webload import (BIN, PASSWORD, TOKEN_RE, Client, LeanClients, Server, production_server,  # noqa: E402
+                     server_env)
 
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import PoolEntry, Topic  # noqa: E402
@@ -139,6 +142,34 @@ def cost_per_request(server: Server, clients: dict[str, Client], topics: list[di
     return costs
 
 
+def statements_per_request(home: Path, topics: list[dict], queue: dict[str, list[str]]) -> dict[str, int]:
+    """Page -> the SQL statements its second request sends (the first may fill what a process keeps),
+    counted in this process with Flask's test client on the same data directory: the server's code."""
+    from sqlalchemy import event
+
+    from sepia.web.app import create_app
+
+    os.environ.update(server_env(home, None))
+    app = create_app()
+    counts, sent = {}, []
+    event.listen(app.extensions["sepia_store"].engine, "before_cursor_execute", lambda *args: sent.append(1))
+    browsers = {name: app.test_client() for name in ("assessor", "organiser", "topic_developer")}
+    for index, name in ((0, "assessor"), (7, "organiser"), (1, "topic_developer")):
+        token = TOKEN_RE.search(browsers[name].get("/login").get_data(as_text=True)).group(1)
+        browsers[name].post("/login", data={"username": f"bench{index:02d}", "password": PASSWORD, "csrf_token": token})
+    for page in (*ASSESSOR_PAGES, *DEVELOPER_PAGES, *ORGANISER_PAGES, TRIVIAL):
+        browser = browsers["assessor" if page in ASSESSOR_PAGES else "organiser" if page in ORGANISER_PAGES
+                           else "topic_developer"]
+        path = page_path(page, topics[0], queue)
+        browser.get(path)
+        sent.clear()
+        if browser.get(path).status_code != 200:
+            raise RuntimeError(f"{path} answered in process otherwise than 200")
+        counts[page] = len(sent)
+    app.extensions["sepia_store"].dispose()
+    return counts
+
+
 def under_load(server: Server, cookies: list[str], topics: list[dict], queues: dict[str, dict[str, list[str]]],
                seconds: float) -> tuple[dict, float, float]:
     """Timings per page of every client requesting without pause; server and client CPU ms a request."""
@@ -195,13 +226,15 @@ def main() -> int:
             costs = cost_per_request(server, by_role, topics, queues["bench00"], args.repeats)
             timings, server_ms, client_ms = under_load(server, [b.cookie for b in browsers], topics, queues,
                                                        args.seconds)
+        load_after = load_average()
+        statements = statements_per_request(home, topics, queues["bench00"])
     print(f"# gunicorn {args.workers} workers x {args.threads} threads, sample campaign ({len(topics)} topics, "
           f"{sum(t['finds'] for t in topics)} of whose searches find documents); {os.cpu_count()} cores; "
-          f"load average before {load_before}, after {load_average()}")
+          f"load average before {load_before}, after {load_after}")
     print(f"# one request at a time ({args.repeats} of each page)")
-    print(f"{'page':26} {'server CPU ms':>14} {'client CPU ms':>14} {'p50 ms':>8}")
+    print(f"{'page':26} {'server CPU ms':>14} {'client CPU ms':>14} {'p50 ms':>8} {'SQL statements':>15}")
     for page, (server_cpu, client_cpu, p50) in costs.items():
-        print(f"{page:26} {server_cpu:14.2f} {client_cpu:14.2f} {p50:8.2f}")
+        print(f"{page:26} {server_cpu:14.2f} {client_cpu:14.2f} {p50:8.2f} {statements[page]:15d}")
     print(f"# {args.clients} clients without pause, {args.seconds:g} s")
     baseline = statistics.quantiles(timings[TRIVIAL], n=20)[-1] * 1000
     print(f"{'page':26} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'aim p95':>8} {'p95/trivial':>12} "

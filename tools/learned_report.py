@@ -1,7 +1,8 @@
 """The learned matcher against the human judgments, honestly: every run scored by a model that never
 saw its own judgments (leave-one-run-out) or its team's (leave-one-team-out), beside SEPIA's other
 matchers, on the TREC 2024 RAG data and on the sample campaign (corpora/cs, ct, ja). Prints the
-Markdown that docs/metaeval.md shows:
+Markdown that docs/metaeval.md shows: one table, a row per matcher and option and each data set's
+columns, then each data set's size and the learned probabilities' calibration:
 
     .venv/bin/python tools/learned_report.py [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
 
@@ -16,6 +17,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy.stats import kendalltau
@@ -43,6 +45,20 @@ TREC_TEAMS = (
 )
 
 
+class Row(NamedTuple):
+    label: str
+    tau_run_out: float
+    tau_team_out: float
+    kappa: str  # "-" where not reported
+
+
+class DataSet(NamedTuple):
+    name: str  # the columns' prefix
+    one_run_per_team: bool  # then leaving a team out is leaving a run out: one tau-b column
+    rows: list[Row]
+    notes: str  # runs, teams, topics, judged pairs; calibration
+
+
 def trec_team(original: str) -> str:
     for pattern, team in TREC_TEAMS:
         if re.match(pattern, original):
@@ -59,7 +75,7 @@ def scores(results) -> dict[str, float]:
     return {r.run_id: r.score for r in results}
 
 
-def learned_rows(gold, runs, pairs, human, teams) -> tuple[list[str], list[float]]:
+def learned_rows(gold, runs, pairs, human, teams) -> tuple[list[Row], list[float]]:
     """Table rows of the learned matcher (expected matches and threshold 0.5, each run without its
     own judgments, then without its team's; and without judgment reuse), and the run-held-out
     probabilities."""
@@ -75,7 +91,7 @@ def learned_rows(gold, runs, pairs, human, teams) -> tuple[list[str], list[float
             run_out, team_out = (scores(evaluate_runs(gold, runs, matcher=LearnedMatcher(dict(zip(pairs.keys, p)),
                                                                                          threshold)))
                                  for p in (by_run, by_team))
-            rows.append(f"| {label}, {mode} | {tau(human, run_out):.3f} | {tau(human, team_out):.3f} | {kappa:.3f} |")
+            rows.append(Row(f"{label}, {mode}", tau(human, run_out), tau(human, team_out), f"{kappa:.3f}"))
     return rows, loro
 
 
@@ -93,31 +109,54 @@ def calibration(pairs, p) -> str:
     return ", ".join(parts)
 
 
-def section(title: str, gold, runs, judgments, teams) -> list[str]:
+def section(name: str, title: str, gold, runs, judgments, teams) -> DataSet:
     human = scores(evaluate_runs(gold, runs, matcher="human", judgments=judgments))
     pairs = build_pairs(gold, runs, judgments)
     stem_stop = Tokenizer(stem=True, stopwords=True)
     fixed = [("BINARIZED (theta 0.5)", evaluate_runs(gold, runs, matcher="binarized"), f"{binarized_kappa(pairs):.3f}"),
              ("BINARIZED, --stem --stopwords", evaluate_runs(gold, runs, matcher="binarized", tokenizer=stem_stop), "-"),
+             ("BINARIZED, --numbers strict", evaluate_runs(gold, runs, matcher="binarized", numbers="strict"), "-"),
              ("softmatch", evaluate_runs(gold, runs, matcher="softmatch"), "-"),
+             ("softmatch, --numbers strict", evaluate_runs(gold, runs, matcher="softmatch", numbers="strict"), "-"),
              ("exact", evaluate_runs(gold, runs, matcher="exact"), "-")]
     groups = len(set(teams.values())) if isinstance(teams, dict) else len({r.run_id.split("-")[0] for r in runs})
-    lines = [f"#### {title}", "",
-             f"{len(runs)} runs ({groups} teams), {len(gold.topics)} topics, {int((~np.isnan(pairs.labels)).sum())} "
-             "judged (answer, nugget) pairs.", "",
-             "| matcher | tau-b, leave one run out | tau-b, leave one team out | Cohen's kappa (pairs) |",
-             "|---|---:|---:|---:|"]
+    rows = []
     for label, results, kappa in fixed:
-        value = tau(human, scores(results))
-        lines.append(f"| {label} | {value:.3f} | {value:.3f} | {kappa} |")
-    rows, loro = learned_rows(gold, runs, pairs, human, teams)
-    lines += rows
-    lines += ["", f"Calibration of the learned probabilities (leave one run out), mean probability / mean human "
-                  f"credit per tenth of the pairs: {calibration(pairs, loro)}.", ""]
+        value = tau(human, scores(results))  # nothing trained: the same with a run or a team held out
+        rows.append(Row(label, value, value, kappa))
+    learned, loro = learned_rows(gold, runs, pairs, human, teams)
+    return DataSet(name, groups == len(runs), rows + learned,
+                   f"{title}: {len(runs)} runs ({groups} teams), {len(gold.topics)} topics, "
+                   f"{int((~np.isnan(pairs.labels)).sum())} judged (answer, nugget) pairs. Calibration of the "
+                   "learned probabilities (leave one run out), mean probability / mean human credit per tenth "
+                   f"of the pairs: {calibration(pairs, loro)}.")
+
+
+def tau_cells(data: DataSet, row: Row) -> list[str]:
+    """One cell per tau-b column; where every team has one run, the one column holds both figures
+    when they differ (run out / team out)."""
+    run_out, team_out = f"{row.tau_run_out:.3f}", f"{row.tau_team_out:.3f}"
+    if not data.one_run_per_team:
+        return [run_out, team_out]
+    return [run_out if run_out == team_out else f"{run_out} / {team_out}"]
+
+
+def table(sets: list[DataSet]) -> list[str]:
+    """One Markdown table: a row per matcher and option, each data set's tau-b and kappa columns."""
+    head = ["matcher"]
+    for data in sets:
+        taus = ["tau-b"] if data.one_run_per_team else ["tau-b, leave one run out", "tau-b, leave one team out"]
+        head += [f"{data.name}: {t}" for t in taus] + [f"{data.name}: kappa"]
+    lines = ["| " + " | ".join(head) + " |", "|---" + "|---:" * (len(head) - 1) + "|"]
+    for i, row in enumerate(sets[0].rows):
+        cells = [row.label]
+        for data in sets:
+            cells += tau_cells(data, data.rows[i]) + [data.rows[i].kappa]
+        lines.append("| " + " | ".join(cells) + " |")
     return lines
 
 
-def trec(path: Path) -> list[str]:
+def trec(path: Path) -> DataSet:
     with tempfile.TemporaryDirectory() as tmp:
         conversion = convert_nuggetizer(path, partial=0.5)
         out = write_conversion(conversion, Path(tmp) / "rag24")
@@ -125,22 +164,25 @@ def trec(path: Path) -> list[str]:
         runs = [read_file(p, "cclqa") for p in sorted((out / "runs").glob("*.xml"))]
         judgments = read_judgments(out / "judgments.tsv")
     teams = {sepia_id: trec_team(original) for original, sepia_id in conversion.run_ids.items()}
-    return section("TREC RAG 2024 (45 runs, English)", gold, runs, judgments, teams)
+    return section("TREC RAG 2024", "TREC RAG 2024 (English)", gold, runs, judgments, teams)
 
 
-def sample(lang: str) -> list[str]:
+def sample(lang: str) -> DataSet:
     folder = ROOT / "corpora" / lang
     gold = read_file(folder / "gold.xml", "gold")
     runs = [read_file(p, "cclqa") for p in sorted((folder / "runs").glob("*.xml"))]
-    return section(f"Sample campaign, corpora/{lang}", gold, runs, read_judgments(folder / "judgments.tsv"), "team")
+    return section(lang.upper(), f"Sample campaign, corpora/{lang}", gold, runs,
+                   read_judgments(folder / "judgments.tsv"), "team")
 
 
 def main(argv: list[str]) -> int:
     path = Path(argv[1]) if len(argv) > 1 else DEFAULT_PATH
-    lines = trec(path) if path.exists() else [f"(TREC RAG 2024 data not found at {path})", ""]
-    for lang in ("cs", "ct", "ja"):
-        lines += sample(lang)
-    sys.stdout.write("\n".join(lines))
+    missing = [] if path.exists() else [f"(TREC RAG 2024 data not found at {path})", ""]
+    sets = ([trec(path)] if path.exists() else []) + [sample(lang) for lang in ("cs", "ct", "ja")]
+    lines = missing + table(sets) + [""]
+    for data in sets:
+        lines += [data.notes, ""]
+    sys.stdout.write("\n".join(lines).rstrip() + "\n")
     return 0
 
 

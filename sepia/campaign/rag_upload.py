@@ -18,8 +18,8 @@ from sepia import vocab
 from sepia.convert.nuggetizer import LANG
 from sepia.convert.rag_answers import DESCRIPTION, convert_rag_answers
 from sepia.convert.rag_topics import track_topic_ids
+from sepia.convert.validate import starts_with_object
 from sepia.formats.errors import FormatError, Problem
-from sepia.formats.jsonl import starts_with_object
 from sepia.formats.write import to_xml
 from sepia.store.models import Run, Topic
 

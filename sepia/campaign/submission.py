@@ -11,7 +11,9 @@ from sqlalchemy.orm import Session
 
 from sepia import vocab
 from sepia.campaign import schedule
+from sepia.formats.registry import run_kind
 from sepia.formats.validate import validate_bytes
+from sepia.services.documents import missing_in
 from sepia.store import io
 from sepia.store.models import Submission, TaskWindow, Topic, as_utc, utcnow
 
@@ -70,11 +72,11 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
         raise SubmissionRefused(["Your account belongs to no team: ask an organiser to put it in one."])
     if len(data) > max_bytes:
         raise SubmissionRefused([f"The file has {len(data):,} bytes; runs of at most {max_bytes:,} bytes are accepted."])
-    run, problems = validate_bytes(_run_xml(session, team, filename, data), filename, session=session)
+    run, problems = validate_bytes(_run_xml(session, team, filename, data), filename, missing=missing_in(session))
     errors = [p for p in problems if p.severity == "error"]
     if errors or run is None:
         raise SubmissionRefused([_located(p) for p in errors] or ["The file is not valid."])
-    kind = io.RUN_KINDS.get(type(run))
+    kind = run_kind(run)
     if kind is None:
         raise SubmissionRefused([f"This is a {type(run).__name__} file, not a run."])
     parsed = vocab.parse_run_id(run.metadata.run_id)

@@ -118,8 +118,8 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
 def calibrate_store(store, settings: Settings, pool_name: str, level: float, output: str) -> str:
     """The same from the campaign store and pool POOL_NAME's judging plan (`estimate_plan`)."""
     from sepia.commands.common import warn
-    from sepia.metaeval.plan_estimates import estimate_plan
-    from sepia.scoring.campaign import NothingToScore
+    from sepia.services.plan_estimates import estimate_plan
+    from sepia.services.scores import NothingToScore
     from sepia.store.io import ImportRefused
 
     if settings.matcher == "human":
@@ -162,13 +162,15 @@ def calibrate_text(report: dict) -> str:
     from sepia.metaeval.render import align, fmt
 
     level = f"{100 * report['level']:g}%"
+    sample = ("a sample of every topic's nuggets (item-level plan: PPI on each topic's sums, jackknife over the "
+              "nuggets" if report.get("unit") == "items" else "a sample of topics (PPI++, power-tuned lambda")
     lines = [f"Human F3 estimated from the {report['matcher'].upper()} matcher's scores of every topic and the "
-             f"human judgments of a sample of topics (PPI++, power-tuned lambda, finite-population correction, "
-             f"{level} intervals)",
+             f"human judgments of {sample}, finite-population correction, {level} intervals)",
              "Intervals are clipped to the values a mean can take ([0, 1]; [-1, 1] for differences), which keeps "
              "their coverage; the estimates are not, so that they stay unbiased."]
     for group in report["language_pairs"]:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
+                 else f"{group['judged_nuggets']} of the {group['nuggets']} nuggets judged on every topic" if "judged_nuggets" in group
                  else f"{group['judged']} of {group['topics']} topics judged")
         lines += ["", f"{group['language_pair']} ({state})"]
         if group.get("projected_width") is not None and group["planned"] > group["judged"]:

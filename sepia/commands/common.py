@@ -168,7 +168,7 @@ def made_or_exit(maker, *args, **kwargs):
 
 def score_or_exit(scorer, *args, **kwargs):
     """Call a store scorer; when the store lacks what it needs, say so and exit 1."""
-    from sepia.scoring.campaign import NothingToScore
+    from sepia.services.scores import NothingToScore
 
     try:
         return scorer(*args, **kwargs)

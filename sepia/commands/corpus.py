@@ -28,7 +28,8 @@ def add(lang, paths, encoding, max_document_bytes, progress):
     """Load SGML newswire (<DOC><DOCNO>..) or JSON lines files, plain or gzipped, or directories
     of them, as collection LANG. Exit 0 when every document was stored, 1 when any was skipped
     (each reported as PATH:LINE: message; the others are stored), 2 when nothing could be read."""
-    from sepia.corpus.ingest import IngestError, ingest
+    from sepia.corpus.ingest import IngestError
+    from sepia.services.documents import ingest
     from sepia.store.db import open_store
 
     try:
@@ -49,7 +50,7 @@ def add(lang, paths, encoding, max_document_bytes, progress):
 @click.option("--json", "as_json", is_flag=True)
 def show(docid, as_json):
     """Print one stored document."""
-    from sepia.corpus.lookup import get_document
+    from sepia.services.documents import get_document
     from sepia.store.db import open_store
 
     with open_store().transaction() as session:
@@ -68,7 +69,7 @@ def show(docid, as_json):
 @corpus.command("stats")
 def stats():
     """Documents stored per language."""
-    from sepia.corpus.lookup import document_counts
+    from sepia.services.documents import document_counts
     from sepia.store.db import open_store
 
     with open_store().transaction() as session:

@@ -16,6 +16,7 @@ from sepia.commands.calibrate import calibrate_options, calibrated, calibration_
 from sepia.scoring.allowance import parse_overrides
 from sepia.scoring.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
+from sepia.scoring.heap import keep_freed_memory
 from sepia.scoring.output import FORMATS, RankedOutput
 from sepia.scoring.tokenize import Tokenizer
 
@@ -69,7 +70,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
         return
     out = RankedOutput(output, measures, described)
     if from_store:
-        from sepia.scoring.campaign import score_stored_runs
+        from sepia.services.scores import score_stored_runs
         from sepia.store.db import Store
 
         for result in score_or_exit(score_stored_runs, Store(), settings, run_ids, lang_pairs, save=save):
@@ -120,6 +121,7 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
     kind = settings.matcher_kind()
     if kind and kind.needs_judgments and not judgments_path:
         raise click.UsageError(f"--matcher {settings.matcher} needs --judgments FILE.tsv")
+    keep_freed_memory()
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     # a matcher that learns reads every judgment; the others only each (run, topic)'s decisions
     reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions

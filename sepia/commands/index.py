@@ -27,8 +27,9 @@ def index():
 def build(langs, rebuild, engine_name, procs, progress):
     """Index the store's documents; without --rebuild only documents not yet indexed are added."""
     from sepia.commands.common import warn
-    from sepia.corpus.lookup import document_counts
     from sepia.search.engine import ENGINE_FILE, IndexBusy, configured_engine, open_engine, remember_engine
+    from sepia.services.documents import document_counts
+    from sepia.services.indexing import StoredDocuments
     from sepia.store.db import open_store
 
     store = open_store()
@@ -47,10 +48,10 @@ def build(langs, rebuild, engine_name, procs, progress):
     if not langs:
         click.echo("nothing to index: no documents stored (sepia corpus add LANG PATH...)", err=True)
         raise SystemExit(1)
-    engine = open_engine(engine=engine_name)
+    engine, documents = open_engine(engine=engine_name), StoredDocuments(store)
     for lang in langs:
         try:
-            report = engine.build(store, lang, rebuild=rebuild or switching, procs=procs, progress=progress)
+            report = engine.build(documents, lang, rebuild=rebuild or switching, procs=procs, progress=progress)
         except IndexBusy as exc:
             click.echo(f"error: {exc}", err=True)
             raise SystemExit(1) from None
@@ -71,14 +72,15 @@ def build(langs, rebuild, engine_name, procs, progress):
 def stats():
     """Documents, terms, size and documents waiting to be indexed, per language."""
     from sepia.search.engine import open_engine
+    from sepia.services.indexing import StoredDocuments
     from sepia.store.db import open_store
 
-    store = open_store()
+    documents = StoredDocuments(open_store())
     engine = open_engine()
     click.echo(f"engine: {engine.name}", err=True)
     click.echo("lang\tdocuments\tpending\tsegments\tterms\ttokens\tMB")
     for lang in LANGUAGES:
-        s = engine.stats(lang, store=store)
+        s = engine.stats(lang, documents)
         if s is not None:
             click.echo(f"{s.lang}\t{s.documents}\t{s.pending}\t{s.segments}\t{s.terms}\t{s.tokens}\t"
                        f"{s.bytes / 1e6:.1f}")

@@ -61,7 +61,7 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     over = AVERAGES[options.get("average")]
     try:
         if from_store:
-            from sepia.scoring.campaign import score_stored_ir4qa
+            from sepia.services.scores import score_stored_ir4qa
             from sepia.store.db import Store
 
             results = score_or_exit(score_stored_ir4qa, Store(), gains, cutoff, run_ids, lang_pairs, save=save,

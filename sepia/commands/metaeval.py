@@ -69,7 +69,7 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
     if not gold_path or not run_paths or not judgment_paths:
         raise click.UsageError("metaeval needs --gold, at least one --run and --judgments "
                                "(or the sub-command: sepia metaeval aeollm --pred P --human H)")
-    from sepia.metaeval.campaign import AUTOMATIC, metaeval_report, score_matrices
+    from sepia.metaeval.report import AUTOMATIC, metaeval_report, score_matrices
     from sepia.metaeval.disagreement import disagreements
     from sepia.metaeval.render import json_ready, metaeval_text
 
@@ -154,6 +154,12 @@ def aeollm(pred_paths, human_paths, output):
         click.echo(f"human score = median of the annotators for {annotated} of {len(human)} answers")
 
 
+LEARNED_REFUSED = ("the learned matcher is not simulated: learning from these judgments, its errors depend on the "
+                   "very topics each simulated plan judges, which voids the intervals (cross-fitting, a model per "
+                   "fold of every sample, is not implemented); give a learned model's decisions made without "
+                   "these judgments as --auto-judgments")
+
+
 def parse_budgets(ctx, param, value: str) -> list[float]:
     """"10,20,30,50" (per cent of the topics, a trailing % allowed) -> [10.0, 20.0, 30.0, 50.0]."""
     try:
@@ -209,7 +215,8 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
             raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
         matcher = automatic[0]
     name = matcher if isinstance(matcher, str) else matcher.name
-    # the learned matcher is refused in one line: the simulation needs a matcher fixed before its samples
+    if name == "learned":
+        raise click.ClickException(LEARNED_REFUSED)
     groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, beta=beta, theta=theta,
                                     weights=weights)
     for message in warnings:

@@ -45,7 +45,11 @@ def _refused(exc: ImportRefused) -> None:
               help="With --budget or --topics: draw within each answer type.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Seed of the judging plan's draw.")
-def pool_build(name, kind, lang, depth, priorities, max_priority, replace, suggest, budget, topic_count, strata, seed):
+@click.option("--unit", type=click.Choice(["topics", "items"]), default="topics", show_default=True,
+              help="With --budget: draw whole topics, or (items) the budget's share of every topic's nuggets, "
+                   "judged for every response.")
+def pool_build(name, kind, lang, depth, priorities, max_priority, replace, suggest, budget, topic_count, strata, seed,
+               unit):
     """Build pool NAME from the stored runs; equal CCLQA responses of a topic are one item. With
     --budget or --topics, also its judging plan: the topics humans judge, drawn at random."""
     if budget is not None and topic_count is not None:
@@ -54,6 +58,9 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
         raise click.BadParameter(f"a share of the topics such as 30%, not {budget!r} (a number of topics is "
                                  "--topics N)", param_hint="--budget")
     planned = budget if budget is not None else topic_count
+    if unit == "items" and (budget is None or strata != "none"):
+        raise click.UsageError("--unit items takes --budget (a share of every topic's nuggets), without --topics "
+                               "or --strata")
     if planned is not None:
         from sepia.store.plans import parse_budget
 
@@ -72,7 +79,7 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
             topics = len({e.topic_id for e in built.entries})
             responses = sum(len(e.members) for e in built.entries)
             merged = f" ({responses} responses)" if kind == "cclqa" else ""
-            plan = _plan(session, name, str(planned), strata, seed) if planned is not None else ""
+            plan = _plan(session, name, str(planned), strata, seed, unit) if planned is not None else ""
             if kept:
                 plan = _restored(session, name, kept)
             click.echo(f"pool {name}: {len(built.entries)} {kind} items{merged} over {topics} topics{plan}")
@@ -101,10 +108,12 @@ def _restored(session, name: str, kept: dict) -> str:
     return f"; judging plan kept: {len(kept['topics'])} topics ({kept['budget']}, seed {kept['seed']})"
 
 
-def _plan(session, name: str, budget: str, strata: str, seed: int) -> str:
+def _plan(session, name: str, budget: str, strata: str, seed: int, unit: str) -> str:
     from sepia.store.plans import make_plan
 
-    plan = make_plan(session, name, budget, strata, seed)
+    plan = make_plan(session, name, budget, strata, seed, unit)
+    if unit == "items":
+        return f"; item-level judging plan: {len(plan.nuggets)} nuggets of {len(plan.topics)} topics ({budget}, seed {seed})"
     return f"; judging plan: {len(plan.topics)} topics ({budget}, strata {strata}, seed {seed})"
 
 
@@ -128,13 +137,15 @@ def pool_plan(name, add, seed, output):
         return
     if added:
         click.echo(f"added {len(added)} topics (seed {seed}): {', '.join(added)}")
-    click.echo(f"pool {name}: judging plan {status['budget']}, strata {status['strata']}, seed {status['seed']}")
+    unit = "item-level judging plan" if status["unit"] == "items" else "judging plan"
+    click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}")
     for s in status["by_stratum"]:
         complete = sum(t["complete"] for t in s["topics"])
         click.echo(f"  {s['stratum']}: {s['planned']} of {s['population']} topics planned, {complete} fully judged")
         for t in s["topics"]:
+            nuggets = f"  nuggets {' '.join(t['nuggets'])}" if t["nuggets"] else ""
             click.echo(f"    {t['topic_id']}  draw {t['draw']} (seed {t['seed']})  p = {t['probability']:.3f}  "
-                       f"{t['judged_items']}/{t['items']} items judged")
+                       f"{t['judged_items']}/{t['items']} items judged{nuggets}")
 
 
 @pool.command("export")

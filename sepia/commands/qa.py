@@ -6,10 +6,11 @@ import sys
 import click
 
 from sepia.commands.common import check_store_use, expand_run_paths, score_or_exit, store_options, warn
+from sepia.convert.validate import validate_any_file
 from sepia.formats.model import GoldStandard, QARun, Topic, TopicSet
-from sepia.formats.validate import validate_file
 from sepia.qa.evaluate import SETTINGS, evaluate_qa
 from sepia.qa.report import as_json, confusion_tables, table, tsv
+from sepia.services.validation import missing_in_configured_store
 
 
 
@@ -31,7 +32,7 @@ def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, 
     language pair. Every file is validated first; problems are printed as PATH:LINE:COLUMN."""
     check_store_use(from_store, {"--topics": topics_path, "--run": run_paths + more_runs}, run_ids, lang_pairs)
     if from_store:
-        from sepia.qa.campaign import score_stored_qa
+        from sepia.services.qa_scores import score_stored_qa
         from sepia.store.db import Store
 
         results = score_or_exit(score_stored_qa, Store(), run_ids, lang_pairs, save=save)
@@ -53,7 +54,7 @@ def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, 
 def _validated(path: str, format_name: str | None, kinds: tuple[type, ...]):
     """The file's object after every check of `sepia validate`, or None when it is invalid or of
     another kind; its problems (warnings too) go to stderr as PATH:LINE:COLUMN: message."""
-    obj, problems = validate_file(path, format_name)
+    obj, problems = validate_any_file(path, format_name, missing=missing_in_configured_store)
     for problem in problems:
         click.echo(str(problem), err=True)
     if obj is not None and not isinstance(obj, kinds):

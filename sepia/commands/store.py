@@ -7,21 +7,21 @@ from pathlib import Path
 import click
 
 from sepia import config
-from sepia.campaign.submission import import_run_file, stored_topics
+from sepia.campaign.submission import stored_topics
 from sepia.commands.common import warn
 from sepia.formats import model
-from sepia.formats.errors import FormatError
+from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import judgments_to_tsv
-from sepia.formats.read import FORMATS
+from sepia.formats import registry
 from sepia.formats.validate import JUDGMENTS, is_judgments, validate_file, validate_loaded
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
+from sepia.services.validation import missing_in_configured_store
 from sepia.store import io, relevance
 from sepia.store.db import Store
 
 QRELS = "qrels"
-RUNS = (model.CCLQARun, model.IR4QARun, model.QARun)
 
 
 def _read_all(paths, format_name):
@@ -47,9 +47,13 @@ def _validate(path, format_name):
         return *validate_file(path, JUDGMENTS), None
     try:
         xml = load_xml(path)
-        return *validate_loaded(xml, format_name), xml.data  # a run's bytes are kept as they were checked
+        obj, problems = validate_loaded(xml, format_name, missing_in_configured_store)
     except FormatError as exc:
         return None, exc.problems, None
+    kind = registry.format_of(obj)
+    if kind is not None and kind.importer is None:
+        return None, [*problems, Problem(str(path), 1, 1, f"{kind.name} files are not kept in the store")], None
+    return obj, problems, xml.data  # a run's bytes are kept as they were checked
 
 
 def _is_qrels(path, format_name) -> bool:
@@ -71,19 +75,14 @@ def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor:
     if isinstance(obj, qrels_tsv.QrelsFile):
         count = relevance.import_qrels(session, obj.rows, assessor, replace)
         return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
-    if isinstance(obj, model.TopicSet):
-        return f"{io.import_topics(session, obj, replace)} topics"
-    if isinstance(obj, model.GoldStandard):
-        return f"{io.import_gold(session, obj, replace)} nuggets in {len(obj.topics)} topics"
-    if isinstance(obj, list):
-        return f"{io.import_judgments(session, obj, replace)} judgments"
-    row = import_run_file(session, obj, Path(path).name, data, replace)
-    return f"{row.kind} run {row.run_id}"
+    if (kind := registry.format_of(obj)) is not None:
+        return kind.import_into(session, obj, Path(path).name, data, replace)
+    return f"{io.import_judgments(session, obj, replace)} judgments"
 
 
 @click.command("import")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS, QRELS)),
+@click.option("--format", "format_name", type=click.Choice(registry.names() + (JUDGMENTS, QRELS)),
               help="The files' format; detected when not given (.tsv files are nugget judgments, or qrels "
                    "when their header is topic_id docid level).")
 @click.option("--replace", is_flag=True, help="Overwrite topics, nuggets, runs or judgments already stored.")
@@ -113,7 +112,7 @@ def _warn_unknown_topics(store: Store, loaded) -> None:
     """Say which runs answer topics that are neither in the store nor in a topic set of this command
     (the web refuses such an upload); an organiser's import keeps them, e.g. to score a run against
     qrels alone."""
-    runs = [(path, obj) for path, obj, _ in loaded if isinstance(obj, RUNS)]
+    runs = [(path, obj) for path, obj, _ in loaded if registry.run_kind(obj)]
     if not runs:
         return
     named = {t.topic_id for _, run in runs for t in run.topics}
@@ -163,7 +162,7 @@ def export_gold(lang, out):
 
 @export.command("run")
 @click.argument("run_id")
-@click.option("--kind", type=click.Choice(["cclqa", "ir4qa", "qa"]), default="cclqa", show_default=True)
+@click.option("--kind", type=click.Choice(sorted(registry.run_names())), default="cclqa", show_default=True)
 @_out
 def export_run(run_id, kind, out):
     with Store().transaction() as session:

@@ -3,14 +3,15 @@ from __future__ import annotations
 
 import click
 
-from sepia.formats.jsonl import JSONL_FORMATS
-from sepia.formats.read import FORMATS
-from sepia.formats.validate import JUDGMENTS, validate_file
+from sepia.convert.validate import JSONL_FORMATS, validate_any_file
+from sepia.formats.registry import format_of, names
+from sepia.formats.validate import JUDGMENTS
+from sepia.services.validation import missing_in_configured_store
 
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--format", "format_name", type=click.Choice(FORMATS + (JUDGMENTS,) + JSONL_FORMATS),
+@click.option("--format", "format_name", type=click.Choice(names() + (JUDGMENTS,) + JSONL_FORMATS),
               help="The files' format; detected from each file when not given.")
 @click.option("--max-size", type=int, default=None, help="Refuse files over this many bytes.")
 @click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False),
@@ -30,7 +31,8 @@ def validate(files, format_name, max_size, gold_path, quiet):
         gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     invalid = 0
     for path in files:
-        obj, problems = validate_file(path, format_name, max_size, gold, gold_path or "")
+        obj, problems = validate_any_file(path, format_name, max_size, gold, gold_path or "",
+                                          missing_in_configured_store)
         for problem in problems:
             click.echo(str(problem))
         if obj is None:
@@ -41,6 +43,7 @@ def validate(files, format_name, max_size, gold_path, quiet):
 
 
 def _kind(obj) -> str:
-    return {"TopicSet": "topic set", "GoldStandard": "gold standard", "QARun": "Question Analysis run",
-            "IR4QARun": "IR4QA run", "CCLQARun": "CCLQA run", "AnswersConversion": "TREC RAG answer file",
+    if (xml := format_of(obj)) is not None:
+        return xml.label
+    return {"AnswersConversion": "TREC RAG answer file",
             "TopicsConversion": "TREC RAG topic file"}.get(type(obj).__name__, "judgments file")

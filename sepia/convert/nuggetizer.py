@@ -203,8 +203,9 @@ def _parse_object(s_and_end, *args, **kwargs):
 def _decoder() -> json.JSONDecoder:
     """A JSON decoder whose objects know their column, so problems can point at the right nugget."""
     decoder = json.JSONDecoder()
-    decoder.parse_object = _parse_object
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    # CPython's decoder has these attributes and the pure-Python scanner reads them; typeshed omits them.
+    decoder.parse_object = _parse_object  # type: ignore[attr-defined]
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
     return decoder
 
 
@@ -282,11 +283,12 @@ def _record(obj, name: str, number: int, problems: list[Problem]) -> _Record | N
         elif isinstance(value, str) and re.search(r"[\t\r\n]", value):
             problem(obj, f"field {key!r} contains a tab or line break")
     for key in ("qid", "query", "answer_text", "run_id"):  # a qid goes into topics.tsv
-        if isinstance(obj.get(key), str) and NOT_XML_RE.search(obj[key]):
-            problem(obj, f"field {key!r} contains a character XML cannot carry "
-                         f"(U+{ord(NOT_XML_RE.search(obj[key])[0]):04X})")
-    nuggets = []
-    for i, nugget in enumerate(obj.get("nuggets") if isinstance(obj.get("nuggets"), list) else [], start=1):
+        bad = NOT_XML_RE.search(obj[key]) if isinstance(obj.get(key), str) else None
+        if bad:
+            problem(obj, f"field {key!r} contains a character XML cannot carry (U+{ord(bad[0]):04X})")
+    nuggets: list[tuple] = []  # (text, importance, assignment), as checked above when nothing is found
+    given = obj.get("nuggets")
+    for i, nugget in enumerate(given if isinstance(given, list) else [], start=1):
         if not isinstance(nugget, dict):
             problem(obj, f"nugget {i} must be an object, got {json_kind(nugget)}")
             continue

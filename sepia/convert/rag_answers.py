@@ -138,7 +138,7 @@ def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = Non
         problems += [Problem(name, number, column, message) for message in found]
     if first is None and not problems:
         problems.append(Problem(name, 1, 1, "no answers: expected one JSON object a line"))
-    if problems:
+    if problems or first is None:
         raise FormatError(problems)
     run_id = f"{team or re.sub(r'[^A-Za-z0-9_]', '_', first[2])}-{LANG}-{LANG}-{priority:02d}-T"
     if not vocab.parse_run_id(run_id):

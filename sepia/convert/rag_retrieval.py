@@ -76,7 +76,7 @@ def convert_rag_retrieval(path: str | Path, topic_ids: dict[str, str], team: str
         if run_tag != tag:
             found.append(f"run {run_tag!r} differs from {tag!r}: one run a file")
         problems += [Problem(name, number, 1, message) for message in found]
-        if not found:
+        if not found and value is not None:  # a score that is not a number is a problem found
             seen.add((qid, docid))
             last[qid] = (number, value)
             ranked.setdefault(qid, []).append(RetrievedDoc(int(rank), docid, value))
@@ -85,7 +85,7 @@ def convert_rag_retrieval(path: str | Path, topic_ids: dict[str, str], team: str
     run_id = f"{team}-{LANG}-{LANG}-{priority:02d}-T"
     if not problems and not vocab.parse_run_id(run_id):
         problems.append(Problem(name, 1, 1, f"{run_id!r} is not a run ID TEAM-EN-EN-NN-T"))
-    if problems:
+    if problems or tag is None:
         raise FormatError(problems)
     warnings = [f"topic {qid}: {len(docs)} segments, only the first {MAX_SEGMENTS} are kept"
                 for qid, docs in ranked.items() if len(docs) > MAX_SEGMENTS]

@@ -57,11 +57,11 @@ def convert_rag_topics(path: str | Path, prefix: str = "RAG", year: str | None =
         if not isinstance(title, str) or not title.strip():
             found.append("field 'title' must be a non-empty string")
         for key, value in (("id", qid), ("title", title)):
-            if isinstance(value, str) and NOT_XML_RE.search(value):
-                found.append(f"field {key!r} contains a character XML cannot carry "
-                             f"(U+{ord(NOT_XML_RE.search(value)[0]):04X})")
+            bad = NOT_XML_RE.search(value) if isinstance(value, str) else None
+            if bad:
+                found.append(f"field {key!r} contains a character XML cannot carry (U+{ord(bad[0]):04X})")
         problems += [Problem(name, number, column, message) for message in found]
-        if not found:
+        if not found and isinstance(qid, str) and isinstance(title, str):  # both are when nothing was found
             titles[qid], lines[qid] = title.strip(), number
     if not titles and not problems:
         problems.append(Problem(name, 1, 1, 'no topics: expected one {"id", "title"} object a line'))

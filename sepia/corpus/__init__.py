@@ -1,2 +1,2 @@
-"""Target-language collections: ingestion into the store (SGML newswire, JSON lines) and lookup.
-See docs/search.md."""
+"""Target-language collections: reading collection files (SGML newswire, JSON lines) for the store,
+which sepia.services.documents loads and looks up. See docs/search.md."""

@@ -1,22 +1,17 @@
-"""Loading collection files into the store's Document table: all files of one call in one
-transaction, documents streamed in batches (memory stays bounded whatever the collection size),
-every skipped document reported with its file and line."""
+"""Reading collection files for the store's Document table (sepia.services.documents.ingest writes
+them): each file's format and encoding decided before anything is stored, documents streamed in
+batches (memory stays bounded whatever the collection size), every skipped document reported with
+its file and line."""
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from sqlalchemy import insert, select
-
-from sepia import config
 from sepia.corpus.documents import Problem, RawDocument, check_storable
 from sepia.corpus.jsonl import parse_jsonl
 from sepia.corpus.sgml import parse_sgml
-from sepia.corpus.progress import maybe_progress
 from sepia.corpus.sources import DETECT, SourceError, codec_name, detect_encoding, read_lines, sample
-from sepia.store.models import Document
 from sepia.vocab import LANGUAGES
 
 BATCH = 500
@@ -75,6 +70,7 @@ def inspect(path: Path, lang: str, encoding: str | None) -> SourceFile:
     """Format and encoding of a file, decided before anything is stored."""
     try:
         data = sample(path)
+        enc: str | None
         if encoding:
             enc = codec_name(encoding)
         else:
@@ -102,59 +98,40 @@ def read_documents(source: SourceFile, max_bytes: int, on_bytes=None) -> Iterato
     return parse(lines, str(source.path), max_bytes)
 
 
-def ingest(store, lang: str, paths: Iterable[str | Path], encoding: str | None = None,
-           progress: bool = True, max_document_bytes: int | None = None) -> IngestReport:
-    """Store the documents of `paths` as collection `lang` in one transaction. Malformed
-    documents, documents longer than `max_document_bytes` (default config.max_document_bytes()),
-    documents with characters no store keeps, and DOCIDs already stored or repeated are skipped
-    and reported; a missing file, an unknown encoding or an unknown format raises IngestError
-    before anything is written."""
-    lang = lang.upper()
-    max_bytes = max_document_bytes or config.max_document_bytes()
+def sources_of(lang: str, paths: Iterable[str | Path], encoding: str | None = None) -> list[SourceFile]:
+    """Every file of `paths` with its format and encoding; IngestError for an unknown language, a
+    missing file, an unknown encoding or an unknown format, before anything is stored."""
     if lang not in LANGUAGES:
         raise IngestError(f"unknown language {lang!r}; expected one of {', '.join(LANGUAGES)}")
-    started = time.perf_counter()
-    sources = [inspect(p, lang, encoding) for p in expand_paths(paths)]
-    report = IngestReport(lang, files=len(sources))
+    return [inspect(p, lang, encoding) for p in expand_paths(paths)]
+
+
+def storable_batches(sources: list[SourceFile], max_bytes: int, report: IngestReport,
+                     on_bytes=None) -> Iterator[list[RawDocument]]:
+    """The documents of `sources` to store, in batches of BATCH documents or BATCH_CHARS characters.
+    Malformed documents, documents over `max_bytes`, documents with characters no store keeps and
+    DOCIDs repeated in the input go to `report` instead."""
     seen: set[str] = set()
-    with maybe_progress(progress, f"loading {lang}", sum(s.path.stat().st_size for s in sources), "bytes") as advance, \
-            store.transaction() as session:
-        batch: list[RawDocument] = []
-        chars = 0
-        for source in sources:
-            for item in read_documents(source, max_bytes, advance):
-                if isinstance(item, Problem):
-                    report.add_problem(item, skipped=not item.message.endswith("ignored"))
-                    continue
-                why = check_storable(item)
-                if why:
-                    report.add_problem(Problem(item.path, item.line, f"{why}; document skipped"))
-                    continue
-                if item.docid in seen:
-                    report.add_problem(Problem(item.path, item.line,
-                                               f"duplicate DOCID {item.docid} in this input; document refused"))
-                    continue
-                seen.add(item.docid)
-                batch.append(item)
-                chars += len(item.text)
-                if len(batch) >= BATCH or chars >= BATCH_CHARS:
-                    _store_batch(session, lang, batch, report)
-                    batch, chars = [], 0
-        if batch:
-            _store_batch(session, lang, batch, report)
-    report.seconds = time.perf_counter() - started
-    return report
-
-
-def _store_batch(session, lang: str, batch: list[RawDocument], report: IngestReport) -> None:
-    existing = set(session.scalars(select(Document.docid).where(Document.docid.in_([d.docid for d in batch]))))
-    rows = []
-    for doc in batch:
-        if doc.docid in existing:
-            report.add_problem(Problem(doc.path, doc.line, f"DOCID {doc.docid} is already stored; document refused"))
-            continue
-        rows.append({"docid": doc.docid, "lang": lang, "title": doc.title, "date": doc.date,
-                     "text": doc.text, "source": doc.source or doc.where[-500:]})
-    if rows:
-        session.execute(insert(Document), rows)
-        report.stored += len(rows)
+    batch: list[RawDocument] = []
+    chars = 0
+    for source in sources:
+        for item in read_documents(source, max_bytes, on_bytes):
+            if isinstance(item, Problem):
+                report.add_problem(item, skipped=not item.message.endswith("ignored"))
+                continue
+            why = check_storable(item)
+            if why:
+                report.add_problem(Problem(item.path, item.line, f"{why}; document skipped"))
+                continue
+            if item.docid in seen:
+                report.add_problem(Problem(item.path, item.line,
+                                           f"duplicate DOCID {item.docid} in this input; document refused"))
+                continue
+            seen.add(item.docid)
+            batch.append(item)
+            chars += len(item.text)
+            if len(batch) >= BATCH or chars >= BATCH_CHARS:
+                yield batch
+                batch, chars = [], 0
+    if batch:
+        yield batch

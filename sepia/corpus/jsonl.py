@@ -11,12 +11,13 @@ from sepia.corpus.documents import MAX_SOURCE, Problem, RawDocument, check_docid
 from sepia.corpus.sources import Line
 
 
-def _optional_text(obj: dict, key: str) -> str | None | Exception:
+def _optional_text(obj: dict, key: str) -> str | None:
+    """The field's text, None when it is absent; ValueError when it is not text."""
     value = _field(obj, key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        return ValueError(f'"{key}" must be a string')
+        raise ValueError(f'"{key}" must be a string')
     return str(value).strip()
 
 
@@ -64,10 +65,10 @@ def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[Ra
         if not isinstance(text, str) or not text.strip():
             yield Problem(path, line.number, f'{docid}: "text" missing or empty; document skipped')
             continue
-        fields = {key: _optional_text(obj, key) for key in ("title", "date", "source")}
-        bad = next((v for v in fields.values() if isinstance(v, Exception)), None)
-        if bad:
+        try:
+            title, date, source = (_optional_text(obj, key) for key in ("title", "date", "source"))
+        except ValueError as bad:
             yield Problem(path, line.number, f"{docid}: {bad}; document skipped")
             continue
-        source = fields["source"] if fields["source"] and len(fields["source"]) <= MAX_SOURCE else None
-        yield RawDocument(docid, fields["title"] or "", fields["date"] or None, text, path, line.number, source)
+        source = source if source and len(source) <= MAX_SOURCE else None
+        yield RawDocument(docid, title or "", date or None, text, path, line.number, source)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import io
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator
+from typing import Callable, Iterator
 
 SAMPLE_BYTES = 256 * 1024
 SKIP_BYTES = 64 * 1024  # the rest of an overlong line is read and dropped this much at a time
@@ -50,7 +51,7 @@ def is_gzip(path: Path) -> bool:
         return f.read(2) == b"\x1f\x8b"
 
 
-def open_bytes(path: Path) -> tuple[BinaryIO, BinaryIO]:
+def open_bytes(path: Path) -> tuple[io.BufferedIOBase, io.BufferedReader]:
     """(stream of the file's content, the raw file whose position tracks progress)."""
     raw = open(path, "rb")
     if is_gzip(path):

@@ -72,9 +72,9 @@ def judgment_rows(numbered_lines: Iterable[tuple[int, str]], name: str, problems
         fields = line.split("\t")
         if len(fields) == len(HEADER):
             topic_id, run_id, rank, nugget_id, match, assessor = map(str.strip, fields)
-            row = (topics.get(topic_id), runs.get(run_id), ranks.get(rank), nuggets.get(nugget_id),
+            row: tuple = (topics.get(topic_id), runs.get(run_id), ranks.get(rank), nuggets.get(nugget_id),
                    matches.get(match), assessors.get(assessor))
-            if None not in row:
+            if None not in row:  # every value already accepted: a Row
                 yield number, row
                 continue
         if not line.strip():

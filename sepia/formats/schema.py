@@ -6,9 +6,9 @@ from itertools import islice
 
 from lxml import etree
 
+from sepia.formats import registry
 from sepia.formats.errors import MAX_PROBLEMS, Problem, capped
 from sepia.formats.xmlsafe import LoadedXml
-from sepia.resources import schema_path
 
 # lxml names the element of every schema error by counting the siblings before it, so errors on many
 # siblings would cost their product: the root's children are validated this many at a time.
@@ -19,13 +19,12 @@ WINDOW = 100
 MAX_CHILDREN = 1000
 # Run files begin with a METADATA: the windows after the first get this stand-in, which is valid.
 STAND_IN = b"<METADATA><RUNID>STAND-IN</RUNID><DESCRIPTION/></METADATA>"
-WITH_METADATA = ("qa", "ir4qa", "cclqa")
 XS = "http://www.w3.org/2001/XMLSchema"
 
 
 @lru_cache(maxsize=None)
 def _schema(format_name: str) -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(schema_path(format_name))))
+    return etree.XMLSchema(etree.parse(str(registry.named(format_name).schema)))
 
 
 @lru_cache(maxsize=None)
@@ -35,7 +34,7 @@ def _repeating_parents(format_name: str) -> tuple[str, ...]:
     siblings)."""
     element = f"{{{XS}}}element"
     names = set()
-    for declared in etree.parse(str(schema_path(format_name))).iter(element):
+    for declared in etree.parse(str(registry.named(format_name).schema)).iter(element):
         parent = next(declared.iterancestors(element), None)
         if declared.get("maxOccurs") == "unbounded" and parent is not None:
             names.add(parent.get("name"))
@@ -68,7 +67,12 @@ def _validated_part(children: list, cut: int) -> list:
     of each name not seen before it, so that a content model of several groups in order (KEY_TERM*
     then ANSWER_TYPE+) still finds each of its groups."""
     seen = {child.tag for child in children[:cut]}
-    return children[:cut] + [child for child in children[cut:] if child.tag not in seen and not seen.add(child.tag)]
+    kept = children[:cut]
+    for child in children[cut:]:
+        if child.tag not in seen:
+            seen.add(child.tag)
+            kept.append(child)
+    return kept
 
 
 def _crowded(root: etree._Element, format_name: str) -> list[tuple[etree._Element, etree._Element, int]]:
@@ -86,12 +90,12 @@ def _crowded(root: etree._Element, format_name: str) -> list[tuple[etree._Elemen
 def _errors(root: etree._Element, format_name: str) -> tuple[list[tuple], int]:
     """The first MAX_PROBLEMS + 1 errors, each with its element (None when not found), and how many
     errors there are in all."""
-    schema, found = _schema(format_name), []
+    schema, found = _schema(format_name), list[tuple]()
     children = list(root)
     if len(children) <= WINDOW + 1:  # no more than a window holds (its topics and the stand-in)
         return found, _validate(schema, root, found)
     attributes = dict(root.attrib)
-    stand_in = [etree.fromstring(STAND_IN)] if format_name in WITH_METADATA else []
+    stand_in = [etree.fromstring(STAND_IN)] if format_name in registry.run_names() else []
     total = 0
     try:
         for start in range(0, len(children), WINDOW):

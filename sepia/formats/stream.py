@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from lxml import etree
 
-from sepia.formats.read import RUN_CLASSES, RUN_FORMATS, _Reader
+from sepia import vocab
+from sepia.formats import model, registry
+from sepia.formats.checks import Checks
+from sepia.formats.exchange import ir4qa
+from sepia.formats.scan import scan_cclqa, scan_rankings
 from sepia.formats.schema import STAND_IN, WINDOW, _crowded, _schema
 from sepia.formats.xmlsafe import LoadedXml, iterparse
 
@@ -31,8 +35,10 @@ class _NotClean(Exception):
 def read_clean_run(loaded: LoadedXml, format_name: str | None = None):
     """The run a valid run file holds, read with a bounded tree; None when the file is not a run of
     `format_name` (detected when None) or has any problem: then read it whole to say which."""
-    if format_name not in (None, *RUN_CLASSES):
+    if format_name not in (None, *registry.run_names()):
         return None
+    if format_name in (None, "cclqa") and (run := scan_cclqa(loaded)) is not None:
+        return run  # in the layout sepia.formats.scan reads from the text
     try:
         return _Windows(loaded, format_name).read()
     except (_NotClean, etree.XMLSyntaxError):
@@ -42,9 +48,11 @@ def read_clean_run(loaded: LoadedXml, format_name: str | None = None):
 class _Windows:
     def __init__(self, loaded: LoadedXml, format_name: str | None):
         self.loaded, self.format_name = loaded, format_name
-        self.reader = _Reader(loaded, schema_valid=True)
-        self.metadata = self.run_id = None
-        self.topics, self.seen = [], set()
+        self.reader = Checks(loaded, schema_valid=True)
+        self.metadata: model.Metadata | None = None
+        self.run_id: vocab.RunId | None = None
+        self.topics: list = []
+        self.seen: set[str] = set()
 
     def read(self):
         window, elements, root = [], 0, None
@@ -65,7 +73,7 @@ class _Windows:
         return self.result()
 
     def result(self):
-        return RUN_CLASSES[self.format_name](self.metadata, self.topics)
+        return registry.named(self.format_name).model(self.metadata, self.topics)
 
     def take(self, root, window: list) -> None:
         """Check and read one window of the root's children, moved out of the tree."""
@@ -78,19 +86,22 @@ class _Windows:
         part.extend(window)
         if first:
             self.format_name = self.format_name or _run_format(part)
-            if self.format_name is None:
-                raise _NotClean
-        schema = _schema(self.format_name)
-        if _crowded(part, self.format_name) or not schema.validate(part):
+        format_name = self.format_name
+        if format_name is None:
+            raise _NotClean
+        if _crowded(part, format_name) or not _schema(format_name).validate(part):
             raise _NotClean
         if first:
-            self.metadata, self.run_id = self.reader.metadata(part, self.loaded.path)
-        self.topics += self.read_topics(part)
+            self.metadata, self.run_id = self.reader.metadata(part)
+        self.topics += self.read_topics(part, format_name)
         if self.reader.problems:
             raise _NotClean
 
-    def read_topics(self, part) -> list:
-        return self.reader.run_topics(part, self.run_id, self.format_name, self.seen)
+    def read_topics(self, part, format_name: str) -> list:
+        lang = self.run_id.target_lang if self.run_id else None
+        read_topics = registry.named(format_name).read_topics
+        assert read_topics is not None  # every run format's entry has one (tests/test_formats_registry.py)
+        return read_topics(self.reader, part, lang, self.seen)
 
 
 class _Rankings(_Windows):
@@ -100,14 +111,14 @@ class _Rankings(_Windows):
     def __init__(self, loaded: LoadedXml):
         super().__init__(loaded, "ir4qa")
 
-    def read_topics(self, part) -> list:
+    def read_topics(self, part, format_name: str) -> list:
         lang = self.run_id.target_lang if self.run_id else None
         topics = []
         for el in part.iterchildren("TOPIC"):
             topic_id = self.reader.topic_id(el, self.seen, lang)
             docids = _plain_docids(el)
             if docids is None:  # not plainly ranked 1..n: the general reading checks it and sorts
-                docs = self.reader.ir4qa_topic(el, topic_id).documents
+                docs = ir4qa.read_topic(self.reader, el, topic_id).documents
                 docids = [d.docid for d in sorted(docs, key=lambda d: d.rank)]
             topics.append((topic_id, docids))
         return topics
@@ -118,7 +129,11 @@ class _Rankings(_Windows):
 
 def read_clean_rankings(loaded: LoadedXml) -> tuple[str, dict[str, list[str]]] | None:
     """A valid IR4QA run's ID and each topic's DOCIDs in rank order (what `read_clean_run` and
-    `sepia.ir4qa.evaluate.rankings_of` give, at a fraction of the cost); None as `read_clean_run`."""
+    `sepia.ir4qa.evaluate.rankings_of` give, at a fraction of the cost); None as `read_clean_run`.
+    A run in the layout sepia.formats.scan reads is read from its text, any other window by window."""
+    scanned = scan_rankings(loaded)
+    if scanned is not None:
+        return scanned
     try:
         return _Rankings(loaded).read()
     except (_NotClean, etree.XMLSyntaxError):
@@ -129,24 +144,23 @@ def read_clean_rankings(loaded: LoadedXml) -> tuple[str, dict[str, list[str]]] |
 # file that passed the XSD has integer ranks, so whatever this passes int() reads as 1..n too.
 _MISRANKED = etree.XPath("boolean(IR4QA_RESULT/DOCUMENT[@RANK != position()])")
 _DOCIDS = etree.XPath("IR4QA_RESULT/DOCUMENT/@DOCID", smart_strings=False)
+_SCORES = etree.XPath("IR4QA_RESULT/DOCUMENT/@SCORE", smart_strings=False)
 
 
 def _plain_docids(topic) -> list[str] | None:
-    """A schema-valid topic's DOCIDs when its ranks read 1..n in order and no document is ranked twice
-    (read._plain_ranking's test), else None (also for ranks such as "+1", which the general reading
-    takes)."""
+    """A schema-valid topic's DOCIDs when its ranks read 1..n in order, its scores read as numbers and
+    no document is ranked twice (exchange.ir4qa._plain_ranking's test), else None (also for ranks such
+    as "+1", which the general reading takes)."""
     if _MISRANKED(topic):
+        return None
+    try:
+        list(map(float, _SCORES(topic)))
+    except ValueError:  # a SCORE libxml2's xs:double lets through ("1e"): the general reading reports it
         return None
     docids = _DOCIDS(topic)
     return docids if len(set(docids)) == len(docids) else None
 
 
 def _run_format(part) -> str | None:
-    """The run format the first window's topics name (read.detect_format's answer for the file)."""
-    if part.find("METADATA") is None:
-        return None
-    for topic in part.iterfind("TOPIC"):
-        for child in topic:
-            if child.tag in RUN_FORMATS:
-                return RUN_FORMATS[child.tag]
-    return None
+    """The run format the first window's topics name (registry.detect_format's answer for the file)."""
+    return registry.result_format(part) if part.find("METADATA") is not None else None

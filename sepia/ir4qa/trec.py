@@ -122,7 +122,7 @@ def _usual_layout(text: str):
     separators = np.flatnonzero(newline | (data == 32))
     if separators[0] == 0 or (np.diff(separators) < 2).any():  # an empty field or a blank line
         return None
-    lines = np.count_nonzero(newline)
+    lines = int(np.count_nonzero(newline))
     if len(separators) != 6 * lines or not newline[separators[5::6]].all():
         return ()
     starts = np.concatenate([[0], separators[:-1] + 1])
@@ -131,7 +131,7 @@ def _usual_layout(text: str):
     qid_changed, tag_changed = _changed(data, qid_starts, qid_ends), _changed(data, tag_starts, tag_ends)
     if qid_changed is None or tag_changed is None:
         return None
-    bounds = [0, *(np.flatnonzero(qid_changed | tag_changed) + 1).tolist(), lines]
+    bounds: list[int] = [0, *(np.flatnonzero(qid_changed | tag_changed) + 1).tolist(), lines]
     stretches = [(text[tag_starts[a]:tag_ends[a]], text[qid_starts[a]:qid_ends[a]], a, b)
                  for a, b in zip(bounds[:-1], bounds[1:])]
     # the DOCID and score columns with the space after each, cut out by numpy and split at C speed

@@ -14,6 +14,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from functools import lru_cache
+from importlib.metadata import EntryPoint
+from typing import Any, Callable
 
 from sepia.matchers.base import Matcher, MatcherKind, MatcherOptions
 
@@ -35,11 +37,11 @@ def builtin_kinds() -> dict[str, MatcherKind]:
     return found
 
 
-def _entry_points() -> dict:
+def _entry_points() -> dict[str, EntryPoint]:
     from importlib.metadata import entry_points
 
     builtin = builtin_kinds()
-    found: dict = {}
+    found: dict[str, EntryPoint] = {}
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         if entry.name not in builtin:
             found.setdefault(entry.name, entry)
@@ -64,10 +66,21 @@ def kind(name: str) -> MatcherKind:
     if entry is None:
         raise ValueError(f"unknown matcher {name!r}; choose one of {', '.join(names())}")
     loaded = entry.load()  # a plug-in is imported only when it is used
-    if isinstance(loaded, MatcherKind):
-        return loaded
-    return MatcherKind(name=name, label=name, automatic=True, make=lambda o: loaded(
-        theta=o.theta, judgments=o.judgments, tokenizer=o.tokenizer, as_set=o.as_set, partial=o.partial))
+    return loaded if isinstance(loaded, MatcherKind) else _from_factory(name, loaded)
+
+
+def _from_factory(name: str, factory: Callable[..., Any]) -> MatcherKind:
+    """The descriptor of a plug-in in the earlier form: a factory taking the options as keywords,
+    whose matcher may leave its name unset (it is then the entry point's)."""
+
+    def make(o: MatcherOptions) -> Matcher:
+        matcher = factory(theta=o.theta, judgments=o.judgments, tokenizer=o.tokenizer, as_set=o.as_set,
+                          partial=o.partial)
+        if not getattr(matcher, "name", None):
+            matcher.name = name
+        return matcher
+
+    return MatcherKind(name=name, label=name, automatic=True, make=make)
 
 
 def make(name: str, options: MatcherOptions | None = None) -> Matcher:
@@ -81,7 +94,4 @@ def make(name: str, options: MatcherOptions | None = None) -> Matcher:
         raise ValueError(f"matcher {name!r} takes no option {', '.join(unknown)} (its own options: {takes})")
     if described.needs_judgments and options.judgments is None:
         raise ValueError(f"the {name} matcher needs judgments (--judgments FILE.tsv)")
-    matcher = described.make(options)
-    if not getattr(matcher, "name", None):
-        matcher.name = name
-    return matcher
+    return described.make(options)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
-from sepia.formats.model import Answer, GoldNugget, Judgment
+from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, Judgment
 from sepia.scoring.tokenize import Tokenizer
 
 NUMBER_RULES = ("lenient", "strict")  # --numbers: strict = a nugget's numbers must be in the response
@@ -16,14 +16,43 @@ class Matcher(Protocol):
     """Given one run's responses to one topic and the topic's gold nuggets, a value in [0, 1] per
     nugget, in the nuggets' order: 1 or 0 for a binary matcher, a degree for a graded one.
 
-    Optional, found by `hasattr`: `scores_many(run_id, [(nuggets, answers), ...])`, the same for many
-    topics of one run at once (faster); and, for a matcher that reads judgments (human, or assessors'
-    files), `unjudged(run_id, topic_id)`, `credit(values)` (what each value counts for in F) and
-    `with_judgments(judgments)` (the same matcher on a run's own judgments)."""
-    name: str
+    A matcher may also be one of the kinds below, each found by `isinstance`: a `BatchMatcher`
+    (faster over many topics), a `JudgedMatcher` (it reads judgments) or a `LearningMatcher`."""
+
+    @property
+    def name(self) -> str: ...
 
     def scores(self, run_id: str, topic_id: str, nuggets: Sequence[GoldNugget],
                answers: Sequence[Answer]) -> list[float]: ...
+
+
+@runtime_checkable
+class BatchMatcher(Matcher, Protocol):
+    """`scores` for many topics of one run at once: one list of values per (nuggets, answers)."""
+
+    def scores_many(self, run_id: str,
+                    topics: Sequence[tuple[Sequence[GoldNugget], Sequence[Answer]]]) -> list[list[float]]: ...
+
+
+@runtime_checkable
+class JudgedMatcher(Matcher, Protocol):
+    """A matcher that reads judgments (human, or an assessor's files): whether a run's topic was
+    judged at all, what each judged value counts for in F, and the same matcher on other judgments
+    (a run's own, as `--store` hands them with the run)."""
+
+    def unjudged(self, run_id: str, topic_id: str) -> bool: ...
+
+    def credit(self, values: Sequence[float]) -> list[float]: ...
+
+    def with_judgments(self, judgments: Sequence[Judgment]) -> JudgedMatcher: ...
+
+
+@runtime_checkable
+class LearningMatcher(Matcher, Protocol):
+    """A matcher that must see every run it will score first: `learn` gives the matcher that scores
+    them (with a `warnings` list, if any) or raises ValueError with one line."""
+
+    def learn(self, gold: GoldStandard, runs: Sequence[CCLQARun]) -> Matcher: ...
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from sepia.matchers.base import MatcherKind, MatcherOptions
 def _make(options: MatcherOptions):
     from sepia.scoring.matchers import HumanMatcher
 
+    assert options.judgments is not None  # KIND.needs_judgments: the registry has checked
     return HumanMatcher(options.judgments, partial=options.partial)
 
 

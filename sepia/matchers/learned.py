@@ -30,6 +30,7 @@ class Learner:
 
         if self.model_path:
             return learned.from_model(self.model_path, gold, runs, self.threshold)
+        assert self.judgments is not None  # without a model, _make asks for judgments
         return learned.cross_run(gold, runs, self.judgments, self.holdout, self.threshold)
 
     def scores(self, run_id, topic_id, nuggets, answers) -> list[float]:
@@ -44,11 +45,11 @@ def _make(options: MatcherOptions) -> Learner:
     holdout = extra.get("holdout", "run")
     if holdout not in HOLDOUTS:
         raise ValueError(f"the learned matcher's holdout is run or team, not {holdout!r}")
-    threshold = extra.get("threshold")
+    given = extra.get("threshold")
     try:
-        threshold = None if threshold in (None, "", "expected") else float(threshold)
+        threshold = None if given in (None, "", "expected") else float(given)
     except ValueError:
-        raise ValueError(f"the learned matcher's threshold is a probability, not {threshold!r}") from None
+        raise ValueError(f"the learned matcher's threshold is a probability, not {given!r}") from None
     if threshold is not None and not 0 <= threshold <= 1:
         raise ValueError(f"the learned matcher's threshold is a probability in [0, 1], not {threshold:g}")
     return Learner(options.judgments, extra.get("model") or None, threshold, holdout)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from sepia.formats.model import Answer, GoldNugget
 from sepia.matchers.base import MatcherKind
-from sepia.scoring.numbers import numbers_in
+from sepia.scoring.numbers import Claim, claimed_numbers, numbers_in
 from sepia.scoring.tokenize import Tokenizer
 
 if TYPE_CHECKING:
@@ -35,14 +35,15 @@ def softmatch(nugget_text: str, response_text: str, tokenizer: Tokenizer = DEFAU
 @dataclass
 class SoftMatcher:
     """POURPRE softmatch: each nugget scores its best response's s(n, x). With numbers "strict", only
-    the responses that state every number of the nugget (sepia.scoring.numbers) count for it."""
+    the responses that state the numbers the nugget claims (sepia.scoring.numbers.claimed_numbers)
+    count for it."""
     tokenizer: Tokenizer = DEFAULT_TOKENIZER
     as_set: bool = False
     name: str = "softmatch"
     _bags: BagMatcher | None = field(default=None, repr=False)
     _nugget_counts: dict[str, Counter] = field(default_factory=dict, repr=False)
     numbers: str = "lenient"
-    _nugget_numbers: dict[str, frozenset] = field(default_factory=dict, repr=False)
+    _nugget_numbers: dict[str, Claim] = field(default_factory=dict, repr=False)
 
     def _counts(self, text: str) -> Counter:
         counts = self.tokenizer.counts(text)
@@ -78,18 +79,19 @@ class SoftMatcher:
         return best
 
     def _numbers_kept(self, best: list[float], nuggets: Sequence[GoldNugget], answers: Sequence[Answer]) -> list[float]:
-        """The best scores again, over only the responses that state each nugget's numbers."""
+        """The best scores again, over only the responses that state the numbers each nugget claims
+        (`claimed_numbers`: not those inside names; of several decades, one)."""
         stated = None
         kept = list(best)
         for i, nugget in enumerate(nuggets):
             wanted = self._nugget_numbers.get(nugget.text)
             if wanted is None:
-                wanted = self._nugget_numbers[nugget.text] = numbers_in(nugget.text)
+                wanted = self._nugget_numbers[nugget.text] = claimed_numbers(nugget.text)
             if not wanted or not best[i]:
                 continue
             if stated is None:  # the responses' numbers, once a topic and only when some nugget has any
                 stated = [numbers_in(a.text) for a in answers]
-            eligible = [j for j, numbers in enumerate(stated) if wanted <= numbers]
+            eligible = [j for j, numbers in enumerate(stated) if wanted.held_by(numbers)]
             if len(eligible) < len(answers):
                 kept[i] = self._best(nugget.text, [self._counts(answers[j].text) for j in eligible])
         return kept

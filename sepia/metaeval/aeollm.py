@@ -106,8 +106,8 @@ def _rank_problems(ranked: list[Ranked], name: str) -> list[Problem]:
     for answers in questions.values():
         answers.sort(key=lambda r: -r.score)
         above: Ranked | None = None  # of the answers scored higher, the one with the largest rank
-        for _score, group in groupby(answers, key=lambda r: r.score):
-            group = list(group)
+        for _score, grouped in groupby(answers, key=lambda r: r.score):
+            group = list(grouped)
             for r in group:
                 if above is not None and r.rank <= above.rank:
                     problems.append(Problem(name, r.line, r.column, (
@@ -248,7 +248,7 @@ def leaderboard(predictions: dict[str, dict[Key, float]],
         return tuple(-v if np.isfinite(v) else np.inf for v in (o.acc, o.tau, o.rho))
 
     scored.sort(key=lambda item: (figures(item), item[0]))
-    entries = []
+    entries: list[Entry] = []
     for position, item in enumerate(scored, start=1):
         tied = entries and figures(item) == figures(scored[position - 2])
         entries.append(Entry(entries[-1].rank if tied else position, *item))

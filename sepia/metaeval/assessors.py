@@ -13,14 +13,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import combinations
 from statistics import median
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from sepia import vocab
 from sepia.formats.model import GoldStandard, Judgment
+from sepia.scoring.adjudication import ADJUDICATED
 
-ADJUDICATED = "(adjudicated)"  # = sepia.store.judging.ADJUDICATED, without importing the store
 KINDS = ("vote", "match", "relevance")
 GROUPS = ("assessor", "topic", "type", "lang", "run")
 # Cohen's weights: votes are nominal; a partial match and relevance levels are ordered, so a
@@ -191,7 +191,7 @@ def _share(part: int, whole: int) -> float:
 
 
 def assessor_quality(units: Sequence[Unit],
-                     seconds: dict[tuple[str, str], Sequence[float]] | None = None) -> list[AssessorQuality]:
+                     seconds: Mapping[tuple[str, str], Sequence[float]] | None = None) -> list[AssessorQuality]:
     """One row per kind and assessor. `seconds`: (kind, assessor) -> seconds spent on each item judged."""
     seconds = seconds or {}
     tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])

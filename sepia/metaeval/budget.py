@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -68,7 +68,8 @@ def pair_differences(matrix: np.ndarray) -> np.ndarray:
 
 def interval_figures(human, automatic, samples, level) -> dict:
     """Coverage, mean widths and the share of intervals that exclude 0 (for differences: the pair is
-    decided) of the PPI++ and human-only intervals of the rows' human means, over the samples
+    decided) of the PPI++ intervals (one lambda for all rows, as `calibrate` tunes it) and the
+    human-only intervals of the rows' human means, over the samples
     (trials x n topic indices), chunk by chunk; and both estimates."""
     population = human.shape[1]
     truth = human.mean(axis=1)[:, None]
@@ -78,7 +79,7 @@ def interval_figures(human, automatic, samples, level) -> dict:
     for start in range(0, len(samples), TRIALS_PER_CHUNK):
         chunk = samples[start:start + TRIALS_PER_CHUNK]
         y, f = human[:, chunk], automatic[:, chunk]        # rows x trials x n
-        estimate, half, _ = ppi_arrays(y, f, automatic_mean, population, level)
+        estimate, half, _ = ppi_arrays(y, f, automatic_mean, population, level, shared=True)
         plain, plain_half, _ = ppi_arrays(y, f, automatic_mean, population, level, lam=0)
         tolerance = 1e-12   # a full sample has width 0 and must count as covering
         covered += np.sum(np.abs(estimate - truth) <= half + tolerance)
@@ -102,7 +103,7 @@ def simulate_budget(scores: PairedScores, percent: float, trials: int, rng, leve
     (the human judgments each topic takes), also the mean judgments of a plan."""
     population = len(scores.topics)
     judged = round(percent / 100 * population)
-    row = {"budget": percent, "judged": judged, "topics": population}
+    row: dict[str, object] = {"budget": percent, "judged": judged, "topics": population}
     if judged < 2:
         return {**row, "note": "fewer than two topics: no interval"}
     samples = np.argsort(rng.random((trials, population)), axis=1)[:, :judged]
@@ -112,8 +113,8 @@ def simulate_budget(scores: PairedScores, percent: float, trials: int, rng, leve
     full = scores.human.mean(axis=1)
     taus = [kendall_tau(full, means["estimates"][:, t]) for t in range(trials)]
     human_taus = [kendall_tau(full, means["human_estimates"][:, t]) for t in range(trials)]
-    row["means"] = {k: float(v) for k, v in means.items() if not k.endswith("estimates")}
-    row["means"].update(tau=_mean_defined(taus), human_only_tau=_mean_defined(human_taus))
+    row["means"] = {k: float(v) for k, v in means.items() if not k.endswith("estimates")} | {
+        "tau": _mean_defined(taus), "human_only_tau": _mean_defined(human_taus)}
     if len(scores.runs) >= 2:
         differences = interval_figures(pair_differences(scores.human), pair_differences(scores.automatic),
                                         samples, level)
@@ -137,7 +138,7 @@ def budget_report(groups: Sequence[PairedScores], budgets: Sequence[float], tria
     topic-level figures do not change)."""
     rng = np.random.default_rng(seed)
     item_rng = np.random.default_rng([seed, 1])
-    report = {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
+    report: dict[str, Any] = {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
               "language_pairs": []}
     for scores in groups:
         correlation = per_row_correlation(scores.human, scores.automatic)

@@ -36,20 +36,25 @@ def _table(rows: list[dict], key: str, correlation: float, with_tau: bool) -> li
 
 
 def _item_table(group: dict) -> list[str]:
-    header = ["budget", "judgments", "topic-level", "coverage", "aim", "width", "topic-level"]
-    header += ["diff. coverage", "width", "topic-level", "decided", "topic-level"] if group["runs"] >= 2 else []
+    header = ["budget", "judgments", "topic-level", "coverage", "aim", "width", "topic-level", "ratio", "r"]
+    header += ["diff. coverage", "width", "topic-level", "ratio", "decided", "topic-level"] if group["runs"] >= 2 else []
     table = [header]
     for items, topics in zip(group["item_plans"], group["budgets"]):
         means, plain = items["means"], topics.get("means")
         row = [f"{items['budget']:g}%", f"{items['judgments']:,}", f"{topics['judgments']:,.0f}" if plain else "-",
                fmt(means["coverage"]), coverage_verdict(items["budget"], means["coverage"]), fmt(means["width"]),
-               fmt(plain["width"]) if plain else "-"]
+               fmt(plain["width"]) if plain else "-", _ratio(means, plain), fmt(items["correlation"], 2)]
         if group["runs"] >= 2:
             d, plain_d = items["differences"], topics.get("differences")
-            row += [fmt(d["coverage"]), fmt(d["width"]), fmt(plain_d["width"]) if plain_d else "-", fmt(d["decided"]),
-                    fmt(plain_d["decided"]) if plain_d else "-"]
+            row += [fmt(d["coverage"]), fmt(d["width"]), fmt(plain_d["width"]) if plain_d else "-", _ratio(d, plain_d),
+                    fmt(d["decided"]), fmt(plain_d["decided"]) if plain_d else "-"]
         table.append(row)
     return align(table)
+
+
+def _ratio(items: dict, topics: dict | None) -> str:
+    """The item-level width over the topic-level one from the same budget."""
+    return fmt(items["width"] / topics["width"]) if topics and topics["width"] > 0 else "-"
 
 
 def budget_text(report: dict, matcher: str) -> str:
@@ -67,7 +72,9 @@ def budget_text(report: dict, matcher: str) -> str:
             lines += _table(group["budgets"], "differences", group["difference_correlation"], with_tau=False)
         if group.get("item_plans"):
             lines += ["Item-level plans (the budget's share of every topic's nuggets, at least 2, judged for every run) "
-                      "against the topic-level plans above:"]
+                      "against the topic-level plans above (judgments = human judgments a plan costs; ratio = item-level "
+                      "width / topic-level width; r = the matcher's correlation with the human match values over a "
+                      "run's items):"]
             lines += _item_table(group)
     low, high = COVERAGE_AIM
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean interval "

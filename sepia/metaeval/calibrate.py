@@ -1,6 +1,8 @@
 """Calibrated scores (`sepia evaluate --calibrate`): every run's automatic mean F3 over all topics of
 its language pair, corrected by the human F3 of the judged topics into a PPI++ estimate of its human
 mean (`sepia.metaeval.ppi`), and the same for the difference of every two runs of a language pair.
+The runs of a language pair share one power-tuned lambda, and so do its pairs of runs (PPI++'s
+lambda for a vector of means).
 
 The judged topics must be a uniform random sample of the language pair's topics, judged for every
 run (a topic-level plan); the estimate is then unbiased and its interval valid whatever the matcher.
@@ -20,7 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia.metaeval.ppi import Estimate, ppi_mean, stratified_ppi_mean
+from sepia.metaeval.ppi import Estimate, ppi_means, stratified_ppi_means
 
 
 MEAN_RANGE = (0.0, 1.0)         # a run's mean F3
@@ -35,12 +37,13 @@ class RunTopicScores:
     human: dict[str, float]       # the judged ones
 
 
-def _estimate(human: np.ndarray, automatic: np.ndarray, judged: np.ndarray, level: float,
-              strata: np.ndarray | None) -> Estimate:
+def _estimates(human: np.ndarray, automatic: np.ndarray, judged: np.ndarray, level: float,
+               strata: np.ndarray | None) -> list[Estimate]:
+    """One estimate per row (run, or pair of runs), with one lambda tuned for all rows."""
     if strata is None:
-        return ppi_mean(human[judged], automatic[judged], automatic, level)
-    return stratified_ppi_mean([(human[judged & (strata == s)], automatic[judged & (strata == s)],
-                                 automatic[strata == s]) for s in sorted(set(strata))], level)
+        return ppi_means(human[:, judged], automatic[:, judged], automatic, level)
+    return stratified_ppi_means([(human[:, judged & (strata == s)], automatic[:, judged & (strata == s)],
+                                  automatic[:, strata == s]) for s in sorted(set(strata))], level)
 
 
 def shown(estimate: Estimate, bounds: tuple[float, float]) -> dict:
@@ -70,14 +73,13 @@ def calibrate(scores: Sequence[RunTopicScores], level: float = 0.95, strata: dic
         automatic = np.array([[r.automatic[t] for t in topics] for r in runs])
         human = np.array([[r.human.get(t, np.nan) for t in topics] for r in runs])
         kinds = None if strata is None else np.array([strata[t] for t in topics])
-        estimates = [_estimate(h, a, judged, level, kinds) for h, a in zip(human, automatic)]
+        estimates = _estimates(human, automatic, judged, level, kinds)
         order = sorted(range(len(runs)), key=lambda i: (-estimates[i].estimate, runs[i].run_id))
         rows = [{"run_id": runs[i].run_id, **shown(estimates[i], MEAN_RANGE)} for i in order]
-        pairs = []
-        for i, j in combinations(order, 2):
-            d = _estimate(human[i] - human[j], automatic[i] - automatic[j], judged, level, kinds)
-            pairs.append({"a": runs[i].run_id, "b": runs[j].run_id, **shown(d, DIFFERENCE_RANGE),
-                          "decided": bool(d.low > 0 or d.high < 0)})
+        i, j = np.array(list(combinations(order, 2)), dtype=int).reshape(-1, 2).T
+        differences = _estimates(human[i] - human[j], automatic[i] - automatic[j], judged, level, kinds) if len(i) else []
+        pairs = [{"a": runs[a].run_id, "b": runs[b].run_id, **shown(d, DIFFERENCE_RANGE),
+                  "decided": bool(d.low > 0 or d.high < 0)} for a, b, d in zip(i, j, differences)]
         report.append({"language_pair": pair, "topics": len(topics), "judged": len(judged_ids),
                        "judged_topics": judged_ids, "complete": bool(judged.all()), "runs": rows, "pairs": pairs})
     return {"level": level, "language_pairs": report}

@@ -159,4 +159,4 @@ def _correlate(X, Z, valid, level, name):
 
 def correlation_grid(X, Z) -> dict[str, dict[str, float]]:
     """All sixteen measures of X against Z: level -> coefficient -> value."""
-    return {level: {c: correlate(X, Z, level, c) for c in COEFFICIENTS} for level in LEVELS}
+    return {level: {c: float(correlate(X, Z, level, c)) for c in COEFFICIENTS} for level in LEVELS}

@@ -25,7 +25,8 @@ class Item:
     kind: str                  # "vote" or "judgment"
     key: tuple
     label: str
-    decisions: list[tuple[str | None, bool]] = field(default_factory=list)  # (assessor, yes); None = unnamed
+    # (assessor, decision): a vote True (vital) or False, a judgment 1, 0.5 or 0; assessor None = unnamed
+    decisions: list[tuple[str | None, float]] = field(default_factory=list)
 
     @property
     def yes(self) -> int:
@@ -51,7 +52,7 @@ def vote_items(gold: GoldStandard) -> list[tuple[str, Item]]:
                 item.decisions = [(assessor, bool(vital)) for assessor, vital in nugget.votes]
             elif nugget.voter_count:
                 vital = nugget.vital_count or 0
-                item.decisions = [(None, True)] * vital + [(None, False)] * (nugget.voter_count - vital)
+                item.decisions = [(None, i < vital) for i in range(nugget.voter_count)]
             items.append((lang, item))
     return items
 

@@ -83,6 +83,7 @@ def global_rank_deltas(M, Z, a, b, masks, name: str) -> np.ndarray:
         if name == "spearman":
             sx, sy, tx, ty = _spearman(A, a, b, human["centred"], block, shown)
         else:
+            assert kendall is not None  # made above for every coefficient but Spearman's
             sx, sy = kendall.sums(block)
             tx, ty = _ties(A, a, b, shown, name)
         rx = rank_coefficient(sx, tx, name, **human["stats"])

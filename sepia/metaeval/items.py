@@ -11,7 +11,7 @@ unbiased for the human sum whatever the matcher. F3 is computed from the estimat
 clipped to [0, 1], a to at least 0): a plug-in, so slightly biased where F3 bends. Its variance is
 the jackknife's over the sampled nuggets, (1 - k/K) (k - 1)/k sum_i (F_{-i} - mean)^2, the nuggets
 being sampled independently in each topic; a run's mean over T topics has the variance
-sum_t var_t / T^2 and the interval t(sum_t (k_t - 1)). The same nuggets are sampled for every run
+sum_t var_t / T^2 and the interval t(df) with Satterthwaite's df (`satterthwaite_half`). The same nuggets are sampled for every run
 of a topic, so a difference of two runs is jackknifed with the same deletions.
 
 The data (`item_scores`) come from the scorer's own pieces, so that judging every nugget gives the
@@ -22,9 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from sepia import vocab
-from sepia.metaeval.ppi import t_quantile
+from sepia.matchers.base import JudgedMatcher
 from sepia.scoring.depth import at_depth
 from sepia.scoring.tokenize import char_length
 
@@ -38,6 +39,7 @@ class TopicItems:
     answered: np.ndarray     # runs: the run has responses for the topic (else F = 0)
     human: np.ndarray        # runs x K: human match values (partial support as credited)
     automatic: np.ndarray    # runs x K: the matcher's values
+    labels: tuple[str, ...] = ()   # the K nuggets' IDs, in the order of the columns
 
 
 def item_scores(gold, runs, judgments, matcher, **settings) -> dict[str, tuple[list[str], list[TopicItems]]]:
@@ -45,7 +47,7 @@ def item_scores(gold, runs, judgments, matcher, **settings) -> dict[str, tuple[l
     (a registered name or a matcher object), with the settings of `sepia evaluate`."""
     from sepia.scoring.evaluate import Evaluator, Settings
 
-    base = Settings(**{"matcher": "human", **settings})
+    base = Settings(**{**settings, "matcher": "human", "matcher_options": {}})
     human = Evaluator(gold, base, judgments)
     instance = None if isinstance(matcher, str) else matcher
     automatic = Evaluator(gold, Settings(**{**settings, "matcher": matcher if instance is None else instance.name}),
@@ -65,7 +67,8 @@ def item_scores(gold, runs, judgments, matcher, **settings) -> dict[str, tuple[l
                                      human.allowance(lang, topic.answer_type),
                                      np.array([char_length("".join(x.text for x in a)) for a in answers], float),
                                      np.array([bool(a) for a in answers]), np.array(values[0], float).reshape(len(members), -1),
-                                     np.array(values[1], float).reshape(len(members), -1)))
+                                     np.array(values[1], float).reshape(len(members), -1),
+                                     tuple(n.nugget_id for n in topic.nuggets)))
         if topics:
             result[pair] = ([r.run_id for r in members], topics)
     return result
@@ -75,8 +78,8 @@ def _values(evaluator, run_id: str, topic, answers) -> list[float]:
     if not answers:
         return [0.0] * len(topic.nuggets)
     values = evaluator.matcher.scores(run_id, topic.topic_id, topic.nuggets, answers) or [0.0] * len(topic.nuggets)
-    credit = getattr(evaluator.matcher, "credit", None)
-    return list(credit(values)) if credit else list(values)
+    matcher = evaluator.matcher
+    return matcher.credit(values) if isinstance(matcher, JudgedMatcher) else list(values)
 
 
 def f_from_sums(weighted, matched, topic: TopicItems, beta: float) -> np.ndarray:
@@ -112,6 +115,49 @@ def topic_estimates(topic: TopicItems, samples: np.ndarray, beta: float) -> tupl
     return f_from_sums(weighted, matched, topic, beta), f_from_sums(weighted_drop, matched_drop, topic, beta)
 
 
+def plan_sums(topics: list[TopicItems], samples: list[np.ndarray], beta: float, level: float,
+              pairs: np.ndarray | None = None) -> tuple[tuple[np.ndarray, np.ndarray],
+                                                        tuple[np.ndarray, np.ndarray] | None]:
+    """(estimates, half-widths) of the means over the topics, runs x trials, and of the differences
+    of `pairs` (pairs x 2 row indices; None without), from each topic's samples of nugget indices
+    (trials x k_t): jackknife variances summed over the topics, with Satterthwaite's degrees of
+    freedom (`satterthwaite_half`)."""
+    runs, T, trials = len(topics[0].lengths), len(topics), len(samples[0])
+    pairs = np.zeros((0, 2), int) if pairs is None else pairs
+    means = np.zeros((3, runs, trials))             # estimate, variance, sum of variance^2 / df
+    differences = np.zeros((3, len(pairs), trials)) if len(pairs) else None
+    for topic, sample in zip(topics, samples):
+        K, k = len(topic.weights), sample.shape[1]
+        f_hat, replicates = topic_estimates(topic, sample, beta)
+        _add_topic(means, f_hat, replicates, k, K)
+        if differences is not None:
+            _add_topic(differences, f_hat[pairs[:, 0]] - f_hat[pairs[:, 1]],
+                       replicates[pairs[:, 0]] - replicates[pairs[:, 1]], k, K)
+    halves = [(e / T, satterthwaite_half(v, spread, level) / T) for e, v, spread in
+              ([means] + ([differences] if differences is not None else []))]
+    return halves[0], halves[1] if differences is not None else None
+
+
+def _add_topic(totals: np.ndarray, f_hat: np.ndarray, replicates: np.ndarray, k: int, K: int) -> None:
+    """Add a topic's estimates, jackknife variance and variance^2 / (k - 1) to the totals."""
+    variance = (1 - k / K) * (k - 1) / k * ((replicates - replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+    totals[0] += f_hat
+    totals[1] += variance
+    if k < K:
+        totals[2] += variance ** 2 / (k - 1)
+
+
+def satterthwaite_half(variance: np.ndarray, spread: np.ndarray, level: float) -> np.ndarray:
+    """t(df) * sqrt(variance) with Satterthwaite's df = (sum_t v_t)^2 / sum_t v_t^2 / (k_t - 1): a sum
+    of variance estimates with k_t - 1 degrees of freedom each has about that many, fewer than
+    sum_t (k_t - 1) when a few topics carry the variance (with 2-4 nuggets a topic, they do). A zero
+    variance gives a zero half-width."""
+    if not 0 < level < 1:
+        raise ValueError(f"a confidence level must lie strictly between 0 and 1, not {level}")
+    df = np.divide(variance ** 2, spread, out=np.ones_like(variance), where=spread > 0)
+    return stats.t.ppf((1 + level) / 2, np.maximum(df, 1.0)) * np.sqrt(variance)
+
+
 def item_plan_figures(topics: list[TopicItems], share: float, trials: int, rng, level: float, beta: float,
                       pairs: np.ndarray | None = None, chunk: int = 100) -> dict:
     """Coverage, mean width and share decided of the item-level intervals of the run means (and of the
@@ -119,37 +165,36 @@ def item_plan_figures(topics: list[TopicItems], share: float, trials: int, rng, 
     `share` of each topic's nuggets (at least 2), in chunks of trials; and the human judgments one plan
     costs (the sampled nuggets, for every run that answers the topic)."""
     runs, T = len(topics[0].lengths), len(topics)
+    pairs = np.zeros((0, 2), int) if pairs is None else pairs
     sizes = [min(len(t.weights), max(2, round(share * len(t.weights)))) for t in topics]
-    df = sum(k - 1 for k, t in zip(sizes, topics) if k < len(t.weights))
-    quantile = t_quantile(level, df) if df else 0.0
-    truth = sum(f_from_sums(t.human @ t.weights, t.human.sum(axis=1), t, beta) for t in topics) / T
-    totals = {"means": np.zeros(3)} | ({"differences": np.zeros(3)} if pairs is not None and len(pairs) else {})
+    truth = np.asarray(sum(f_from_sums(t.human @ t.weights, t.human.sum(axis=1), t, beta) for t in topics) / T)
+    totals = {"means": np.zeros(3)} | ({"differences": np.zeros(3)} if len(pairs) else {})
     for start in range(0, trials, chunk):
         n = min(chunk, trials - start)
-        estimate, variance = np.zeros((runs, n)), np.zeros((runs, n))
-        if "differences" in totals:
-            d_estimate, d_variance = np.zeros((len(pairs), n)), np.zeros((len(pairs), n))
-        for topic, k in zip(topics, sizes):
-            K = len(topic.weights)
-            samples = np.argsort(rng.random((n, K)), axis=1)[:, :k]
-            f_hat, replicates = topic_estimates(topic, samples, beta)
-            scale = (1 - k / K) * (k - 1) / k
-            estimate += f_hat
-            variance += scale * ((replicates - replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
-            if "differences" in totals:
-                d_replicates = replicates[pairs[:, 0]] - replicates[pairs[:, 1]]
-                d_estimate += f_hat[pairs[:, 0]] - f_hat[pairs[:, 1]]
-                d_variance += scale * ((d_replicates - d_replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
-        totals["means"] += _counts(estimate / T, quantile * np.sqrt(variance) / T, truth)
-        if "differences" in totals:
-            totals["differences"] += _counts(d_estimate / T, quantile * np.sqrt(d_variance) / T,
-                                             truth[pairs[:, 0]] - truth[pairs[:, 1]])
+        samples = [np.argsort(rng.random((n, len(t.weights))), axis=1)[:, :k] for t, k in zip(topics, sizes)]
+        means, differences = plan_sums(topics, samples, beta, level, pairs)
+        totals["means"] += _counts(*means, truth)
+        if differences is not None:
+            totals["differences"] += _counts(*differences, truth[pairs[:, 0]] - truth[pairs[:, 1]])
     judgments = sum(k * int(t.answered.sum()) for k, t in zip(sizes, topics))
-    result = {"judgments": judgments}
+    result: dict[str, object] = {"judgments": judgments, "correlation": item_correlation(topics)}
     for key, (covered, width, decided) in totals.items():
         cells = trials * (runs if key == "means" else len(pairs))
         result[key] = {"coverage": covered / cells, "width": width / cells, "decided": decided / cells}
     return result
+
+
+def item_correlation(topics: list[TopicItems]) -> float:
+    """The matcher's Pearson correlation with the human match values over a run's items (nuggets of
+    every topic it answers), averaged over the runs where it is defined: the item-level plans'
+    counterpart of the per-topic correlation."""
+    values = []
+    for run in range(len(topics[0].lengths)):
+        human = np.concatenate([t.human[run] for t in topics if t.answered[run]] or [np.zeros(0)])
+        automatic = np.concatenate([t.automatic[run] for t in topics if t.answered[run]] or [np.zeros(0)])
+        if len(human) > 1 and human.std() > 0 and automatic.std() > 0:
+            values.append(np.corrcoef(human, automatic)[0, 1])
+    return float(np.mean(values)) if values else float("nan")
 
 
 def _counts(estimate: np.ndarray, half: np.ndarray, truth: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from sepia.metaeval.correlation import COEFFICIENTS, LEVELS  # noqa: E402
 
@@ -58,7 +59,9 @@ def pvalue_curves(report: dict, directory: Path) -> list[Path]:
         if values:
             ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linewidth=1.2, label=label,
                     color=colours[coefficient], linestyle=styles[level])
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    locator = ax.xaxis.get_major_locator()
+    if isinstance(locator, MaxNLocator):  # the default AutoLocator is one
+        locator.set_params(integer=True)
     ax.axhline(0.05, color="grey", linewidth=0.8, linestyle=":")
     ax.set_xlabel("metric pairs, sorted by p-value")
     ax.set_ylabel("p-value (permutation test, Perm-Both)")

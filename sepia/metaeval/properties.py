@@ -43,7 +43,7 @@ def discriminative_power(metrics, Z, level: str, coefficient_name: str, *, metho
     if M.shape[1:] != Z.shape:
         raise ValueError("metric and human matrices differ in shape")
     same_missing_cells(*M)
-    observed = correlate(M, Z, level, coefficient_name)
+    observed = np.asarray(correlate(M, Z, level, coefficient_name))  # one value per metric
     masks = swap_masks(np.random.default_rng(seed), n_resamples, Z.shape, method)
     pairs = list(combinations(range(len(M)), 2))
     a = np.array([p[0] for p in pairs])
@@ -89,7 +89,10 @@ def _halves(M, Z, columns, level, coefficient_name):
 def measure_properties(metrics, names, Z, *, n_resamples: int = 1000, repetitions: int = 100, seed=None) -> dict:
     """Discriminative power (mean p-value, curve, and every pair's p-value) and ranking consistency
     of all sixteen measures for two or more metrics; consistency needs four inputs or more."""
-    power, consistency, curves, pairs = {}, {}, {}, {}
+    power: dict[str, dict[str, float]] = {}
+    consistency: dict[str, dict[str, float]] = {}
+    curves: dict[str, list[float]] = {}
+    pairs: dict[str, dict[str, float]] = {}
     for level, c in MEASURES:
         dp = discriminative_power(metrics, Z, level, c, n_resamples=n_resamples, seed=seed)
         power.setdefault(level, {})[c] = dp.mean_pvalue

@@ -18,8 +18,8 @@ from math import factorial
 from typing import Sequence
 
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
+from sepia.scoring.adjudication import official
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.store.judging import official
 
 
 @dataclass(frozen=True)

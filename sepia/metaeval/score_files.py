@@ -104,7 +104,9 @@ def parse_long_tsv(text: str, name: str = "<input>") -> ScoreTable:
                                                          f"{', '.join(repeated) or '(an empty name)'}")])
     index = {c: i for i, c in enumerate(header)}
     columns = [c for c in header if c not in REQUIRED]
-    rows, problems, seen = [], [], {}
+    rows: list[ScoreRow] = []
+    problems: list[Problem] = []
+    seen: dict[tuple, int] = {}  # (system, input, metric, extra) -> its line
     for number, line in lines[1:]:
         fields = [f.strip() for f in line.split("\t")]
         if len(fields) != len(header):
@@ -139,7 +141,10 @@ def parse_long_tsv(text: str, name: str = "<input>") -> ScoreTable:
 
 def parse_trec_eval(text: str, name: str = "<input>") -> ScoreTable:
     """trec_eval -q output of one run."""
-    system, found, problems, seen = None, [], [], {}
+    system: str | None = None
+    found: list[tuple[str, str, float, int]] = []
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str], int] = {}  # (measure, input) -> its line
     for number, line in _lines(text):
         fields = line.split()
         if len(fields) != 3:

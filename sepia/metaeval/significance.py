@@ -271,12 +271,12 @@ def bootstrap_ci(X, Z, level: str, coefficient_name: str, *, Y=None, resample: s
         np.broadcast_to(np.arange(systems), (n_resamples, systems))
     cols = rng.integers(0, inputs, (n_resamples, inputs)) if resample != "systems" else \
         np.broadcast_to(np.arange(inputs), (n_resamples, inputs))
-    samples = []
+    parts = []
     block = max(1, _BLOCK_CELLS // (systems * inputs))
     for start in range(0, n_resamples, block):
         r, c = rows[start:start + block, :, None], cols[start:start + block, None, :]
-        samples.append(statistic(X[r, c], Z[r, c], None if Y is None else Y[r, c]))
-    samples = np.concatenate(samples)
+        parts.append(statistic(X[r, c], Z[r, c], None if Y is None else Y[r, c]))
+    samples = np.concatenate(parts)
     samples = samples[np.isfinite(samples)]
     if not len(samples):
         return Interval(float(estimate), float("nan"), float("nan"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from sepia.formats.model import QATopic
+from sepia.formats.model import AnswerTypeScore, QATopic
 
 
 def predicted_type(topic: QATopic | None) -> str | None:
@@ -13,7 +13,7 @@ def predicted_type(topic: QATopic | None) -> str | None:
     if topic is None or not topic.answer_types:
         return None
 
-    def rank(item: tuple[int, object]) -> tuple[float, int]:
+    def rank(item: tuple[int, AnswerTypeScore]) -> tuple[float, int]:
         position, guess = item
         score = guess.score
         return (-math.inf if score is None or math.isnan(score) else score, -position)

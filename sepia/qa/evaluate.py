@@ -74,16 +74,18 @@ class QARunScore:
     def by_type(self) -> dict[str, float]:
         """Accuracy over the topics of each gold answer type, in the vocabulary's order."""
         groups: dict[str, list[float]] = defaultdict(list)
-        for t in self.typed:
-            groups[t.gold_type].append(float(t.correct))
+        for t in self.topics:
+            if t.gold_type:
+                groups[t.gold_type].append(float(t.correct))
         return {a: sum(groups[a]) / len(groups[a]) for a in vocab.ANSWER_TYPES if a in groups}
 
     @property
-    def confusion(self) -> dict[str, dict[str, int]]:
+    def confusion(self) -> dict[str, dict[str | None, int]]:
         """gold type -> predicted type (None when the run gave none) -> number of topics."""
-        counts: dict[str, Counter] = defaultdict(Counter)
-        for t in self.typed:
-            counts[t.gold_type][t.predicted_type] += 1
+        counts: dict[str, Counter[str | None]] = defaultdict(Counter)
+        for t in self.topics:
+            if t.gold_type:
+                counts[t.gold_type][t.predicted_type] += 1
         return {gold: dict(counts[gold]) for gold in vocab.ANSWER_TYPES if gold in counts}
 
     @property

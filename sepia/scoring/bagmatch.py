@@ -57,7 +57,7 @@ _CONTEXT_LOWER = "\u03a3"  # capital sigma: its lower case depends on the letter
 class _CodePoints:
     """Facts about single code points, learnt for the code points actually met."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.nfkc = np.full(_CODE_POINTS, _NFKC_UNLEARNT, np.uint32)  # NFKC(c) when one character
         self.nfkc_forms: dict[str, str] = {}  # NFKC(c) when several characters
         self.token_class = np.full(_CODE_POINTS, _UNLEARNT, np.uint8)
@@ -223,7 +223,10 @@ class _Layout:
     """Many topics' nuggets, in groups for the matrix products, and where each topic's tokens are."""
 
     def __init__(self, topics: list[_TopicNuggets], vocabulary_size: int):
-        self.groups, members, most = [], [], (0, 0)
+        self.groups: list[_Group] = []
+        members: list[_TopicNuggets] = []
+        most = (0, 0)
+        self.local: np.ndarray | None
         for t in topics:  # as many topics per group as _GROUP_CELLS allows
             most = (max(most[0], len(t.totals), _SLAB), max(most[1], len(t.gids)))
             if members and (len(members) + 1) * most[0] * most[1] > _GROUP_CELLS:
@@ -289,20 +292,22 @@ class BagMatcher:
 
     def _gid(self, token: str) -> int:
         if len(token) == 1 and _UNIGRAM_RE.match(token):
-            table, key = self.unigrams, ord(token)
-        else:
-            table, key = self.words, token
-        gid = table.get(key)
+            code_point = ord(token)
+            gid = self.unigrams.get(code_point)
+            if gid is None:
+                gid = self.unigrams[code_point] = len(self.words) + len(self.unigrams)
+                if self._token_table is not None:
+                    self._token_table[code_point] = gid
+            return gid
+        gid = self.words.get(token)
         if gid is None:
-            gid = table[key] = len(self.words) + len(self.unigrams)
-            if table is self.unigrams and self._token_table is not None:
-                self._token_table[key] = gid
+            gid = self.words[token] = len(self.words) + len(self.unigrams)
         return gid
 
     def _topic(self, texts: tuple[str, ...]) -> _TopicNuggets:
         topic = self._topics.get(texts)
         if topic is None:
-            bags = [self.tokenizer.counts(t) for t in texts]
+            bags: list[dict[str, int]] = [self.tokenizer.counts(t) for t in texts]
             if self.as_set:
                 bags = [dict.fromkeys(b, 1) for b in bags]
             column = {tok: i for i, tok in enumerate(dict.fromkeys(tok for b in bags for tok in b))}
@@ -348,7 +353,9 @@ class BagMatcher:
         kept[~is_word[keep]] = 32
         words = _from_code_points(kept).split()
         if self._stop or self.tokenizer.stem:
-            words = [self._as_token(w) for w in words]
+            gid = self.words.get
+            tokens = map(self._as_token, words)  # None: a stop word
+            return np.fromiter((-1 if t is None else gid(t, -1) for t in tokens), np.int64, len(words))
         return np.fromiter(map(self.words.get, words, itertools.repeat(-1)), np.int64, len(words))
 
     def _as_token(self, word: str) -> str | None:

@@ -12,7 +12,7 @@ from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
 from sepia.scoring.depth import at_depth
 from sepia import matchers as registered
-from sepia.matchers.base import Matcher, MatcherOptions
+from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions
 from sepia.scoring.matchers import PARTIAL
 from sepia.scoring.tokenize import Tokenizer, char_length
 from sepia.scoring.weights import nugget_weights
@@ -105,7 +105,7 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
     `matcher` is a registered matcher's name or a matcher object (e.g. judgments of an automatic
     assessor, `sepia.scoring.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
-    settings = Settings(matcher if instance is None else instance.name, beta, theta, weights, allowance_per_type or {}, allowance,
+    settings = Settings(matcher if isinstance(matcher, str) else matcher.name, beta, theta, weights, allowance_per_type or {}, allowance,
                         tokenizer or Tokenizer(), as_set, partial, numbers=numbers, matcher_options=dict(matcher_options or {}))
     return Evaluator(gold, settings, judgments, instance).rank(runs)
 
@@ -151,13 +151,13 @@ class Evaluator:
     @property
     def learns(self) -> bool:
         """Whether the matcher must see every run before it scores one (`learn`)."""
-        return hasattr(self.matcher, "learn")
+        return isinstance(self.matcher, LearningMatcher)
 
     def learn(self, runs: Sequence[CCLQARun]) -> None:
         """Show a matcher that learns from other runs (`learns_from_other_runs`) every run it will
         score, as scored (at depth), before it scores any: it becomes the matcher for those runs.
         ValueError (one line) when it cannot learn from them."""
-        if self.learns:
+        if isinstance(self.matcher, LearningMatcher):
             self.matcher = self.matcher.learn(self.gold, [at_depth(run, self.settings.depth) for run in runs])
             self.warnings += [w for w in getattr(self.matcher, "warnings", ()) if w not in self.warnings]
 
@@ -166,10 +166,10 @@ class Evaluator:
         given) replace those the evaluator was made with: a caller may bring each run's judgments with the run."""
         matcher = self.matcher
         run = at_depth(run, self.settings.depth)
-        if judgments is not None and hasattr(matcher, "with_judgments"):
+        if judgments is not None and isinstance(matcher, JudgedMatcher):
             matcher = matcher.with_judgments(judgments)
         parsed = vocab.parse_run_id(run.run_id)
-        lang = parsed.target_lang if parsed else self.gold.lang
+        lang = parsed.target_lang if parsed else self.gold.lang or ""
         topics = self.topics_by_lang.get(lang, [])
         warnings: list[str] = []
         if not topics:
@@ -182,12 +182,11 @@ class Evaluator:
         nugget_scores: list[dict[str, float] | None] = []
         answer_lists = [answered[t.topic_id].answers if t.topic_id in answered else [] for t in topics]
         batched = _batched_scores(matcher, run.run_id, topics, answer_lists)
-        judged = hasattr(matcher, "unjudged")
-        credit = getattr(matcher, "credit", None)
+        judging = matcher if isinstance(matcher, JudgedMatcher) else None
         beta = self.settings.beta
         for i, (topic, answers) in enumerate(zip(topics, answer_lists)):
             topic_id = topic.topic_id
-            if answers and judged and matcher.unjudged(run.run_id, topic_id):
+            if answers and judging and judging.unjudged(run.run_id, topic_id):
                 warnings.append(f"run {run.run_id} topic {topic_id}: no {_judged_by(matcher)} judgments "
                                 "(scored as no match)")
             if batched is not None:
@@ -199,7 +198,7 @@ class Evaluator:
             values = match_scores or [0.0] * len(topic.nuggets)
             nugget_scores.append(nuggetizer.topic_scores(values, self.vital[topic_id]) if answers else None)
             scores.append(topic_score(
-                topic_id, topic.answer_type, self.weights[topic_id], credit(values) if credit else values,
+                topic_id, topic.answer_type, self.weights[topic_id], judging.credit(values) if judging else values,
                 char_length("".join([a.text for a in answers])),  # = the sum over the answers
                 self.allowance(lang, topic.answer_type), beta, bool(answers), nugget_scores[-1] or nuggetizer.zero()))
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
@@ -211,15 +210,15 @@ def ranked(results: Iterable[RunScore]) -> list[RunScore]:
     return sorted(results, key=lambda r: (-r.score, r.run_id))
 
 
-def _batched_scores(matcher, run_id: str, topics, answer_lists) -> list[list[float]] | None:
+def _batched_scores(matcher: Matcher, run_id: str, topics, answer_lists) -> list[list[float]] | None:
     """Every topic's match scores from one call, for matchers that can batch (softmatch,
     BINARIZED); [] for a topic without answers, as `evaluate` expects."""
-    if not hasattr(matcher, "scores_many"):
+    if not isinstance(matcher, BatchMatcher):
         return None
     answered = [i for i, answers in enumerate(answer_lists) if answers]
     many = iter(matcher.scores_many(run_id, [(topics[i].nuggets, answer_lists[i]) for i in answered]))
-    answered = set(answered)
-    return [next(many) if i in answered else [] for i in range(len(topics))]
+    with_answers = set(answered)
+    return [next(many) if i in with_answers else [] for i in range(len(topics))]
 
 
 def _judged_by(matcher) -> str:

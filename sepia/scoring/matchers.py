@@ -56,7 +56,7 @@ class HumanMatcher:
     name: str = "human"
     partial: float = PARTIAL
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         # Each (run, topic)'s decisions (rank, nugget, value), grouped once (or read so, `judgments`
         # being Decisions): a topic then costs what its own judgments cost.
         from sepia.scoring.decisions import decide

@@ -10,11 +10,15 @@ a year range `2014-15` states 2014 and 2015 (`2020-03` states 2020 and 3); an En
 统一 or 一起 state no number. An English month name next to a number (`March 2020`, `15 May`) is a
 date part (also Jan, Feb, ..., Sept, with or without a full stop) and stands for its number (`March 2020` states 3 and 2020, as `2020-03` does): a changed
 month then changes the date.
+
+Of a nugget's numbers, strict asks only for those it claims (`claimed_numbers`): not those inside a
+name, and one of several decades.
 """
 from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 _DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2, "兩": 2}
@@ -82,26 +86,71 @@ def _plain(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def _values(m: re.Match) -> set[str]:
+    """The numbers one match of NUMBER_RE states."""
+    if m["range"]:  # 2014-15 is two years; 2020-03 a year and its month
+        later = m["short"] > m["range"][2:]
+        return {str(int(m["range"])), str(int(m["range"][:2] + m["short"] if later else m["short"]))}
+    value: str | None
+    if m["word"]:
+        value = str(NUMBER_WORDS[m["word"].lower()])
+    elif m["arabic"]:
+        value = _arabic_value(m["arabic"], m["scale"])
+    elif m["cjk"]:
+        number = cjk_value(m["cjk"])
+        value = None if number is None else str(number)
+    else:
+        value = str(month_number(m["month"]))
+    return set() if value is None else {value}
+
+
 def numbers_in(text: str) -> frozenset[str]:
     """Every number the text states, normalised (`2003`, `1234.5`; `3` for March next to a number)."""
-    found = set()
-    for m in NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)):
-        if m["range"]:  # 2014-15 is two years; 2020-03 a year and its month
-            later = m["short"] > m["range"][2:]
-            found |= {str(int(m["range"])), str(int(m["range"][:2] + m["short"] if later else m["short"]))}
+    return frozenset().union(*(_values(m) for m in NUMBER_RE.finditer(unicodedata.normalize("NFKC", text))))
+
+
+# A number after a capitalised word inside a sentence is part of a name ("World War 2", "Apollo 11"),
+# and a date before "attack(s)" names an event ("the September 11 attacks"): neither is a claim. A
+# number after a lower-case label is kept: "type 2 diabetes" is not "type 3 diabetes".
+_NAME_LABEL = re.compile(r"(?<=[\w,;:] )(?!(?i:" + "|".join(MONTHS + ("sept",) + tuple(m[:3] for m in MONTHS))
+                         + r")\b)[A-Z][A-Za-z]*\s*$")
+_EVENT = re.compile(r"^\s*(?:/?\d{1,2}\s*)?attacks?\b", re.IGNORECASE)  # "September| 11 attacks", "9|/11 attacks"
+_DECADE = re.compile(r"^\d{3}0s$")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The numbers a nugget claims: every one of `required` must be stated; of `periods` (decades
+    listed together, "in the 1960s and 1970s"), one is enough."""
+    required: frozenset[str] = frozenset()
+    periods: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.required or self.periods)
+
+    def held_by(self, stated: frozenset[str]) -> bool:
+        return self.required <= stated and (not self.periods or bool(self.periods & stated))
+
+
+def claimed_numbers(text: str) -> Claim:
+    """The numbers of `numbers_in(text)` that are part of what the text claims: not those inside a
+    name, and with two or more decades as a choice of periods."""
+    text = unicodedata.normalize("NFKC", text)
+    required: set[str] = set()
+    decades: set[str] = set()
+    event_dates: set[str] = set()
+    for m in NUMBER_RE.finditer(text):
+        if _NAME_LABEL.search(text[:m.start()]):
             continue
-        if m["word"]:
-            value = str(NUMBER_WORDS[m["word"].lower()])
-        elif m["arabic"]:
-            value = _arabic_value(m["arabic"], m["scale"])
-        elif m["cjk"]:
-            number = cjk_value(m["cjk"])
-            value = None if number is None else str(number)
-        else:
-            value = str(month_number(m["month"]))
-        if value is not None:
-            found.add(value)
-    return frozenset(found)
+        values = _values(m)
+        if _EVENT.match(text[m.end():]):
+            event_dates |= values
+            continue
+        (decades if m["arabic"] and _DECADE.match(m.group() + text[m.end():m.end() + 1]) else required).update(values)
+    if len(decades) < 2:
+        required |= decades
+        decades = set()
+    return Claim(frozenset(required - event_dates), frozenset(decades))
 
 
 def month_number(name: str) -> int:

@@ -118,6 +118,7 @@ def nuggetizer_table(results: Sequence[RunScore]) -> str:
     rows = {}
     for r in ranked:
         means = r.nuggetizer
+        assert means is not None  # the evaluator gives every run TREC RAG's scores
         rows[r.run_id] = ([f"{r.score:.4f}"] + [f"{means['all_topics'][m]:.4f}" for m in nuggetizer.MEASURES]
                           + [f"{means['answered']}/{means['topics']}"]
                           + [f"{means['answered_topics'][m]:.4f}" for m in nuggetizer.MEASURES])

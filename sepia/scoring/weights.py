@@ -20,7 +20,7 @@ def nugget_weights(nuggets: Sequence[GoldNugget], scheme: str = "pyramid") -> tu
     warnings: list[str] = []
     voted = [n for n in nuggets if n.vital_votes is not None]
     if scheme == "pyramid":
-        top = max((n.vital_votes for n in voted), default=0)
+        top = max((n.vital_votes or 0 for n in voted), default=0)
         weights = [_given(n) if n.vital_votes is None else (n.vital_votes / top if top else 0.0) for n in nuggets]
     elif scheme == "proportion":
         weights = [_given(n) if n.vital_votes is None else (n.vital_votes / n.voters if n.voters else 0.0)

@@ -7,7 +7,7 @@ from typing import Callable, Iterable
 from whoosh.analysis import CompositeAnalyzer, Filter, RegexTokenizer, StemFilter, StopFilter
 from whoosh.fields import ID, TEXT, Schema
 
-from sepia.search.units import UnitTokenizer, normalize_term, split_compounds
+from sepia.search.units import Columns, UnitTokenizer, normalize_term, split_compounds, unit_columns
 from sepia.text import english
 from sepia.vocab import LANGUAGES
 
@@ -121,12 +121,24 @@ def index_sequence(lang: str) -> Callable[[str], tuple[list[str], list[str]] | N
     """A function from text to its index terms as (finest units in position order, compounds),
     or None when its positions have a gap (see UnitTokenizer.sequence); the same terms as
     `index_units`, made directly where the analyzer can (CJK)."""
-    analyzer = analyzer_for(lang)
-    items = getattr(analyzer, "items", ())
+    return _direct(lang, "sequence", split_compounds)
+
+
+def index_columns(lang: str) -> Callable[[str], Columns]:
+    """A function from text to its index tokens as columns (sepia.search.units.Columns): the same
+    tokens as `index_units`, made in one pass without an object per token where the analyzer can
+    (CJK)."""
+    return _direct(lang, "columns", unit_columns)
+
+
+def _direct(lang: str, method: str, from_units: Callable) -> Callable:
+    """The analyzer's own UnitTokenizer `method` where it has one (CJK), else `from_units` over
+    `index_units`."""
+    items = getattr(analyzer_for(lang), "items", ())
     if len(items) == 1 and isinstance(items[0], UnitTokenizer):
-        return items[0].sequence
+        return getattr(items[0], method)
     units = index_units(lang)
-    return lambda text: split_compounds(units(text))
+    return lambda text: from_units(units(text))
 
 
 def plain_fold(lang: str) -> Callable[[str], str]:

@@ -19,6 +19,7 @@ from sepia.search.highlight import (QueryTerms, best_window, mark_html, match_sp
                                     snippet_spans)
 from sepia.search.natural import FIELD_BOOSTS, any_term_query, is_natural, natural_query
 from sepia.search.querygen import generate_query
+from sepia.search.simple_query import simple_query
 from sepia.vocab import LANGUAGES
 
 _QUOTED = re.compile(r'"([^"]*)"')
@@ -34,7 +35,11 @@ def cached_schema(lang: str):
 
 def parse_query(schema, text: str):
     """A Whoosh query tree: words ANDed, OR/NOT/AND, "phrases", title:/body:, prefix*; a word
-    without a field looks in title (weighted x2) and body."""
+    without a field looks in title (weighted x2) and body. Words and phrases joined all by AND or
+    all by OR are read without Whoosh's parser, to the same tree (sepia.search.simple_query)."""
+    simple = simple_query(schema, text)
+    if simple is not None:
+        return simple
     parser = MultifieldParser(["title", "body"], schema, fieldboosts=FIELD_BOOSTS)
     try:
         return parser.parse(text)

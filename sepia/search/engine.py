@@ -9,7 +9,7 @@ import importlib
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import AbstractSet, Iterable, Iterator, Protocol
 
 # The engines, by the name `sepia index build --engine` takes: "module:class" of each, imported
 # only when used (tantivy's Rust library is not loaded to serve Whoosh). Every caller reads this table.
@@ -47,7 +47,7 @@ class IndexStats:
     terms: int                            # distinct terms of the body field
     tokens: int                           # title and body tokens of all documents
     bytes: int
-    stored_documents: int | None = None   # in the store, when one was given
+    stored_documents: int | None = None   # in the document source, when one was given
 
     @property
     def pending(self) -> int | None:
@@ -108,8 +108,21 @@ class DocumentView:
         return asdict(self)
 
 
+class DocumentSource(Protocol):
+    """The documents an index is built from (the store's: sepia.services.indexing.StoredDocuments)."""
+
+    def count(self, lang: str) -> int:
+        """How many documents of the language there are."""
+
+    def stream(self, lang: str, skip: AbstractSet[str] = frozenset()) -> tuple[int, Iterator[dict]]:
+        """(count, stream) of the language's documents not in `skip`: dicts with docid, title, date, body."""
+
+
 class SearchEngine(Protocol):
-    name: str          # its key in ENGINES
+    @property
+    def name(self) -> str:
+        """Its key in ENGINES."""
+
     index_dir: Path
 
     # ---------------------------------------------------------------- reading
@@ -128,11 +141,11 @@ class SearchEngine(Protocol):
 
     # ---------------------------------------------------------------- writing
 
-    def build(self, store, lang: str, rebuild: bool = False, procs: int | None = None,
+    def build(self, documents: DocumentSource, lang: str, rebuild: bool = False, procs: int | None = None,
               progress: bool = True) -> BuildReport:
-        """Bring the language's index up to date with the store's documents (only those not yet
-        indexed), or with `rebuild` write a fresh one beside it and swap it in when complete.
-        `procs` processes analyse documents (default: every core). Raises IndexBusy."""
+        """Bring the language's index up to date with `documents` (only those not yet indexed), or
+        with `rebuild` write a fresh one beside it and swap it in when complete. `procs` processes
+        analyse documents (default: every core). Raises IndexBusy."""
 
     def add(self, lang: str, docs: Iterable[dict]) -> int:
         """Index documents (dicts with docid, title, date, body), replacing any indexed
@@ -141,8 +154,8 @@ class SearchEngine(Protocol):
     def delete(self, lang: str, docids: Iterable[str]) -> int:
         """Remove documents from the index in one commit; returns how many were indexed."""
 
-    def stats(self, lang: str, store=None) -> IndexStats | None:
-        """Size of the language's index (None when it has none); with a store, what is pending."""
+    def stats(self, lang: str, documents: DocumentSource | None = None) -> IndexStats | None:
+        """Size of the language's index (None when it has none); with `documents`, what is pending."""
 
     def drop(self, lang: str) -> bool:
         """Remove the language's index; False when it had none."""

@@ -6,6 +6,7 @@ the index saw them; phrase words are marked only where they occur as the phrase.
 """
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 from html import escape
@@ -82,11 +83,12 @@ def token_spans(tokens: Iterable[tuple[str, int, int, int]], wanted: QueryTerms)
         if wanted.phrases:
             by_pos[pos].append((term, start, end))
     for phrase in wanted.phrases:
-        spans.extend(_phrase_spans(by_pos, phrase))
+        spans.extend(phrase_spans(by_pos, phrase))
     return merge_spans(spans)
 
 
-def _phrase_spans(by_pos, phrase):
+def phrase_spans(by_pos, phrase):
+    """Where `phrase` occurs among the tokens `by_pos` holds (position -> [(term, start, end)])."""
     for pos in sorted(by_pos):
         for term, start, end in by_pos[pos]:
             if term != phrase[0]:
@@ -197,9 +199,15 @@ def best_window(text: str, spans, width: int = SNIPPET_CHARS) -> tuple[int, int]
     if not spans:
         return 0, width
     best, best_count = 0, -1
-    for s, _e in spans:
+    starts, ends = [a for a, _b in spans], [b for _a, b in spans]
+    # spans sorted with their ends in order too (merged spans are): those in a window are a run
+    ordered = starts == sorted(starts) and ends == sorted(ends)
+    for s in starts:
         start = max(0, min(s - width // 5, len(text) - width))
-        count = sum(1 for a, b in spans if a >= start and b <= start + width)
+        if ordered:
+            count = max(0, bisect_right(ends, start + width) - bisect_left(starts, start))
+        else:
+            count = sum(1 for a, b in spans if a >= start and b <= start + width)
         if count > best_count:
             best, best_count = start, count
     return best, best + width

@@ -1,9 +1,7 @@
-"""Whoosh indexes, one per language under config.index_dir()/<lang>: build from the store's
-Document table, add new documents incrementally, report statistics. The build lifecycle
-(builder PID, workers that end with their build, the store's documents) serves every engine.
-
-`build_index` and `index_stats` go through the search seam (sepia.search.engine): they use the
-engine configured for the index directory.
+"""Whoosh indexes, one per language under config.index_dir()/<lang>: build from a document source
+(sepia.search.engine.DocumentSource; the store's is in sepia.services.indexing), add new documents
+incrementally, report statistics. The build lifecycle (builder PID, workers that end with their
+build) serves every engine.
 
 A build writes its PID beside Whoosh's write lock (BUILDER_FILE) and removes it when done, so
 the next build can tell a live build (refused, naming its PID) from one that was killed (its
@@ -16,7 +14,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from whoosh import index as windex
 from whoosh.index import LockError
@@ -25,7 +23,7 @@ from whoosh.multiproc import MpWriter, SubWriterTask
 from sepia import config
 from sepia.corpus.progress import maybe_progress
 from sepia.search.analyzers import analysis_mismatch, record_analysis, schema_for
-from sepia.search.engine import BuildReport, IndexBusy, IndexStats, default_procs, open_engine
+from sepia.search.engine import BuildReport, DocumentSource, IndexBusy, IndexStats, default_procs
 from sepia.vocab import LANGUAGES
 
 # Below this many new documents, starting worker processes costs more than it saves.
@@ -127,27 +125,6 @@ def write_documents(writer, docs: Iterable, on_added=None, add=None) -> int:
     return added
 
 
-def store_documents(store, lang: str, skip: set[str] = frozenset()) -> tuple[int, Iterator[dict]]:
-    """(count, stream) of the store's documents of one language not in `skip`, read in batches."""
-    from sqlalchemy import select
-
-    from sepia.store.models import Document
-
-    count = stored_count(store, lang)
-
-    def stream():
-        with store.sessions() as session:
-            rows = session.execute(
-                select(Document.docid, Document.title, Document.date, Document.text)
-                .where(Document.lang == lang).order_by(Document.id)
-                .execution_options(yield_per=1000))
-            for docid, title, date, text in rows:
-                if docid not in skip:
-                    yield {"docid": docid, "title": title or "", "date": date or "", "body": text}
-
-    return max(0, count - len(skip)), stream()
-
-
 def _running(pid: int) -> bool:
     """Whether the process exists and is not a zombie (killed, its exit not yet collected)."""
     try:
@@ -192,27 +169,6 @@ def _claim(ix, path: Path, lang: str, expected: int, procs: int, notes: list[str
     return writer
 
 
-def build_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int | None = None,
-                progress: bool = True) -> BuildReport:
-    """Bring the language's index up to date with the store, with the index directory's engine
-    (see SearchEngine.build)."""
-    return open_engine(index_dir).build(store, lang, rebuild=rebuild, procs=procs, progress=progress)
-
-
-def index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
-    """The index directory's engine's statistics of one language (see SearchEngine.stats)."""
-    return open_engine(index_dir).stats(lang, store)
-
-
-def stored_count(store, lang: str) -> int:
-    from sqlalchemy import func, select
-
-    from sepia.store.models import Document
-
-    with store.transaction() as session:
-        return session.scalar(select(func.count()).select_from(Document).where(Document.lang == lang.upper())) or 0
-
-
 def note_dead_builder(path: Path, lang: str, notes: list[str]) -> None:
     """Say what was found of a build that died writing the index at `path` (IndexBusy if it lives)."""
     dead = dead_builder(path, lang)
@@ -229,9 +185,9 @@ def outdated_analysis(path: Path, lang: str, notes: list[str]) -> bool:
     return problem is not None
 
 
-def build_whoosh_index(store, lang: str, index_dir=None, rebuild: bool = False, procs: int | None = None,
-                       progress: bool = True) -> BuildReport:
-    """Bring the language's Whoosh index up to date with the store: add the documents it lacks, or
+def build_whoosh_index(documents: DocumentSource, lang: str, index_dir=None, rebuild: bool = False,
+                       procs: int | None = None, progress: bool = True) -> BuildReport:
+    """Bring the language's Whoosh index up to date with `documents`: add the documents it lacks, or
     with `rebuild` write a fresh index beside the old one and swap it in when complete."""
     lang = lang.upper()
     procs = procs or default_procs()
@@ -249,7 +205,7 @@ def build_whoosh_index(store, lang: str, index_dir=None, rebuild: bool = False, 
         shutil.rmtree(target, ignore_errors=True)
         ix = create_index(target, lang)
     skip = set() if fresh else indexed_docids(ix)
-    expected, docs = store_documents(store, lang, skip)
+    expected, docs = documents.stream(lang, skip)
     added = 0
     if expected > 0:
         writer = _claim(ix, target, lang, expected, procs, notes)
@@ -266,7 +222,7 @@ def build_whoosh_index(store, lang: str, index_dir=None, rebuild: bool = False, 
     return BuildReport(lang, added, total, time.perf_counter() - started, rebuilt=fresh, notes=notes)
 
 
-def whoosh_index_stats(lang: str, index_dir=None, store=None) -> IndexStats | None:
+def whoosh_index_stats(lang: str, index_dir=None, source: DocumentSource | None = None) -> IndexStats | None:
     ix = open_index(lang, index_dir)
     if ix is None:
         return None
@@ -278,5 +234,5 @@ def whoosh_index_stats(lang: str, index_dir=None, store=None) -> IndexStats | No
     segments = len(ix._segments())  # Whoosh has no public accessor for this
     ix.close()
     size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
-    stored = None if store is None else stored_count(store, lang)
+    stored = None if source is None else source.count(lang)
     return IndexStats(lang.upper(), documents, segments, terms, tokens, size, stored)

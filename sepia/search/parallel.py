@@ -1,7 +1,7 @@
 """Document analysis on every core, for the tantivy engine's builds.
 
-Worker processes (forked before the index writer exists, so they share none of its locks or
-threads) each make their own analyzers (a Sudachi tokenizer is never shared), analyse batches of
+Worker processes (fresh interpreters, never forked copies of the building process, so they hold
+none of its threads' locks, nor the index writer's) each make their own analyzers (a Sudachi tokenizer is never shared), analyse batches of
 titles and bodies and return each document's index terms (`analysed_fields`): title and body as
 SEPIA's index terms in position order (`term_sequence`; explicit positions where that form does
 not fit), their number, and the body's tokens' offsets (sepia.search.offsets), from the same
@@ -16,37 +16,36 @@ analyzer-only baseline the build is measured against (tools/bench_search.py).
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
 import queue
+import subprocess
 import sys
 import threading
 import traceback
 from collections import deque
 from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from typing import IO, Callable, Iterable, Iterator
 
-from sepia.search.analyzers import index_sequence, index_units
-from sepia.search.offsets import pack_units
-from sepia.search.units import split_compounds
+from sepia.search.analyzers import index_columns, index_sequence, index_units
+from sepia.search.offsets import pack_columns
+from sepia.search.units import Columns
 
 BATCH_DOCS = 32            # documents per task sent to a worker
 IN_FLIGHT_PER_WORKER = 3   # tasks queued or running per worker
 PARALLEL_MIN_DOCS = 400    # below this, analysing in the building process is quicker
 
 _worker: dict = {}
+# What a worker runs: the building process's sys.path first (so it imports this same SEPIA), then
+# `serve_worker` (sepia.search.parallel imports nothing of the building process's __main__).
+_BOOT = "import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); " \
+        "from sepia.search.parallel import serve_worker; serve_worker()"
 
 
-def _context():
-    # fork: workers start in milliseconds with SEPIA already imported; elsewhere, spawn
-    method = "fork" if sys.platform.startswith("linux") else "spawn"
-    return multiprocessing.get_context(method)
-
-
-def _init(lang: str, parent_pid: int) -> None:
+def _init(lang: str) -> None:
     from sepia.search.indexer import end_with_parent
 
-    end_with_parent(parent_pid)
+    end_with_parent(os.getppid())
     _worker["analysis"] = analysis_of(lang)
 
 
@@ -78,12 +77,12 @@ def joined_terms(split: tuple[list[str], list[str]] | None) -> tuple[str, int] |
 Terms = str | list[tuple[str, int, int, int]]
 
 
-def _terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int]:
+def _terms(analysis: tuple[Callable, Callable, Callable], text: str) -> tuple[Terms, int]:
     """A title's index terms, and their number: one string (`term_sequence`), or where
     that form does not fit, the analyzer's (term, position, start, end) units."""
     if not text:
         return "", 0
-    sequence, units = analysis
+    sequence, units, _columns = analysis
     joined = term_sequence(sequence, text)
     if joined is not None:
         return joined
@@ -91,27 +90,38 @@ def _terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int]:
     return found, len(found)
 
 
-def _body_terms(analysis: tuple[Callable, Callable], text: str) -> tuple[Terms, int, bytes | None]:
+def _body_terms(analysis: tuple[Callable, Callable, Callable], text: str) -> tuple[Terms, int, bytes | None]:
     """A body's index terms and their number as `_terms` gives them, and its tokens' offsets
-    (sepia.search.offsets.pack_units), from one analysis into units: marks are read from the
-    index, not made by analysing hits again."""
-    if not text:
-        return "", 0, pack_units([])
-    found = list(analysis[1](text))
-    joined = joined_terms(split_compounds(found))
-    terms, count = (found, len(found)) if joined is None else joined
-    return terms, count, pack_units(found)
+    (sepia.search.offsets.pack_columns), from one pass of the analysis (`index_columns`): marks are
+    read from the index, not made by analysing hits again."""
+    columns = analysis[2](text) if text else Columns([], [], [], [])
+    fine, compounds = columns.fine, columns.compounds
+    # nothing fine but compounds: positions with a gap (unit_columns), which only explicit positions keep
+    joined = joined_terms((fine, compounds)) if fine or not compounds else None
+    terms, count = (column_units(columns), len(fine) + len(compounds)) if joined is None else joined
+    return terms, count, pack_columns(columns)
 
 
-def analysis_of(lang: str) -> tuple[Callable, Callable]:
-    """(index_sequence, index_units) of a language: what `analysed_fields` analyses with."""
-    return index_sequence(lang), index_units(lang)
+def column_units(columns: Columns) -> list[tuple[str, int, int, int]]:
+    """The (term, position, start, end) tokens of `columns`, in position order (for tantivy's
+    explicit positions)."""
+    fine, compounds, fine_at, compound_at = columns
+    units = [(term, i, fine_at[2 * i], fine_at[2 * i + 1]) for i, term in enumerate(fine)]
+    units += [(term, compound_at[3 * j], compound_at[3 * j + 1], compound_at[3 * j + 2])
+              for j, term in enumerate(compounds)]
+    return sorted(units, key=lambda unit: unit[1])
+
+
+def analysis_of(lang: str) -> tuple[Callable, Callable, Callable]:
+    """(index_sequence, index_units, index_columns) of a language: what `analysed_fields` and the
+    baseline analyse with."""
+    return index_sequence(lang), index_units(lang), index_columns(lang)
 
 
 Fields = tuple[Terms, Terms, int, bytes | None]
 
 
-def analysed_fields(analysis: tuple[Callable, Callable], title: str, body: str) -> Fields:
+def analysed_fields(analysis: tuple[Callable, Callable, Callable], title: str, body: str) -> Fields:
     """(title terms, body terms, number of tokens of both, the body's token offsets): what a
     tantivy document needs of the analysis (sepia.search.tantivy_engine.tantivy_document)."""
     (title_terms, title_count), (body_terms, body_count, offsets) = _terms(analysis, title), _body_terms(analysis, body)
@@ -129,9 +139,11 @@ def _fields_batch(texts: list[tuple[str, str]]) -> list[Fields]:
 
 
 def _count_batch(texts: list[tuple[str, str]]) -> int:
-    """The analysis a build makes of each title (index_sequence) and body (index_units, which
-    gives the offsets the index keeps), results dropped."""
-    sequence, units = _worker["analysis"]
+    """The analysis alone: each title's terms (index_sequence, as a build makes them) and each
+    body's tokens with their positions and offsets as the analyzer's unit stream gives them
+    (index_units, as Whoosh and snippets read them), results dropped. A build makes the same body
+    tokens in one pass without an object per token (index_columns), cheaper than this stream."""
+    sequence, units, _columns = _worker["analysis"]
     count = 0
     for title, body in texts:
         split = sequence(title)
@@ -155,16 +167,67 @@ class WorkerFailed(RuntimeError):
     """An analysis worker raised (its traceback is the message) or ended before its results."""
 
 
-def _serve(conn, lang: str, parent_pid: int, func) -> None:
-    """A worker process: func over each batch of texts received, the result (or the failure, as a
-    WorkerFailed) sent back, until None arrives."""
-    _init(lang, parent_pid)
-    while (texts := conn.recv()) is not None:
+class _Worker:
+    """An analysis worker: a new interpreter (fork and exec, nothing inherited but the pipes), fed
+    pickled batches on its stdin, its results pickled back on its stdout. A worker forked from the
+    building process, as before, got every lock its other threads held at that moment (tantivy's,
+    the sender's, a caller's), held for ever: an idle worker hung so, rarely. multiprocessing's
+    spawn and forkserver avoid that too but run the building process's main script again in
+    every worker (a script without `if __name__ == "__main__"` would build again)."""
+
+    def __init__(self, lang: str, func):
+        self.process = subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.stdin: IO[bytes] = self.process.stdin
+        self.stdout: IO[bytes] = self.process.stdout
+        self.send(sys.path)
+        self.send((lang, func))
+
+    def send(self, message) -> None:
+        pickle.dump(message, self.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        self.stdin.flush()
+
+    def recv(self):
+        return pickle.load(self.stdout)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+
+    def close(self) -> None:
+        """Wait a few seconds for the worker to end, stop it if it has not, close its pipes."""
         try:
-            result = func(texts)
-        except BaseException:
-            result = WorkerFailed(traceback.format_exc())
-        conn.send(result)
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.terminate()
+            self.process.wait()
+        for pipe in (self.stdin, self.stdout):
+            try:
+                pipe.close()
+            except OSError:  # its unsent bytes, to a worker that is gone
+                pass
+
+
+def serve_worker() -> None:
+    """A worker process's main: func over each batch of texts received, the result (or the failure,
+    as a WorkerFailed) sent back, until None arrives or the building process's end of the pipe
+    closes. Its stdout carries only results: anything a library prints goes to stderr."""
+    results = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    source = sys.stdin.buffer
+    lang, func = pickle.load(source)
+    _init(lang)
+    try:
+        while (texts := pickle.load(source)) is not None:
+            try:
+                result = func(texts)
+            except BaseException:
+                result = WorkerFailed(traceback.format_exc())
+            pickle.dump(result, results, protocol=pickle.HIGHEST_PROTOCOL)
+            results.flush()
+    except (EOFError, OSError):  # the building process is gone
+        pass
 
 
 def _send_all(outbox: queue.SimpleQueue, failed: list) -> None:
@@ -177,7 +240,7 @@ def _send_all(outbox: queue.SimpleQueue, failed: list) -> None:
             continue
         try:
             conn.send(texts)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # its pipe broken, or closed
             failed.append(exc)
 
 
@@ -197,16 +260,10 @@ def _mapped(lang: str, func, docs: Iterable[dict], procs: int, expected: int):
         _worker["analysis"] = analysis_of(lang)
         yield ((batch, func([document_texts(d) for d in batch])) for batch in _batches(docs, BATCH_DOCS))
         return
-    ctx = _context()
-    conns, workers = [], []
+    conns: list[_Worker] = []
     try:
         for _ in range(procs):
-            mine, theirs = ctx.Pipe()
-            worker = ctx.Process(target=_serve, args=(theirs, lang, os.getpid(), func), daemon=True)
-            worker.start()
-            theirs.close()  # before the next fork: a worker's end of the pipe is in that worker only
-            conns.append(mine)
-            workers.append(worker)
+            conns.append(_Worker(lang, func))
         outbox: queue.SimpleQueue = queue.SimpleQueue()
         failed: list = []
         sender = threading.Thread(target=_send_all, args=(outbox, failed), name="sepia-analysis-sender",
@@ -216,7 +273,7 @@ def _mapped(lang: str, func, docs: Iterable[dict], procs: int, expected: int):
         def receive(conn):
             try:
                 result = conn.recv()
-            except (EOFError, OSError):  # its end closed, or reset with our batches unread
+            except (EOFError, OSError, pickle.UnpicklingError):  # it ended, or was reset with our batches unread
                 raise WorkerFailed("an analysis worker ended before returning its results") from None
             if isinstance(result, WorkerFailed):
                 raise result
@@ -245,24 +302,19 @@ def _mapped(lang: str, func, docs: Iterable[dict], procs: int, expected: int):
                 for conn in conns:
                     outbox.put((conn, None))
             else:  # a failure: the workers may be busy, or waiting to send results no one will read
-                for worker in workers:
-                    worker.terminate()
+                for conn in conns:
+                    conn.stop()
             outbox.put(None)
             sender.join()
     finally:
-        for worker in workers:
-            worker.join(timeout=5)
-            if worker.is_alive():
-                worker.terminate()
-                worker.join()
         for conn in conns:
             conn.close()
 
 
 @contextmanager
 def analysed_documents(lang: str, docs: Iterable[dict], procs: int, expected: int):
-    """A context whose value iterates over (document, analysed_fields) pairs, in order. Enter it
-    before opening the index writer: the worker processes start on entry."""
+    """A context whose value iterates over (document, analysed_fields) pairs, in order; the worker
+    processes start on entry."""
     with _mapped(lang, _fields_batch, docs, procs, expected) as batches:
         yield (pair for batch, fields in batches for pair in zip(batch, fields))
 

@@ -23,10 +23,10 @@ from tantivy import Occur, Query
 
 from sepia.corpus.progress import maybe_progress
 from sepia.search.base import BaseEngine, cached_schema, check_language
-from sepia.search.engine import BuildReport, IndexBusy, IndexStats, SearchError, default_procs
+from sepia.search.engine import BuildReport, DocumentSource, IndexBusy, IndexStats, SearchError, default_procs
 from sepia.search.analyzers import record_analysis
-from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, outdated_analysis, store_documents,
-                                  stored_count, write_documents)
+from sepia.search.indexer import (BUILDER_FILE, dead_builder, note_dead_builder, outdated_analysis,
+                                  write_documents)
 from sepia.search.offsets import unpack_spans
 from sepia.search.parallel import Fields, analysed_documents, analysed_fields, analysis_of, document_texts
 from sepia.search.tantivy_query import Lexicon, to_tantivy
@@ -40,13 +40,14 @@ WRITER_THREADS = 1          # indexing pre-tokenized text is cheap; the cores go
 # (Plain text costs tantivy about a fifth less than pre-tokenized text without tokens, which it
 # copies as JSON; indexes written either way read back the same.)
 STORED_ONLY_TOKENIZER = "default"
-OFFSETS_FIELD = "body_offsets"  # the body's tokens with their offsets (sepia.search.offsets), stored only
+OFFSETS_FIELD = "body_spans"  # the body's tokens with their offsets (sepia.search.offsets), stored only;
+# ("body_offsets", its first form, is not read: hits in indexes that have only it are analysed)
 
 
 def tantivy_schema() -> tantivy.Schema:
     """docid and date (exact, stored); title and body (SEPIA's analysed terms, positions, not
     stored); their text as stored (title_text, body_text: nothing indexed, see
-    STORED_ONLY_TOKENIZER); ntokens (title + body tokens, for statistics); body_offsets (the
+    STORED_ONLY_TOKENIZER); ntokens (title + body tokens, for statistics); body_spans (the
 body's analysed tokens with their offsets, stored only: marks without analysis). Documents are made
     by `tantivy_document`."""
     builder = tantivy.SchemaBuilder()
@@ -81,7 +82,7 @@ def create_index(path: Path, lang: str) -> tantivy.Index:
 
 def _positioned(units: list[tuple[str, int, int, int]]) -> tantivy.PreTokenizedString:
     """Index terms with explicit positions (offsets are code points; tantivy keeps no offsets of
-    pre-tokenized text: body_offsets keeps them for marks)."""
+    pre-tokenized text: body_spans keeps them for marks)."""
     return tantivy.PreTokenizedString("", [tantivy.Token(term, pos, start, end) for term, pos, start, end in units])
 
 
@@ -101,7 +102,7 @@ def tantivy_document(doc: dict, fields: Fields) -> tantivy.Document:
     document.add_text("title_text", title)  # stored only (STORED_ONLY_TOKENIZER)
     document.add_text("body_text", body)
     document.add_unsigned("ntokens", ntokens)
-    if offsets is not None:  # an index made before body_offsets ignores the field
+    if offsets is not None:  # an index made without body_spans ignores the field
         document.add_bytes(OFFSETS_FIELD, offsets)
     if doc.get("date"):
         document.add_text("date", doc["date"])
@@ -214,7 +215,7 @@ class TantivyEngine(BaseEngine):
                 for _score, address in searcher.search(query, len(docids), count=False).hits}
 
     def _indexed_spans(self, reader: _Reader, field: str, wanted, documents: list) -> dict | None:
-        # Titles are short and analysed; documents of an index built before body_offsets (or
+        # Titles are short and analysed; documents of an index without body_spans (or
         # whose terms could not be packed) have none, and the page is analysed as before.
         if field != "body" or any(document.offsets is None for document in documents):
             return None
@@ -237,7 +238,7 @@ class TantivyEngine(BaseEngine):
             raise IndexBusy(f"the {lang} index is locked by another writer ({path})") from None
         return writer
 
-    def build(self, store, lang: str, rebuild: bool = False, procs: int | None = None,
+    def build(self, documents: DocumentSource, lang: str, rebuild: bool = False, procs: int | None = None,
               progress: bool = True) -> BuildReport:
         lang = check_language(lang)
         started = time.perf_counter()
@@ -252,10 +253,9 @@ class TantivyEngine(BaseEngine):
         else:
             index = open_index(target)
         skip = set() if fresh else self._indexed_docids(index)
-        expected, docs = store_documents(store, lang, skip)
+        expected, docs = documents.stream(lang, skip)
         added = 0
         if expected > 0:
-            # the workers start before the writer exists: forked, they would share its lock
             with analysed_documents(lang, docs, procs or default_procs(), expected) as analysed:
                 writer = self._writer(index, target, lang)
                 (target / BUILDER_FILE).write_text(f"{os.getpid()}\n")
@@ -326,7 +326,7 @@ class TantivyEngine(BaseEngine):
             found = {d for d in found if searcher.search(Query.term_query(schema, "docid", d), 1, count=True).count}
         return found
 
-    def stats(self, lang: str, store=None) -> IndexStats | None:
+    def stats(self, lang: str, documents: DocumentSource | None = None) -> IndexStats | None:
         lang = check_language(lang)
         if not self.has_index(lang):
             return None
@@ -336,5 +336,5 @@ class TantivyEngine(BaseEngine):
         tokens = searcher.aggregate(Query.all_query(), {"t": {"sum": {"field": "ntokens"}}})["t"]["value"] or 0
         terms = len(searcher.terms_with_prefix("body", ""))
         size = sum(f.stat().st_size for f in path.iterdir() if f.is_file())
-        stored = None if store is None else stored_count(store, lang)
+        stored = None if documents is None else documents.count(lang)
         return IndexStats(lang, searcher.num_docs, searcher.num_segments, terms, int(tokens), size, stored)

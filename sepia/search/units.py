@@ -90,6 +90,45 @@ def split_compounds(units: Iterable[tuple[str, int, int, int]]) -> tuple[list[st
     return fine, compounds
 
 
+class Columns(NamedTuple):
+    """A text's index tokens without a Python object per token, as a build stores them: the finest
+    units' terms in position order (a unit's position is its index) with their (start, end)
+    flattened in `fine_at`, then the compounds' terms with their (position, start, end) in
+    `compound_at`. The same tokens as the unit stream, in `split_compounds`' order."""
+    fine: list[str]
+    compounds: list[str]
+    fine_at: list[int]
+    compound_at: list[int]
+
+
+def unit_columns(units: Iterable[tuple[str, int, int, int]]) -> Columns:
+    """The columns of a unit stream. Where positions have a gap every unit is a compound with
+    its own position (nothing fine), so the columns always hold every token."""
+    units = list(units)
+    split = split_compounds(units)
+    if split is None:
+        return Columns([], [u[0] for u in units], [], [n for _t, pos, start, end in units for n in (pos, start, end)])
+    fine: list[str] = []
+    compounds: list[str] = []
+    fine_at: list[int] = []
+    compound_at: list[int] = []
+    base = units[0][1] if units else 0
+    for term, pos, start, end in units:
+        i = pos - base
+        if i == len(fine):
+            fine.append(term)
+            fine_at += (start, end)
+        elif end - start < fine_at[2 * i + 1] - fine_at[2 * i]:  # as split_compounds: the finer replaces
+            compounds.append(fine[i])
+            compound_at += (i, fine_at[2 * i], fine_at[2 * i + 1])
+            fine[i] = term
+            fine_at[2 * i:2 * i + 2] = (start, end)
+        else:
+            compounds.append(term)
+            compound_at += (i, start, end)
+    return Columns(fine, compounds, fine_at, compound_at)
+
+
 class UnitTokenizer(Tokenizer):
     """A Whoosh tokenizer over `units()`. Subclasses hold configuration only, so a pickled
     schema carries no tokenizer object."""
@@ -106,6 +145,11 @@ class UnitTokenizer(Tokenizer):
         order, compounds), the same terms as `units(text)`; what the tantivy engine indexes.
         Subclasses make it directly, cheaper than through units."""
         return split_compounds(self.units(text))
+
+    def columns(self, text: str) -> Columns:
+        """The index tokens of `text` with their positions and offsets (`Columns`): what a tantivy
+        build indexes and stores of a body. Subclasses make them in one pass over the analysis."""
+        return unit_columns(self.units(text))
 
     def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
                  start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):

@@ -10,7 +10,7 @@ from whoosh import scoring
 from whoosh.collectors import TopCollector
 
 from sepia.search.base import BaseEngine, check_language
-from sepia.search.engine import BuildReport, IndexStats
+from sepia.search.engine import BuildReport, DocumentSource, IndexStats
 from sepia.search.highlight import token_spans
 from sepia.search.indexer import (LOCK_WAIT, WRITER_MB, build_whoosh_index, create_index, index_path, open_index,
                                   whoosh_index_stats)
@@ -103,9 +103,9 @@ class WhooshEngine(BaseEngine):
 
     # ------------------------------------------------------------------ writing
 
-    def build(self, store, lang: str, rebuild: bool = False, procs: int | None = None,
+    def build(self, documents: DocumentSource, lang: str, rebuild: bool = False, procs: int | None = None,
               progress: bool = True) -> BuildReport:
-        return build_whoosh_index(store, check_language(lang), self.index_dir, rebuild=rebuild, procs=procs,
+        return build_whoosh_index(documents, check_language(lang), self.index_dir, rebuild=rebuild, procs=procs,
                                   progress=progress)
 
     def add(self, lang: str, docs: Iterable[dict]) -> int:
@@ -140,5 +140,5 @@ class WhooshEngine(BaseEngine):
             raise
         return deleted
 
-    def stats(self, lang: str, store=None) -> IndexStats | None:
-        return whoosh_index_stats(check_language(lang), self.index_dir, store)
+    def stats(self, lang: str, documents: DocumentSource | None = None) -> IndexStats | None:
+        return whoosh_index_stats(check_language(lang), self.index_dir, documents)

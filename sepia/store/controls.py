@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
 from sepia.store.io import ImportRefused
-from sepia.store.judging import ADJUDICATED, mark_judged
+from sepia.scoring.adjudication import ADJUDICATED
+from sepia.store.judging import mark_judged
 
 
 REASON_MAX_CHARS = 2_000  # as a judging comment
@@ -121,15 +122,15 @@ def mix_controls(session: Session, pool: db.Pool, rate: float, seed: int = 0) ->
         random.Random(f"{seed}:{pool.name}:{assessor}:controls").shuffle(free)
         position = max(a.position for e in queue for a in e.assignments if a.assessor == assessor) + 1
         for control in free[:max(want, 0)]:
-            entry = placed.get(control.id)
-            if entry is None:
-                entry = placed[control.id] = db.PoolEntry(pool_id=pool.id, topic_id=control.topic_id,
+            shown = placed.get(control.id)
+            if shown is None:
+                shown = placed[control.id] = db.PoolEntry(pool_id=pool.id, topic_id=control.topic_id,
                                                           response_id=control.response_id, docid=control.docid,
                                                           control_id=control.id)
                 if control.response_id is not None:
-                    entry.members.append(session.get(db.Response, control.response_id))
-                session.add(entry)
-            entry.assignments.append(db.Assignment(assessor=assessor, position=position))
+                    shown.members.append(session.get_one(db.Response, control.response_id))
+                session.add(shown)
+            shown.assignments.append(db.Assignment(assessor=assessor, position=position))
             position += 1
             added += 1
     session.flush()
@@ -139,7 +140,7 @@ def mix_controls(session: Session, pool: db.Pool, rate: float, seed: int = 0) ->
 def answer_control(session: Session, assignment: db.Assignment, answer: str, comment: str = "") -> db.ControlAnswer:
     """Keep an assessor's answer to a control item (replacing an earlier one) and mark the item
     judged, as a judgment would; the caller commits."""
-    control = session.get(db.ControlItem, assignment.entry.control_id)
+    control = session.get_one(db.ControlItem, assignment.entry.control_id)
     found = session.scalar(select(db.ControlAnswer).where(db.ControlAnswer.entry_id == assignment.entry_id,
                                                           db.ControlAnswer.assessor == assignment.assessor))
     if found is None:
@@ -172,7 +173,7 @@ def feedback(session: Session, answer_id: int, assessor: str) -> Feedback | None
     found = session.get(db.ControlAnswer, answer_id)
     if found is None or found.assessor != assessor:
         return None
-    control = session.get(db.ControlItem, found.control_id)
+    control = session.get_one(db.ControlItem, found.control_id)
     nuggets = session.scalars(select(db.Nugget.id).where(db.Nugget.topic_id == control.topic_id)
                               .order_by(db.Nugget.position)).all()
     positions = {n: i for i, n in enumerate(nuggets, 1)}

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import struct
 from itertools import islice
-from typing import Iterable
+from typing import Any, Iterable
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import Connection, delete, func, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia import vocab
 from sepia.formats import model
+from sepia.formats.registry import run_kind
+from sepia.scoring.adjudication import ADJUDICATED, official
 from sepia.scoring.weights import nugget_weights
 from sepia.store import models as db
 
@@ -164,8 +166,6 @@ def _gold_nugget(row: db.Nugget) -> model.GoldNugget:
 
 # ---------------------------------------------------------------- runs
 
-RUN_KINDS = {model.QARun: "qa", model.IR4QARun: "ir4qa", model.CCLQARun: "cclqa"}
-
 # Rows per multi-row INSERT of a run's items: a run's million documents go in batches whose memory
 # is that of one batch, without an ORM object each (which took 3.5 GB and 100 s for 900,000).
 BATCH = 10_000
@@ -177,7 +177,7 @@ def import_run(session: Session, run, submitted_by: str | None = None, replace: 
     parsed = vocab.parse_run_id(metadata.run_id)
     if parsed is None:
         raise ImportRefused([f"run ID {metadata.run_id!r} is not of the form TEAM-SRC-TGT-NN-X"])
-    kind = RUN_KINDS[type(run)]
+    kind = run_kind(run)
     old = session.scalar(select(db.Run).where(db.Run.run_id == metadata.run_id, db.Run.kind == kind))
     if old is not None:
         if not replace:
@@ -232,7 +232,7 @@ def fill_large_binary(session: Session, row, column: str, data: bytes) -> None:
     table, from which the server itself sets the column."""
     view = memoryview(data)
     pieces = (view[start:start + BLOB_CHUNK] for start in range(0, len(data), BLOB_CHUNK))
-    driver = session.connection().connection.driver_connection
+    driver = _driver(session.connection())
     if session.get_bind().dialect.name == "sqlite":
         with driver.blobopen(row.__tablename__, column, row.id) as blob:
             for piece in pieces:
@@ -257,19 +257,25 @@ def _batches(rows: Iterable) -> Iterable[list]:
         yield batch
 
 
+def _driver(connection: Connection) -> Any:
+    """The database driver's own connection (sqlite3's or psycopg's) under SQLAlchemy's."""
+    return connection.connection.driver_connection
+
+
 def _insert(session: Session, model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
     """Insert rows of values of `columns`: PostgreSQL's COPY (twice as fast as executemany), SQLite's
     executemany through the driver (SQLAlchemy's processing of each row's parameters took as long as
     the database's work; these columns need no conversion), a batch of rows in memory at a time."""
     connection = session.connection()
     if connection.dialect.name == "postgresql":
-        with connection.connection.driver_connection.cursor() as cursor, \
+        with _driver(connection).cursor() as cursor, \
                 cursor.copy(f"COPY {model.__tablename__} ({', '.join(columns)}) FROM STDIN") as copy:
             for row in rows:
                 copy.write_row(row)
         return
     compiled = insert(model.__table__).compile(dialect=connection.dialect, column_keys=list(columns))
-    order = [columns.index(key) for key in compiled.positiontup]  # sqlite3's ? placeholders
+    assert compiled.positiontup is not None  # sqlite3's placeholders are positional (?)
+    order = [columns.index(key) for key in compiled.positiontup]
     for batch in _batches(rows):
         connection.exec_driver_sql(compiled.string, batch if order == sorted(order)
                                    else [tuple(row[i] for i in order) for row in batch])
@@ -333,7 +339,8 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
             reasons.append(f"no stored answer {j.answer_rank} of run {j.run_id} for topic {j.topic_id}")
         if nugget is None:
             reasons.append(f"no stored nugget {j.nugget_id} in topic {j.topic_id}")
-        rows.append((response, nugget, j))
+        if response is not None and nugget is not None:
+            rows.append((response, nugget, j))
     if reasons:
         raise ImportRefused(list(dict.fromkeys(reasons)))
     existing = {(row.response_id, row.nugget_id, row.assessor): row
@@ -355,9 +362,7 @@ def import_judgments(session: Session, judgments: list[model.Judgment], replace:
 def export_judgments(session: Session, run_id: str | None = None, topic_ids: Iterable[str] | None = None,
                      individual: bool = False) -> list[model.Judgment]:
     """The nugget judgments that count: where an organiser adjudicated a response, that decision only
-    (sepia.store.judging.official); with `individual`, every assessor's own and no adjudication."""
-    from sepia.store.judging import ADJUDICATED, official
-
+    (sepia.scoring.adjudication.official); with `individual`, every assessor's own and no adjudication."""
     query = (select(db.RunTopic.topic_id, db.Run.run_id, db.Response.rank, db.Nugget.label,
                     db.NuggetJudgment.match, db.NuggetJudgment.assessor)
              .join(db.Response, db.NuggetJudgment.response_id == db.Response.id)

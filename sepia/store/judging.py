@@ -3,26 +3,14 @@ the item stands for (nugget_judgment), an IR4QA item's level to its document (re
 Saving again replaces the assessor's earlier judgment of that item; nothing else is touched."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session, selectinload
 
+from sepia.scoring.adjudication import ADJUDICATED
 from sepia.store import models as db
-
-
-# The assessor name of an organiser's decision on a disputed item. No account can have it (user names
-# have no parentheses), and where it exists it is the official judgment; the others are kept.
-ADJUDICATED = "(adjudicated)"
-
-
-def official(rows: Iterable, key: Callable) -> list:
-    """The judgments that count: for an item with an adjudicated judgment, only that one; for the
-    others, every assessor's (combined later as a file's would be). `key` names a row's item."""
-    rows = list(rows)
-    decided = {key(r) for r in rows if r.assessor == ADJUDICATED}
-    return [r for r in rows if r.assessor == ADJUDICATED or key(r) not in decided]
 
 
 @dataclass
@@ -51,23 +39,21 @@ def progress(session: Session, assessor: str | None = None) -> list[TopicProgres
              .order_by(db.Pool.name, db.PoolEntry.topic_id, db.Assignment.assessor))
     if assessor is not None:
         query = query.where(db.Assignment.assessor == assessor)
-    return [TopicProgress(*row[:7], int(row[7] or 0)) for row in session.execute(query)]
+    return [TopicProgress(pool_id, name, kind, topic_id, who, total, judged, int(skipped or 0))
+            for pool_id, name, kind, topic_id, who, total, judged, skipped in session.execute(query)]
 
 
-def topic_queue(session: Session, assessor: str, pool_id: int, topic_id: str) -> list:
-    """The assessor's items of one topic of a pool, in their order: rows of (id, skipped, judged_at),
-    all a screen shows of the queue, in one query (the item judged is loaded by `queue_item`)."""
-    return session.execute(
-        select(db.Assignment.id, db.Assignment.skipped, db.Assignment.judged_at).join(db.PoolEntry)
-        .where(db.Assignment.assessor == assessor, db.PoolEntry.pool_id == pool_id, db.PoolEntry.topic_id == topic_id)
-        .order_by(db.Assignment.position)).all()
+# Built once: building the statement costs more than running it (tools/bench_web.py).
+_nugget_judgment = db.NuggetJudgment.__table__
+NUGGET_MATCHES = select(_nugget_judgment.c.nugget_id, _nugget_judgment.c.match).where(
+    _nugget_judgment.c.response_id == bindparam("response_id"), _nugget_judgment.c.assessor == bindparam("assessor"))
 
 
 def queue_item(session: Session, assignment_id: int, responses: bool = True) -> db.Assignment:
     """One item of a queue with its entry and, with `responses` (a CCLQA item), the entry's responses
     and their DOCIDs, to judge."""
     entry = selectinload(db.Assignment.entry)
-    return session.get(db.Assignment, assignment_id, options=[
+    return session.get_one(db.Assignment, assignment_id, options=[
         entry.selectinload(db.PoolEntry.members).selectinload(db.Response.docids) if responses else entry])
 
 
@@ -78,18 +64,9 @@ def next_open(queue: list, after: int | None = None):
     return next((a for a in ordered if a.judged_at is None and not a.skipped), None)
 
 
-def nugget_matches(session: Session, assignment: db.Assignment) -> dict[int, float]:
-    """The assessor's current judgment of a CCLQA item: nugget ID -> match."""
-    return dict(session.execute(select(db.NuggetJudgment.nugget_id, db.NuggetJudgment.match).where(
-        db.NuggetJudgment.response_id == assignment.entry.response_id,
-        db.NuggetJudgment.assessor == assignment.assessor)).all())
-
-
-def relevance_level(session: Session, assignment: db.Assignment) -> int | None:
-    entry = assignment.entry
-    return session.scalar(select(db.RelevanceJudgment.level).where(
-        db.RelevanceJudgment.topic_id == entry.topic_id, db.RelevanceJudgment.docid == entry.docid,
-        db.RelevanceJudgment.assessor == assignment.assessor))
+def nugget_matches(session: Session, response_id: int | None, assessor: str) -> dict[int, float]:
+    """The assessor's current judgment of a CCLQA item (its entry's response): nugget ID -> match."""
+    return dict(session.connection().execute(NUGGET_MATCHES, {"response_id": response_id, "assessor": assessor}).all())
 
 
 def save_nugget_judgment(session: Session, assignment: db.Assignment, nugget_ids: list[int],
@@ -150,17 +127,18 @@ def add_seconds(assignment: db.Assignment, seconds: float | None) -> None:
 class Dispute:
     """An item judged by several assessors who did not agree: their marks side by side."""
     entry: db.PoolEntry
-    marks: dict[str, dict[int, float] | int]  # assessor -> {nugget: match} (CCLQA) or level (IR4QA)
+    marks: Mapping[str, dict[int, float] | int]  # assessor -> {nugget: match} (CCLQA) or level (IR4QA)
     disagreements: int  # nuggets marked differently (CCLQA), or the spread of levels (IR4QA)
     decided: dict[int, float] | int | None  # the adjudicated judgment, if any
 
     def proposal(self) -> dict[int, bool]:
         """What the adjudication form offers for a CCLQA item: the decision, or else a match where at
         least half of the assessors saw one (the rule the human matcher applies)."""
-        if self.decided is not None:
+        if isinstance(self.decided, dict):
             return {n: m >= 1 for n, m in self.decided.items()}
-        nuggets = {n for m in self.marks.values() for n in m}
-        return {n: 2 * sum(m.get(n, 0.0) >= 1 for m in self.marks.values()) >= len(self.marks) for n in nuggets}
+        marks = [m for m in self.marks.values() if isinstance(m, dict)]
+        nuggets = {n for m in marks for n in m}
+        return {n: 2 * sum(m.get(n, 0.0) >= 1 for m in marks) >= len(marks) for n in nuggets}
 
 
 def _entries(pool: db.Pool, entry_id: int | None):
@@ -169,26 +147,37 @@ def _entries(pool: db.Pool, entry_id: int | None):
     return chosen if entry_id is None else chosen.where(db.PoolEntry.id == entry_id)
 
 
-def judged_marks(session: Session, pool: db.Pool,
-                 entry_id: int | None = None) -> dict[int, dict[str, dict[int, float] | int]]:
-    """Every assessor's judgment of every item of the pool (or of the one entry) that more than one
-    assessor judged, the adjudication included (under ADJUDICATED): entry ID -> assessor -> marks."""
+def _shared(session: Session, pool: db.Pool, entry_id: int | None) -> list[db.PoolEntry]:
+    """The pool's items (or the one entry) that more than one assessor judged."""
     entries = session.scalars(_entries(pool, entry_id).options(selectinload(db.PoolEntry.assignments))).all()
-    shared = {e.id: e for e in entries if sum(a.judged_at is not None for a in e.assignments) > 1}
-    marks: dict[int, dict[str, dict[int, float] | int]] = {e: {} for e in shared}
-    if pool.kind == "cclqa":
-        by_response = {e.response_id: e.id for e in shared.values()}
-        for response_id, assessor, nugget_id, match in session.execute(
-                select(db.NuggetJudgment.response_id, db.NuggetJudgment.assessor, db.NuggetJudgment.nugget_id,
-                       db.NuggetJudgment.match).where(db.NuggetJudgment.response_id.in_(list(by_response)))):
-            marks[by_response[response_id]].setdefault(assessor, {})[nugget_id] = match
-    else:
-        by_doc = {(e.topic_id, e.docid): e.id for e in shared.values()}
-        for topic_id, docid, assessor, level in session.execute(
-                select(db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid, db.RelevanceJudgment.assessor,
-                       db.RelevanceJudgment.level).where(db.RelevanceJudgment.topic_id.in_({t for t, _ in by_doc}))):
-            if (topic_id, docid) in by_doc:
-                marks[by_doc[topic_id, docid]][assessor] = level
+    return [e for e in entries if sum(a.judged_at is not None for a in e.assignments) > 1]
+
+
+# Every assessor's judgment of every item of a pool (or of the one entry) that more than one assessor
+# judged, the adjudication included (under ADJUDICATED): entry ID -> assessor -> their marks.
+
+def nugget_marks(session: Session, pool: db.Pool, entry_id: int | None = None) -> dict[int, dict[str, dict[int, float]]]:
+    """A CCLQA pool's: the marks are {nugget ID: match}."""
+    shared = _shared(session, pool, entry_id)
+    marks: dict[int, dict[str, dict[int, float]]] = {e.id: {} for e in shared}
+    by_response = {e.response_id: e.id for e in shared}
+    for response_id, assessor, nugget_id, match in session.execute(
+            select(db.NuggetJudgment.response_id, db.NuggetJudgment.assessor, db.NuggetJudgment.nugget_id,
+                   db.NuggetJudgment.match).where(db.NuggetJudgment.response_id.in_(list(by_response)))):
+        marks[by_response[response_id]].setdefault(assessor, {})[nugget_id] = match
+    return marks
+
+
+def relevance_marks(session: Session, pool: db.Pool, entry_id: int | None = None) -> dict[int, dict[str, int]]:
+    """An IR4QA pool's: the marks are a relevance level."""
+    shared = _shared(session, pool, entry_id)
+    marks: dict[int, dict[str, int]] = {e.id: {} for e in shared}
+    by_doc = {(e.topic_id, e.docid): e.id for e in shared}
+    for topic_id, docid, assessor, level in session.execute(
+            select(db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid, db.RelevanceJudgment.assessor,
+                   db.RelevanceJudgment.level).where(db.RelevanceJudgment.topic_id.in_({t for t, _ in by_doc}))):
+        if (topic_id, docid) in by_doc:
+            marks[by_doc[topic_id, docid]][assessor] = level
     return marks
 
 
@@ -197,16 +186,18 @@ def disputes(session: Session, pool: db.Pool, entry_id: int | None = None) -> li
     ones included, marked so)."""
     entries = {e.id: e for e in session.scalars(_entries(pool, entry_id).options(selectinload(db.PoolEntry.members)))}
     found = []
-    for item, by_assessor in judged_marks(session, pool, entry_id).items():
-        decided = by_assessor.pop(ADJUDICATED, None)
-        if pool.kind == "cclqa":
+    if pool.kind == "cclqa":
+        for item, by_assessor in nugget_marks(session, pool, entry_id).items():
+            decided = by_assessor.pop(ADJUDICATED, None)
             nuggets = {n for m in by_assessor.values() for n in m}
             spread = sum(len({m.get(n, 0.0) for m in by_assessor.values()}) > 1 for n in nuggets)
-        else:
-            spread = max(by_assessor.values()) - min(by_assessor.values()) if by_assessor else 0
-        if spread:
             found.append(Dispute(entries[item], by_assessor, spread, decided))
-    return sorted(found, key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
+    else:
+        for item, levels in relevance_marks(session, pool, entry_id).items():
+            adjudicated = levels.pop(ADJUDICATED, None)
+            spread = max(levels.values()) - min(levels.values()) if levels else 0
+            found.append(Dispute(entries[item], levels, spread, adjudicated))
+    return sorted((d for d in found if d.disagreements), key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
 
 
 def adjudicate(session: Session, entry: db.PoolEntry, nugget_ids: list[int] | None = None,
@@ -238,20 +229,21 @@ def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
 
     from sepia.metaeval.agreement import fleiss_kappa, krippendorff_alpha_counts
 
-    marks = judged_marks(session, pool)
+    rated: dict[int, list[list[float]]] = {}  # entry ID -> its units' ratings
+    if pool.kind == "cclqa":
+        for entry_id, by_assessor in nugget_marks(session, pool).items():
+            judged = [m for a, m in by_assessor.items() if a != ADJUDICATED]
+            rated[entry_id] = [[m.get(nugget, 0.0) for m in judged] for nugget in {n for m in judged for n in m}]
+    else:
+        for entry_id, levels in relevance_marks(session, pool).items():
+            rated[entry_id] = [[level for a, level in levels.items() if a != ADJUDICATED]]
     topics = dict(session.execute(select(db.PoolEntry.id, db.PoolEntry.topic_id).where(
-        db.PoolEntry.id.in_(list(marks)))).all())
+        db.PoolEntry.id.in_(list(rated)))).all())
     kinds = {t: (lang, answer_type or "OTHER") for t, lang, answer_type in session.execute(
         select(db.Topic.id, db.Topic.lang, db.Topic.answer_type).where(db.Topic.id.in_(set(topics.values()))))}
     units: dict[tuple[str, str], list[list[float]]] = {}
-    for entry_id, by_assessor in marks.items():
-        ratings = [m for a, m in by_assessor.items() if a != ADJUDICATED]
-        group = units.setdefault(kinds.get(topics[entry_id], ("?", "OTHER")), [])
-        if pool.kind == "cclqa":
-            for nugget in {n for m in ratings for n in m}:
-                group.append([m.get(nugget, 0.0) for m in ratings])
-        else:
-            group.append(list(ratings))
+    for entry_id, entry_units in rated.items():
+        units.setdefault(kinds.get(topics[entry_id], ("?", "OTHER")), []).extend(entry_units)
     rows = []
     for (lang, answer_type), ratings in sorted(units.items()):
         values = sorted({v for unit in ratings for v in unit})
@@ -286,7 +278,7 @@ def suggestion_agreement(session: Session, pool: db.Pool) -> tuple[int, int]:
     entries = session.scalars(_entries(pool, None).options(
         selectinload(db.PoolEntry.assignments), selectinload(db.PoolEntry.members))).all()
     judged = {e.response_id: e for e in entries if any(a.judged_at is not None for a in e.assignments)}
-    nuggets = {}
+    nuggets: dict[str, list[db.Nugget]] = {}
     for nugget in session.scalars(select(db.Nugget).where(db.Nugget.topic_id.in_({e.topic_id for e in entries}))):
         nuggets.setdefault(nugget.topic_id, []).append(nugget)
     suggested = {r: suggestion(nuggets.get(e.topic_id, []), e.members[0].text) for r, e in judged.items()}

@@ -531,18 +531,22 @@ class JudgingPlan(Base):
     """Which topics of a pool humans judge: a uniform random sample of each target language's topics
     (within each answer type when stratified), drawn with a recorded seed (sepia.store.plans)."""
     __tablename__ = "judging_plan"
-    __table_args__ = (CheckConstraint("strata IN ('none', 'type')", name="ck_judging_plan_strata"),)
+    __table_args__ = (CheckConstraint("strata IN ('none', 'type')", name="ck_judging_plan_strata"),
+                      CheckConstraint("unit IN ('topics', 'items')", name="ck_judging_plan_unit"))
     id: Mapped[int] = mapped_column(primary_key=True)
     pool_id: Mapped[int] = mapped_column(ForeignKey("pool.id", ondelete="CASCADE"), unique=True)
     budget: Mapped[str] = mapped_column(String(20))  # as asked: "30%" or "5" topics per language
     strata: Mapped[str] = mapped_column(String(10), default="none")
     seed: Mapped[int] = mapped_column(Integer)
+    # "items": every topic planned, a sample of each one's nuggets judged (PlanNugget); migration 0013
+    unit: Mapped[str] = mapped_column(String(10), default="topics", server_default="topics")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     topics: Mapped[list[PlanTopic]] = relationship(cascade="all, delete-orphan", order_by="PlanTopic.id")
+    nuggets: Mapped[list[PlanNugget]] = relationship(cascade="all, delete-orphan", order_by="PlanNugget.id")
 
 
 class PlanEstimate(Base):
-    """A judging plan's estimates as last computed (`sepia.metaeval.plan_estimates`, BINARIZED, 95%):
+    """A judging plan's estimates as last computed (`sepia.services.plan_estimates`, BINARIZED, 95%):
     the JSON report or, when the estimate was refused, an empty one and the reason among the warnings
     (a JSON list). The web tool shows them until an organiser estimates again. Migration 0012."""
     __tablename__ = "plan_estimate"
@@ -551,6 +555,20 @@ class PlanEstimate(Base):
     report: Mapped[str] = mapped_column(Text)
     warnings: Mapped[str] = mapped_column(Text, default="[]")
     computed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class PlanNugget(Base):
+    """A nugget of an item-level plan: humans judge it for every response of its topic. Drawn within
+    the topic with the plan's seed; its inclusion probability is the topic's sampled nuggets / its
+    nuggets. Migration 0013."""
+    __tablename__ = "plan_nugget"
+    __table_args__ = (UniqueConstraint("plan_id", "topic_id", "label", name="uq_plan_nugget"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    plan_id: Mapped[int] = mapped_column(ForeignKey("judging_plan.id", ondelete="CASCADE"), index=True)
+    topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID))
+    label: Mapped[str] = mapped_column(String(limits.NUGGET_ID))
+    seed: Mapped[int] = mapped_column(Integer)
+    probability: Mapped[float] = mapped_column(Float)
 
 
 class PlanTopic(Base):

@@ -13,6 +13,11 @@ sample of n1 topics followed by one of n2 more from the rest is a simple random 
 topics, so the estimate stays valid and every planned topic's probability becomes (n1 + n2) / N;
 what must not happen is to pick the added topics by hand, or to stop adding because an interval
 happens to look good (that is no longer a fixed sample size).
+
+An item-level plan (`unit="items"`, a share only) plans every topic (probability 1) and draws, with
+the same seed, the share of each topic's nuggets (at least 2, for an interval) that humans judge for
+every response of the topic; each nugget's probability is k / K. The estimate
+(`sepia.metaeval.items`) needs every topic's sampled nuggets judged, so topics are not added later.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import json
 import random
 from collections import defaultdict
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
@@ -28,6 +33,8 @@ from sepia.store.io import ImportRefused
 from sepia.store.pools import get_pool
 
 STRATA = ("none", "type")
+UNITS = ("topics", "items")
+MIN_ITEMS = 2  # nuggets an item-level plan judges per topic at least: a jackknife needs two
 MAX_SEED = 2**31 - 1  # seeds are stored as 32-bit integers
 
 
@@ -72,6 +79,7 @@ def _allocation(sizes: dict[str, int], share: float | None, count: int | None) -
     stratum has."""
     if share is not None:
         return {s: min(n, max(1, round(share * n))) for s, n in sizes.items()}
+    assert count is not None  # parse_budget gives a share or a count
     wanted: dict[str, int] = {}
     languages: dict[str, list[str]] = defaultdict(list)
     for s in sizes:
@@ -87,7 +95,8 @@ def _allocation(sizes: dict[str, int], share: float | None, count: int | None) -
     return wanted
 
 
-def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none", seed: int = 0) -> db.JudgingPlan:
+def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none", seed: int = 0,
+              unit: str = "topics") -> db.JudgingPlan:
     """Draw and store the plan of a pool; ImportRefused (nothing stored) when the pool has one, or
     there are no topics to plan."""
     share, count = parse_budget(budget)
@@ -95,6 +104,10 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
         raise ValueError(f"a plan's seed lies between 0 and {MAX_SEED}, not {seed}")
     if strata not in STRATA:
         raise ValueError(f"strata must be one of {', '.join(STRATA)}, not {strata!r}")
+    if unit not in UNITS:
+        raise ValueError(f"a plan's unit is one of {', '.join(UNITS)}, not {unit!r}")
+    if unit == "items" and (share is None or strata != "none"):
+        raise ValueError("an item-level plan takes a share of every topic's nuggets (30%), without strata")
     pool = get_pool(session, pool_name)
     if pool.kind != "cclqa":
         raise ImportRefused([f"pool {pool_name} is an IR4QA pool: judging plans are for CCLQA pools"])
@@ -103,7 +116,9 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
     groups = population(session, pool.lang, strata)
     if not groups:
         raise ImportRefused([f"pool {pool_name}: no topic with nuggets to plan (import the gold standard first)"])
-    plan = db.JudgingPlan(pool_id=pool.id, budget=str(budget).strip(), strata=strata, seed=seed)
+    plan = db.JudgingPlan(pool_id=pool.id, budget=str(budget).strip(), strata=strata, seed=seed, unit=unit)
+    if unit == "items" and share is not None:  # (share is None was refused above)
+        return _item_plan(session, plan, groups, share, seed)
     wanted = _allocation({s: len(t) for s, t in groups.items()}, share, count)
     empty = sorted(s for s, n in wanted.items() if n == 0)
     if empty:
@@ -118,6 +133,47 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
     session.add(plan)
     session.flush()
     return plan
+
+
+def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[str]], share: float,
+               seed: int) -> db.JudgingPlan:
+    """Every topic planned; in each, round(share * K) of its K nuggets (at least MIN_ITEMS, at most
+    K) drawn in label order with random.Random(seed), topic after topic in ID order."""
+    labels: dict[str, list[str]] = defaultdict(list)
+    for topic_id, label in session.execute(select(db.Nugget.topic_id, db.Nugget.label).order_by(db.Nugget.label)):
+        labels[topic_id].append(label)
+    rng = random.Random(seed)
+    for stratum in sorted(groups):
+        for topic_id in groups[stratum]:
+            plan.topics.append(db.PlanTopic(topic_id=topic_id, stratum=stratum, draw=0, seed=seed, probability=1.0))
+            nuggets = labels[topic_id]
+            k = min(len(nuggets), max(MIN_ITEMS, round(share * len(nuggets))))
+            for label in sorted(rng.sample(nuggets, k)):
+                plan.nuggets.append(db.PlanNugget(topic_id=topic_id, label=label, seed=seed,
+                                                  probability=k / len(nuggets)))
+    session.add(plan)
+    session.flush()
+    return plan
+
+
+def planned_nuggets(session: Session, plan_id: int) -> dict[str, set[str]]:
+    """Topic ID -> the nugget labels an item-level plan judges (empty for a topic-level plan)."""
+    result: dict[str, set[str]] = defaultdict(set)
+    for topic_id, label in session.execute(select(db.PlanNugget.topic_id, db.PlanNugget.label)
+                                           .where(db.PlanNugget.plan_id == plan_id)):
+        result[topic_id].add(label)
+    return dict(result)
+
+
+def item_plan_labels(session: Session, pool_id: int, topic_id: str) -> set[str] | None:
+    """The labels of the topic's nuggets the pool's item-level plan judges; None when the pool has
+    no item-level plan (every nugget is judged)."""
+    plan_id = session.scalar(select(db.JudgingPlan.id).where(db.JudgingPlan.pool_id == pool_id,
+                                                             db.JudgingPlan.unit == "items"))
+    if plan_id is None:
+        return None
+    return set(session.scalars(select(db.PlanNugget.label).where(db.PlanNugget.plan_id == plan_id,
+                                                                 db.PlanNugget.topic_id == topic_id)))
 
 
 def get_plan(session: Session, pool_name: str) -> db.JudgingPlan:
@@ -136,6 +192,8 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
     if count < 1 or not 0 <= seed <= MAX_SEED:
         raise ValueError(f"add at least one topic, with a seed between 0 and {MAX_SEED}")
     plan = get_plan(session, pool_name)
+    if plan.unit == "items":
+        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already"])
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
@@ -180,10 +238,13 @@ def kept_plan(session: Session, pool_id: int) -> dict | None:
     if plan is None:
         return None
     saved = session.scalar(select(db.PlanEstimate).where(db.PlanEstimate.plan_id == plan.id))
-    return {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "created_at": plan.created_at,
+    return {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
+            "created_at": plan.created_at,
             "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
             "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
-                        "probability": t.probability} for t in plan.topics]}
+                        "probability": t.probability} for t in plan.topics],
+            "nuggets": [{"topic_id": n.topic_id, "label": n.label, "seed": n.seed, "probability": n.probability}
+                        for n in plan.nuggets]}
 
 
 def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
@@ -192,7 +253,9 @@ def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
     estimate refuses such a plan until a new one is drawn)."""
     pool = get_pool(session, pool_name)
     plan = db.JudgingPlan(pool_id=pool.id, budget=kept["budget"], strata=kept["strata"], seed=kept["seed"],
-                          created_at=kept["created_at"], topics=[db.PlanTopic(**t) for t in kept["topics"]])
+                          unit=kept["unit"], created_at=kept["created_at"],
+                          topics=[db.PlanTopic(**t) for t in kept["topics"]],
+                          nuggets=[db.PlanNugget(**n) for n in kept["nuggets"]])
     session.add(plan)
     session.flush()
     if kept["estimate"]:
@@ -218,7 +281,7 @@ def plan_status(session: Session, pool_name: str) -> dict:
         judged_entries[entry_id] = judged_entries.get(entry_id, False) or judged_at is not None
     for entry_id, judged in judged_entries.items():
         items[entry_topic[entry_id]].append(judged)
-    strata = []
+    strata: list[dict] = []
     for stratum in sorted({t.stratum for t in plan.topics} | set(groups)):
         planned = [t for t in plan.topics if t.stratum == stratum]
         strata.append({
@@ -227,7 +290,12 @@ def plan_status(session: Session, pool_name: str) -> dict:
                         "items": len(items.get(t.topic_id, ())), "judged_items": sum(items.get(t.topic_id, ())),
                         "complete": bool(items.get(t.topic_id)) and all(items[t.topic_id])}
                        for t in planned]})
-    return {"pool": pool_name, "budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "by_stratum": strata}
+    nuggets = planned_nuggets(session, plan.id)
+    for group in strata:
+        for row in group["topics"]:
+            row["nuggets"] = sorted(nuggets.get(row["topic_id"], ()))
+    return {"pool": pool_name, "budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
+            "by_stratum": strata}
 
 
 def planned_topics(session: Session, pool_id: int) -> set[str] | None:
@@ -278,11 +346,57 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
     return {t: s for s, topics in groups.items() for t in topics}, planned, judged, warnings
 
 
+def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[str, set[str]], list[str]]:
+    """(the population's topic IDs, topic ID -> the planned nugget labels, warnings) of an item-level
+    plan whose planned nuggets are judged for every CCLQA run on every topic. Judgments of nuggets
+    outside the plan are left out with a warning. ImportRefused when none is judged yet, a topic is
+    not complete (the item estimate corrects every topic) or the population changed since the draw."""
+    plan = get_plan(session, pool_name)
+    pool = get_pool(session, pool_name)
+    groups = population(session, pool.lang, plan.strata)
+    changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
+    if changed:
+        raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
+    planned = planned_nuggets(session, plan.id)
+    drawn_from = {n.topic_id: round(len(planned[n.topic_id]) / n.probability) for n in plan.nuggets}
+    sizes = dict(session.execute(select(db.Nugget.topic_id, func.count()).group_by(db.Nugget.topic_id)).all())
+    grown = sorted(t for t, K in drawn_from.items() if sizes.get(t, 0) != K)
+    if grown:
+        raise ImportRefused([f"pool {pool_name}: topic {grown[0]} had {drawn_from[grown[0]]} nuggets when the item-level "
+                             f"plan was drawn and has {sizes.get(grown[0], 0)} now; draw a new plan"])
+    judged = set(session.execute(
+        select(db.Run.run_id, db.RunTopic.topic_id, db.Nugget.label).distinct()
+        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
+        .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
+        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa")).all())
+    inside = {(r, t, n) for r, t, n in judged if n in planned.get(t, ())}
+    if not inside:
+        raise ImportRefused([f"pool {pool_name}: no nugget of the item-level judging plan is judged yet"])
+    warnings = []
+    outside = sorted(judged - inside)
+    if outside:
+        warnings.append(f"pool {pool_name}: {len(outside)} judgments of run, topic and nugget outside the item-level "
+                        f"plan (e.g. run {outside[0][0]} on {outside[0][1]}, nugget {outside[0][2]}) are left out of "
+                        "the estimates, as those nuggets were not drawn at random")
+    answered = session.execute(
+        select(db.Run.run_id, db.RunTopic.topic_id).distinct()
+        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
+        .where(db.Run.kind == "cclqa")).all()
+    topics = {t for members in groups.values() for t in members}
+    waiting = sorted({t for r, t in answered if t in topics and any((r, t, n) not in inside for n in planned.get(t, ()))})
+    if waiting:
+        raise ImportRefused([f"pool {pool_name}: the item-level plan's nuggets are not yet judged for every run on "
+                             f"{len(waiting)} of {len(topics)} topics (e.g. {waiting[0]}); its estimate corrects "
+                             "every topic, so it waits for all"])
+    return topics, planned, warnings
+
+
 def plans_overview(session: Session, progress) -> dict[int, dict]:
     """Pool ID -> its plan for the pools page, from three queries whatever the number of pools:
     budget, strata, seed, and per stratum the population, planned topics and those complete (every
     assigned item judged; `progress` = sepia.store.judging.progress rows)."""
-    plans = session.scalars(select(db.JudgingPlan).options(selectinload(db.JudgingPlan.topics))).all()
+    plans = session.scalars(select(db.JudgingPlan).options(selectinload(db.JudgingPlan.topics),
+                                                           selectinload(db.JudgingPlan.nuggets))).all()
     if not plans:
         return {}
     topics = session.execute(select(db.Topic.id, db.Topic.lang, db.Topic.answer_type).join(db.Nugget).distinct()
@@ -301,7 +415,8 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
             done = [t.topic_id for t in planned if open_items.get((plan.pool_id, t.topic_id)) == 0]
             strata.append({"stratum": stratum, "population": sizes.get(stratum, 0), "planned": len(planned),
                            "complete": len(done), "topics": [t.topic_id for t in planned]})
-        overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed,
+        overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
+                                  "nuggets": len(plan.nuggets),
                                   "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
                                   "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}

@@ -38,7 +38,7 @@ def vote_units(session: Session, topics: dict) -> list[Unit]:
 
 
 def match_units(session: Session, topics: dict) -> list[Unit]:
-    item_of = dict(session.execute(  # pooled response -> the response that stands for its item
+    item_of: dict[int, int] = dict(session.execute(  # pooled response -> the response that stands for its item
         select(db.pool_member.c.response_id, db.PoolEntry.response_id)
         .join(db.PoolEntry, db.PoolEntry.id == db.pool_member.c.entry_id)
         .where(db.PoolEntry.control_id.is_(None))).all())
@@ -89,9 +89,9 @@ def seconds(session: Session) -> dict[tuple[str, str], list[float]]:
     found: dict[tuple[str, str], list[float]] = defaultdict(list)
     for kind, assessor, spent in session.execute(
             select(db.Pool.kind, db.Assignment.assessor, db.Assignment.seconds)
-            .join(db.PoolEntry, db.PoolEntry.id == db.Assignment.entry_id).join(db.Pool)
-            .where(db.Assignment.seconds.is_not(None))):
-        found[POOL_KINDS[kind], assessor].append(spent)
+            .join(db.PoolEntry, db.PoolEntry.id == db.Assignment.entry_id).join(db.Pool)):
+        if spent is not None:  # an item the screen did not time
+            found[POOL_KINDS[kind], assessor].append(spent)
     return dict(found)
 
 
@@ -112,7 +112,7 @@ def report(session: Session, threshold: float) -> dict:
 
     found = units(session)
     done = items_done(session)
-    tables = {
+    tables: dict[str, list] = {
         "controls": accuracy(session, threshold),
         "quality": assessor_quality(found, seconds(session)),
         "kappa": kappa_matrix(found),

@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 
 from sepia import vocab
 from sepia.ir4qa.qrels import Qrels, RelevanceRow, combine
+from sepia.scoring.adjudication import official
 from sepia.store import models as db
 from sepia.store.io import ImportRefused
 
@@ -23,7 +24,7 @@ def import_qrels(session: Session, rows: Iterable[RelevanceRow], assessor: str =
     level. Nothing is written when anything is refused."""
     rows = [r if r.assessor else RelevanceRow(r.topic_id, r.docid, r.level, assessor) for r in rows]
     topics = sorted({r.topic_id for r in rows})
-    existing: dict[tuple[str, str, str], int] = {}
+    existing: dict[tuple[str, str, str | None], int] = {}  # (topic, DOCID, assessor) -> row id
     for i in range(0, len(topics), CHUNK):
         existing.update(((t, d, a), pk) for pk, t, d, a in session.execute(
             select(db.RelevanceJudgment.id, db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid,
@@ -60,6 +61,4 @@ def load_qrels(session: Session, lang: str | None = None) -> Qrels:
 
 
 def official_rows(session: Session, lang: str | None = None) -> list[RelevanceRow]:
-    from sepia.store.judging import official
-
     return official(relevance_rows(session, lang), key=lambda r: (r.topic_id, r.docid))

@@ -3,9 +3,9 @@ had under the same settings, so scoring again never piles up duplicates."""
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from typing import Sequence, cast
 
-from sqlalchemy import delete, select
+from sqlalchemy import CursorResult, delete, select
 from sqlalchemy.orm import Session
 
 from sepia.ir4qa.evaluate import IRRunScore
@@ -25,7 +25,7 @@ def forget_scores(session: Session, kind: str, run_ids: Sequence[str], settings:
     runs = select(db.Run.id).where(db.Run.kind == kind, db.Run.run_id.in_(list(run_ids)))
     result = session.execute(delete(db.EvaluationResult).where(
         db.EvaluationResult.run_id.in_(runs), db.EvaluationResult.settings == settings_key(settings)))
-    return result.rowcount
+    return cast(CursorResult, result).rowcount  # a DELETE's result is a cursor's
 
 
 def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings: dict) -> int:

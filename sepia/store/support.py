@@ -9,7 +9,7 @@ from sqlalchemy import delete, select, tuple_
 from sqlalchemy.orm import Session
 
 from sepia.formats.model import Judgment
-from sepia.store.judging import ADJUDICATED, official
+from sepia.scoring.adjudication import ADJUDICATED, official
 from sepia.store.models import (Assignment, Document, Pool, PoolEntry, Response, ResponseDocument, Run, RunTopic,
                                 SupportJudgment, pool_member)
 

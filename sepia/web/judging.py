@@ -3,6 +3,7 @@ one pooled item at a time, blind (no run or team shown), with the keyboard. Ever
 when it is made, so a closed tab loses nothing and the screen resumes at the first open item."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 
@@ -10,7 +11,7 @@ from flask import Blueprint, abort, current_app, flash, g, redirect, render_temp
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from sepia.corpus.lookup import get_document
+from sepia.services.documents import get_document
 from sepia.store import controls, judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Run, Topic, User
@@ -18,6 +19,7 @@ from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
+from sepia.web.item_view import read_item, read_queue
 from sepia.web.search_pane import hit_spans, question_query
 from sepia.web.security import roles_required
 from sepia.web.topic_view import TopicView
@@ -70,7 +72,9 @@ def build():
     flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics.",
           "success")
     if plan is not None:
-        flash(f"Judging plan: {len(plan.topics)} topics ({plan.budget}, seed {plan.seed}).", "success")
+        drawn = f"{len(plan.nuggets)} nuggets of {len(plan.topics)} topics" if plan.unit == "items" \
+            else f"{len(plan.topics)} topics"
+        flash(f"Judging plan: {drawn} ({plan.budget}, seed {plan.seed}).", "success")
     _plan_kept(name, kept, changes)
     return redirect(url_for("judging.pools"))
 
@@ -159,8 +163,7 @@ def queue():
 
 
 def _queue(pool_id: int, topic_id: str):
-    pool = db().get(Pool, pool_id)
-    items = judging.topic_queue(db(), g.user.username, pool_id, topic_id) if pool else []
+    pool, items = read_queue(db().connection(), g.user.username, pool_id, topic_id)
     if not items:
         abort(404, "Nothing of this topic is in your queue.")
     return pool, items
@@ -172,28 +175,38 @@ def screen(pool_id: int, topic_id: str):
     pool, items = _queue(pool_id, topic_id)
     wanted = request.args.get("item", type=int)
     row = next((a for a in items if a.id == wanted), None) or judging.next_open(items)
-    topic = topic_view(topic_id, nuggets=True)
+    topic = topic_view(topic_id, nuggets=pool.kind == "cclqa")  # a CCLQA item is judged against them
+    planned, all_nuggets = _planned_labels(pool, topic_id), len(topic.nuggets)
+    if planned is not None:  # an item-level plan: only its nuggets are judged, numbered 1, 2, ...
+        topic = dataclasses.replace(topic, nuggets=[n for n in topic.nuggets if n.label in planned])
     shown = request.args.get("feedback", type=int)
     told = controls.feedback(db(), shown, g.user.username) if shown and pool.training else None
     if row is None:
         return render_template("judging/done.html", pool=pool, topic=topic, items=items, feedback=told)
-    current = judging.queue_item(db(), row.id, responses=pool.kind == "cclqa")
-    document, pieces = None, []
-    if pool.kind == "ir4qa":
-        document = get_document(db(), current.entry.docid)
-        if document is not None:
-            pieces = _marked(document.text, hit_spans(topic.lang, document.docid, _question_words(topic),
-                                                      len(document.text)))
-    marked = judging.nugget_matches(db(), current) if pool.kind == "cclqa" else {}
+    current = read_item(db().connection(), row.id, pool.kind)
+    if current is None:  # gone since the queue was read (the pool rebuilt)
+        abort(404, "This item is not in your queue.")
+    document, pieces = current.document, []  # an IR4QA item's
+    if document is not None:
+        pieces = _marked(document.text, hit_spans(topic.lang, document.docid, _question_words(topic),
+                                                  len(document.text)))
+    marked = judging.nugget_matches(db(), current.entry.response_id, current.assessor) if pool.kind == "cclqa" else {}
     suggested = set()
     if pool.kind == "cclqa" and pool.suggest and current.judged_at is None:
         suggested = judging.suggestion(topic.nuggets, current.entry.members[0].text)
         marked = {n: 1.0 for n in suggested}
-    level = judging.relevance_level(db(), current) if pool.kind == "ir4qa" else None
     return render_template("judging/screen.html", pool=pool, topic=topic, items=items, current=current,
-                           index=items.index(row), marked=marked, suggested=suggested, level=level,
+                           index=items.index(row), marked=marked, suggested=suggested, level=current.level,
                            document=document, pieces=pieces, feedback=told,
+                           planned=None if planned is None else all_nuggets,
                            levels=range(current_app.config["RELEVANCE_LEVELS"]))
+
+
+def _planned_labels(pool, topic_id: str) -> set[str] | None:
+    """The topic's nuggets the pool's item-level plan judges; None: all of them."""
+    from sepia.store.plans import item_plan_labels
+
+    return item_plan_labels(db(), pool.id, topic_id) if pool.kind == "cclqa" else None
 
 
 def _question_words(topic: TopicView) -> str:
@@ -237,10 +250,13 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
         if form.get("action") == "skip":
             judging.skip(current, comment)
         elif current.entry.control_id is not None:
-            answered = controls.answer_control(db(), current, _control_answer(pool, topic_id), comment)
+            answered = controls.answer_control(db(), current, _control_answer(pool.kind, topic_id), comment)
         elif pool.kind == "cclqa":
-            nugget_ids = db().scalars(select(Nugget.id).where(Nugget.topic_id == topic_id)
-                                      .order_by(Nugget.position)).all()
+            query = select(Nugget.id).where(Nugget.topic_id == topic_id).order_by(Nugget.position)
+            planned = _planned_labels(pool, topic_id)
+            if planned is not None:  # an item-level plan: its nuggets only
+                query = query.where(Nugget.label.in_(planned))
+            nugget_ids = db().scalars(query).all()
             matched = parse_ids(form.getlist("nugget"), "nugget")
             if not matched <= set(nugget_ids):
                 raise FormError("A nugget you ticked is not a nugget of this topic; reload the page.")
@@ -275,10 +291,10 @@ def _seconds(value: str | None) -> float | None:
     return seconds if math.isfinite(seconds) else None
 
 
-def _control_answer(pool: Pool, topic_id: str) -> str:
+def _control_answer(kind: str, topic_id: str) -> str:
     """A control item's answer from the form, in the form its expected answer is kept."""
     form = request.form
-    if pool.kind == "cclqa":
+    if kind == "cclqa":
         nugget_ids = set(db().scalars(select(Nugget.id).where(Nugget.topic_id == topic_id)))
         matched = parse_ids(form.getlist("nugget"), "nugget")
         if not matched <= nugget_ids:
@@ -345,7 +361,7 @@ def adjudicate(pool_id: int, entry_id: int):
 # ---------------------------------------------------------------- judging plans (sepia.store.plans)
 
 def _draw_plan(form, name: str, kind: str):
-    """The judging plan the pool form asks for (budget, strata, seed), drawn in the pool's
+    """The judging plan the pool form asks for (budget, strata, seed, unit), drawn in the pool's
     transaction; None without a budget. A bad budget or seed is a FormError: nothing is stored."""
     from sepia.store.plans import MAX_SEED, make_plan
 
@@ -356,7 +372,7 @@ def _draw_plan(form, name: str, kind: str):
     if kind != "cclqa" or not seed.isdigit() or int(seed) > MAX_SEED:
         raise FormError(f"A judging budget is for CCLQA pools, with a seed from 0 to {MAX_SEED}.")
     try:
-        return make_plan(db(), name, budget, form.get("strata", "none"), int(seed))
+        return make_plan(db(), name, budget, form.get("strata", "none"), int(seed), form.get("unit", "topics"))
     except ValueError as error:
         raise FormError(str(error)) from None
 
@@ -387,8 +403,8 @@ def estimates(pool_id: int):
 @roles_required("organiser")
 def estimate(pool_id: int):
     """Estimate again from the judgments stored now and keep the result (or why it was refused)."""
-    from sepia.metaeval.plan_estimates import estimate_plan
-    from sepia.scoring.campaign import NothingToScore
+    from sepia.services.plan_estimates import estimate_plan
+    from sepia.services.scores import NothingToScore
     from sepia.scoring.evaluate import Settings
     from sepia.store.plans import save_estimate
     from sepia.web.db import store

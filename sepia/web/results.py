@@ -3,18 +3,23 @@
 task a team sees its own runs of that task beside the mean and the best of their language pair."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
-from sqlalchemy import func, select
+from markupsafe import Markup
+from sqlalchemy import exists, func, select
 
 from sepia.campaign import charts, results, schedule, task_results
 from sepia.campaign.schedule import TASK_LABELS
 from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.registry import parse_measures
-from sepia.qa.campaign import score_stored_qa
-from sepia.scoring.campaign import NothingToScore, score_stored_ir4qa, score_stored_runs
-from sepia.store.models import NuggetJudgment, Run, RunTopic, Submission, TaskWindow, Topic, utcnow
+from sepia.services.qa_scores import score_stored_qa
+from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
+from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, Run, RunTopic, Submission,
+                                TaskWindow, Topic, utcnow)
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
+from sepia.web.kept import kept
 from sepia.web.participate import team_name
 from sepia.web.security import roles_required
 
@@ -37,30 +42,66 @@ def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
         t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
 
 
+# Statements every overview sends, built once: building one costs more than running it.
+_pool, _plan = Pool.__table__, JudgingPlan.__table__
+PLANNED_POOLS = (select(_pool.c.id, _pool.c.name).join(_plan, _plan.c.pool_id == _pool.c.id)
+                 .order_by(_pool.c.name))
+JUDGED = select(exists().select_from(NuggetJudgment.__table__))
+
+
 def _plans() -> list[dict]:
     """Every pool with a judging plan and its estimates as last saved (None before the first)."""
-    from sepia.store.models import JudgingPlan, Pool
     from sepia.store.plans import saved_estimates
 
-    saved = saved_estimates(db())
-    pools = db().execute(select(Pool.id, Pool.name).join(JudgingPlan, JudgingPlan.pool_id == Pool.id).order_by(Pool.name))
+    pools = db().connection().execute(PLANNED_POOLS).all()
+    saved = saved_estimates(db()) if pools else {}
     return [{"pool_id": pool_id, "name": name, "saved": saved.get(pool_id)} for pool_id, name in pools]
+
+
+def _newest(table, stamp):
+    """(rows, highest ID, that row's time) of a table: what `SCORES_STATE` reads of it."""
+    return (select(func.count()).select_from(table).scalar_subquery(),
+            select(func.max(table.c.id)).scalar_subquery(),
+            select(stamp).order_by(table.c.id.desc()).limit(1).scalar_subquery())
+
+
+# What the scored part of the overview is made from (every score and run), by a key that changes
+# with them. Scores and runs are only inserted and deleted, never updated (scoring again and
+# replacing a run delete and insert), so any change adds a row with a higher ID, or removes rows.
+# Where SQLite gives a new row the ID of a deleted one, the new row's time tells them apart.
+SCORES_STATE = select(*_newest(EvaluationResult.__table__, EvaluationResult.__table__.c.created_at),
+                      *_newest(Run.__table__, Run.__table__.c.submitted_at))
+
+
+@dataclass(frozen=True)
+class Scored:
+    """The overview's part made from the scores: kept until they change (`sepia.web.kept`)."""
+    any: bool
+    measures: str
+    ir4qa_settings: dict | None
+    pairs: Markup  # the links to the language pairs and their sections
+    tables: Markup  # runs by team, the IR4QA x CCLQA matrices
+
+
+def _scored() -> Scored:
+    scores, others = _all_results(), _task_results()
+    ir4qa, tables = others["ir4qa"], _campaign_tables(scores)
+    return Scored(any(scores.values()) or any(others.values()),
+                  ",".join(ir4qa.measures if ir4qa else stored_measures(())), ir4qa.settings if ir4qa else None,
+                  Markup(render_template("results/_pairs.html", sections=results.pair_sections(scores, others),
+                                         tables=tables)),
+                  Markup(render_template("results/_campaign_tables.html", tables=tables)))
 
 
 @bp.route("/")
 @roles_required("organiser")
 def overview():
-    scores, others = _all_results(), _task_results()
-    ir4qa = others["ir4qa"]
-    return render_template("results/overview.html", sections=results.pair_sections(scores, others), plans=_plans(),
-                           tables=_campaign_tables(scores), scored=any(scores.values()) or any(others.values()),
-                           can_learn=_judged(),
-                           measures=",".join(ir4qa.measures if ir4qa else stored_measures(())),
-                           ir4qa_settings=ir4qa.settings if ir4qa else None)
+    scored = kept("results", lambda: (*db().connection().execute(SCORES_STATE).one(), request.script_root), _scored)
+    return render_template("results/overview.html", scored=scored, plans=_plans(), can_learn=_judged())
 
 
 def _judged() -> bool:
-    return bool(db().scalar(select(func.count()).select_from(NuggetJudgment)))
+    return bool(db().connection().execute(JUDGED).scalar())
 
 
 def _score_cclqa(learned: bool = False) -> str:

@@ -1,5 +1,6 @@
 """What the topic, nugget and voting pages show of a topic, read with a few Core queries into plain
-objects that have the mapped classes' attribute names (templates and `voting` read either).
+objects that have the mapped classes' attribute names (templates and `voting` read either: what
+both have is `TopicLike`, which mypy and tests/test_web_page_costs.py hold them to).
 
 For a topic of a dozen nuggets, loading the mapped objects took the ORM about ten times as long as
 the same rows read as plain rows, and that was most of a page's time (tools/bench_web.py). Views
@@ -8,15 +9,16 @@ that change a topic still load the mapped objects; these are for reading only.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.engine import Connection, Row
 
 from sepia.store.models import AnswerText, Nugget, NuggetSource, Topic, TopicText, Vote, nugget_answer_text
 
 _topic, _text, _answer = Topic.__table__, TopicText.__table__, AnswerText.__table__
 _nugget, _vote, _source, _link = Nugget.__table__, Vote.__table__, NuggetSource.__table__, nugget_answer_text
-_of_topic = bindparam("topic_id")
+_of_topic: BindParameter[str] = bindparam("topic_id")
 
 LANG = select(_topic.c.id, _topic.c.lang).where(_topic.c.id == _of_topic)
 TOPIC = select(_topic.c.id, _topic.c.lang, _topic.c.status, _topic.c.answer_type, _topic.c.memo,
@@ -36,6 +38,82 @@ SOURCES = (select(_source.c.nugget_id, _source.c.docid)
 LINKS = (select(_link.c.nugget_id, _link.c.answer_text_id)
          .join(_nugget, _nugget.c.id == _link.c.nugget_id).where(_nugget.c.topic_id == _of_topic)
          .order_by(_link.c.answer_text_id))
+
+
+# What a page may read of a topic, whether it was loaded as mapped objects (`Topic`) or read into a
+# `TopicView`; votes and texts of a view are plain rows, which have the same names.
+
+@runtime_checkable
+class VoteLike(Protocol):
+    @property
+    def assessor(self) -> str: ...
+
+    @property
+    def vital(self) -> bool: ...
+
+
+@runtime_checkable
+class TextLike(Protocol):
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+@runtime_checkable
+class NuggetLike(Protocol):
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def votes(self) -> Sequence[VoteLike]: ...
+
+
+@runtime_checkable
+class TopicLike(Protocol):
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def lang(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def answer_type(self) -> str | None: ...
+
+    @property
+    def memo(self) -> str | None: ...
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def updated_by(self) -> str | None: ...
+
+    @property
+    def texts(self) -> Sequence[TextLike]: ...
+
+    @property
+    def nuggets(self) -> Sequence[NuggetLike]: ...
+
+    def texts_of(self, kind: str, lang: str) -> list[str]: ...
+
+    def text_of(self, kind: str, lang: str) -> str | None: ...
 
 
 @dataclass
@@ -58,12 +136,17 @@ class TopicView:
     memo: str | None
     version: int
     updated_by: str | None
-    texts: list[Row] = field(default_factory=list)  # (kind, lang, text)
-    answer_texts: list[Row] = field(default_factory=list)
+    texts: Sequence[Row] = field(default_factory=list)  # (kind, lang, text)
+    answer_texts: Sequence[Row] = field(default_factory=list)
     nuggets: list[NuggetView] = field(default_factory=list)
 
     text_of = Topic.text_of
     texts_of = Topic.texts_of
+
+
+if TYPE_CHECKING:  # mypy holds both models of a topic to the protocol
+    def _both(topic: Topic, view: TopicView) -> tuple[TopicLike, TopicLike]:
+        return topic, view
 
 
 def read_lang(connection: Connection, topic_id: str) -> Row | None:

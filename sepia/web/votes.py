@@ -35,7 +35,7 @@ def _render_topic(topic, ticked: set[int] = frozenset(), highlight: set[int] = f
     view = voting.assessor_view(topic, g.user.username)
     # The tally of everyone's votes appears only once this assessor's own are all in.
     tallies = {n.id: voting.tally(n) for n in view.topic.nuggets} if view.submitted else None
-    shown = voting.open_nuggets(topic, g.user.username)
+    shown = voting.open_nuggets(topic.nuggets, g.user.username)
     return render_template("votes/topic.html", view=view, tallies=tallies, stamp=voting.form_stamp(shown),
                            ticked=ticked, highlight=highlight), status
 
@@ -65,7 +65,7 @@ def submit(topic_id: str):
     except IntegrityError:
         # Another request wrote at the same moment: usually this same form sent twice.
         db().rollback()
-        if voting.open_nuggets(topic, g.user.username):
+        if voting.open_nuggets(topic.nuggets, g.user.username):
             flash(f"The nuggets of {topic.id} changed at the moment you submitted. Nothing was recorded: "
                   "check them and submit again.", "error")
             return _render_topic(topic, vital_ids, status=409)

@@ -7,17 +7,19 @@ they may see the tally. Nuggets added later are voted on in a second round, the 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Sequence, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store.models import Nugget, Topic, Vote
+from sepia.web.topic_view import NuggetLike, TopicLike
 from sepia.vocab import TOPIC_COMPLETED
 
 
 @dataclass
 class AssessorView:
-    topic: Topic
+    topic: TopicLike
     own: dict[int, bool] = field(default_factory=dict)  # nugget id -> vital, this assessor's votes
 
     @property
@@ -31,7 +33,7 @@ class AssessorView:
         return "partial" if self.own else "open"
 
 
-def assessor_view(topic: Topic, assessor: str) -> AssessorView:
+def assessor_view(topic: TopicLike, assessor: str) -> AssessorView:
     own = {n.id: v.vital for n in topic.nuggets for v in n.votes if v.assessor == assessor}
     return AssessorView(topic, own)
 
@@ -58,12 +60,15 @@ class NuggetsChanged(ValueError):
         super().__init__(", ".join(p for p in parts if p))
 
 
-def open_nuggets(topic: Topic, assessor: str) -> list[Nugget]:
-    """The nuggets the assessor has not voted on yet: what their voting form shows."""
-    return [n for n in topic.nuggets if not any(v.assessor == assessor for v in n.votes)]
+N = TypeVar("N", bound=NuggetLike)
 
 
-def form_stamp(nuggets: list[Nugget]) -> str:
+def open_nuggets(nuggets: Sequence[N], assessor: str) -> list[N]:
+    """Of a topic's nuggets, those the assessor has not voted on yet: what their voting form shows."""
+    return [n for n in nuggets if not any(v.assessor == assessor for v in n.votes)]
+
+
+def form_stamp(nuggets: Sequence[NuggetLike]) -> str:
     """The IDs and edit versions of the nuggets a form shows, as the form carries them back."""
     return " ".join(f"{n.id}:{n.version}" for n in sorted(nuggets, key=lambda n: n.id))
 
@@ -75,7 +80,7 @@ def submit(topic: Topic, assessor: str, stamp: str, vital_ids: set[int]) -> int:
     those (one added, removed or edited meanwhile), nothing is recorded: NuggetsChanged says what
     changed, so the assessor sees the new list instead of a vote they never cast. Returns how many
     votes were cast, 0 when this form's votes are in already (a form sent twice)."""
-    nuggets = open_nuggets(topic, assessor)
+    nuggets = open_nuggets(topic.nuggets, assessor)
     if not nuggets and stamp:
         return 0
     if stamp != form_stamp(nuggets):
@@ -99,10 +104,10 @@ def reopen(topic: Topic, assessor: str) -> int:
     return removed
 
 
-def assessors_of(topics: list[Topic]) -> list[str]:
+def assessors_of(topics: Sequence[TopicLike]) -> list[str]:
     return sorted({v.assessor for t in topics for n in t.nuggets for v in n.votes})
 
 
-def tally(nugget: Nugget) -> tuple[int, int]:
+def tally(nugget: NuggetLike) -> tuple[int, int]:
     """(vital votes, voters) of a nugget."""
     return sum(1 for v in nugget.votes if v.vital), len(nugget.votes)

@@ -115,15 +115,32 @@ def serving(app):
     app.extensions["sepia_store"].dispose()
 
 
-def accounts_app(tmp_path, name: str):
-    """A web app on a fresh SQLite store holding the test accounts (web_helpers.add_accounts)."""
+def accounts_app(tmp_path, name: str, monkeypatch=None):
+    """A web app on a fresh SQLite store holding the test accounts (web_helpers.add_accounts). With
+    `monkeypatch`, SEPIA_HOME is `tmp_path` and SEPIA_DATABASE_URL the store's, for the test's `sepia`
+    commands and the indexes."""
     from web_helpers import add_accounts
 
     from sepia.web import create_app
 
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / f'{name}.db'}", "SECRET_KEY": "browser-test",
-                      "SESSION_COOKIE_SECURE": False})
+    url = f"sqlite:///{tmp_path / f'{name}.db'}"
+    if monkeypatch is not None:
+        monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
+        monkeypatch.setenv("SEPIA_DATABASE_URL", url)
+    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
     add_accounts(app.extensions["sepia_store"])
+    return app
+
+
+def sample_campaign_app(tmp_path, monkeypatch):
+    """`accounts_app` (with SEPIA_HOME and SEPIA_DATABASE_URL set) holding every sample collection,
+    loaded as `sepia demo` loads them."""
+    from sepia.demo import load_collection, sample_collections
+    from sepia.resources import resource_dir
+
+    app = accounts_app(tmp_path, "sepia", monkeypatch)
+    for folder in sample_collections(resource_dir("corpora")):
+        load_collection(app.extensions["sepia_store"], folder, progress=False)
     return app
 
 
@@ -131,7 +148,7 @@ def accounts_app(tmp_path, name: str):
 def site(tmp_path):
     """A live site holding the CASES' documents, searched with real indexes (a module may define its own)."""
     from sepia.search import open_engine
-    from sepia.search.indexer import build_index
+    from sepia.services.indexing import build_index
     from sepia.store.models import Document
 
     app = accounts_app(tmp_path, "browser")

@@ -13,14 +13,10 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from conftest import LiveServer, log_in
-from web_helpers import add_accounts
+from conftest import LiveServer, log_in, sample_campaign_app
 
 from sepia.cli import main
-from sepia.demo import load_collection, sample_collections
-from sepia.resources import resource_dir
 from sepia.search import open_engine
-from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NUGGET_LIST_RE = re.compile(r"<li><kbd>\d</kbd> <span[^>]*>([^<]*)</span></li>")
@@ -28,14 +24,8 @@ NUGGET_LIST_RE = re.compile(r"<li><kbd>\d</kbd> <span[^>]*>([^<]*)</span></li>")
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
-    url = f"sqlite:///{tmp_path / 'sepia.db'}"
-    monkeypatch.setenv("SEPIA_DATABASE_URL", url)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    app = sample_campaign_app(tmp_path, monkeypatch)
     store = app.extensions["sepia_store"]
-    add_accounts(store)
-    for folder in sample_collections(resource_dir("corpora")):
-        load_collection(store, folder, progress=False)
     app.config["SEARCH_ENGINE"] = open_engine(tmp_path / "index")
     with store.transaction() as session:  # the sample's own judgments make way for the assessors'
         session.execute(__import__("sqlalchemy").text("DELETE FROM nugget_judgment"))

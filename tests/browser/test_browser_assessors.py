@@ -8,15 +8,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from conftest import LiveServer, log_in
-from web_helpers import add_accounts
+from conftest import LiveServer, log_in, sample_campaign_app
 
-from sepia.demo import load_collection, sample_collections
-from sepia.resources import resource_dir
 from sepia.store import controls, judging
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool
-from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -52,13 +48,8 @@ def _dry_run_with_a_control_item(store):
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
-    url = f"sqlite:///{tmp_path / 'sepia.db'}"
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    app = sample_campaign_app(tmp_path, monkeypatch)
     store = app.extensions["sepia_store"]
-    add_accounts(store)
-    for folder in sample_collections(resource_dir("corpora")):
-        load_collection(store, folder, progress=False)
     server = LiveServer(app)
     server.formal, server.dry_topic = _dry_run_with_a_control_item(store)
     yield server

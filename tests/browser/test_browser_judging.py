@@ -6,14 +6,13 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from conftest import LiveServer, log_in
-from web_helpers import DOCUMENTS, add_accounts, add_documents, make_topic
+from conftest import LiveServer, accounts_app, log_in
+from web_helpers import DOCUMENTS, add_documents, make_topic
 
 from sepia.formats import model
 from sepia.store import io
 from sepia.store.models import Nugget, NuggetJudgment, RelevanceJudgment
 from sepia.store.pools import assign_pool, build_pool
-from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 TOPIC = "ACLIA2-CS-0001"
@@ -23,10 +22,8 @@ ANSWERS = ["甲型流感病毒引起的禽类传染病", "今天天气晴朗", "
 
 @pytest.fixture
 def site(tmp_path):
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'judge.db'}", "SECRET_KEY": "browser-test",
-                      "SESSION_COOKIE_SECURE": False})
+    app = accounts_app(tmp_path, "judge")
     store = app.extensions["sepia_store"]
-    add_accounts(store)
     add_documents(store)
     make_topic(store, TOPIC, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "传染给人"])
     with store.transaction() as session:

@@ -12,15 +12,13 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
 
-from conftest import LiveServer, log_in
-from web_helpers import add_accounts
+from conftest import LiveServer, accounts_app, log_in
 
 from sepia.cli import main
 from sepia.demo import load_collection, sample_collections
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import Topic
-from sepia.web import create_app
 
 pytestmark = [pytest.mark.browser]
 CS_TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
@@ -28,12 +26,8 @@ CS_TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
-    url = f"sqlite:///{tmp_path / 'sepia.db'}"
-    monkeypatch.setenv("SEPIA_DATABASE_URL", url)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
+    app = accounts_app(tmp_path, "sepia", monkeypatch)
     store = app.extensions["sepia_store"]
-    add_accounts(store)
     cs = next(f for f in sample_collections(resource_dir("corpora")) if f.name == "cs")
     load_collection(store, cs, progress=False)
     with store.transaction() as session:  # the sample's own judgments come back for the planned topics only
@@ -44,15 +38,23 @@ def site(tmp_path, monkeypatch):
     store.dispose()
 
 
-def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, tmp_path):
-    page = log_in(chromium, site, "org")
+def build_cs_pool(page, site, name: str, budget: str, fills=None, selects=None) -> None:
+    """Build a CS pool with a judging plan from the pool form."""
     page.goto(f"{site.url}/pools/")
-    page.fill("input[name=name]", "CS half")
+    page.fill("input[name=name]", name)
     page.select_option("select[name=lang]", "CS")
-    page.fill("input[name=budget]", "50%")
-    page.fill("input[name=seed]", "3")
+    page.fill("input[name=budget]", budget)
+    for field, value in (fills or {}).items():
+        page.fill(f"input[name={field}]", value)
+    for field, value in (selects or {}).items():
+        page.select_option(f"select[name={field}]", value)
     with page.expect_navigation():
         page.click("button:has-text('Build pool')")
+
+
+def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, tmp_path):
+    page = log_in(chromium, site, "org")
+    build_cs_pool(page, site, "CS half", "50%", fills={"seed": "3"})
     chosen = sorted(random.Random(3).sample(CS_TOPICS, 3))
     plan = page.locator(".plan").first
     assert "CS 3 of 6 topics, 0 judged" in " ".join(plan.inner_text().split())
@@ -99,3 +101,34 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
     plan = page.locator(".plan").first
     assert "CS had 6 topics when the plan was drawn and has 5 now" in plan.inner_text()
     plan.screenshot(path=str(artifacts / "plans-changed.png"))
+
+
+def test_an_item_level_plan_from_the_form_to_the_judging_screen(chromium, site, artifacts):
+    from sqlalchemy import select
+
+    from sepia.store.models import Nugget, NuggetJudgment, PlanNugget
+
+    page = log_in(chromium, site, "org")
+    build_cs_pool(page, site, "CS items", "30%", selects={"unit": "items"})
+    assert "Item-level judging plan" in page.locator(".plan").first.inner_text()
+    page.check("input[name=assessors][value=as1]")
+    page.fill("input[name=overlap]", "0")
+    with page.expect_navigation():
+        page.click("button:has-text('Assign')")
+    store = site.app.extensions["sepia_store"]
+    with store.transaction() as session:
+        planned = set(session.scalars(select(PlanNugget.label).where(PlanNugget.topic_id == CS_TOPICS[0])))
+        texts = dict(session.execute(select(Nugget.label, Nugget.text).where(Nugget.topic_id == CS_TOPICS[0])).all())
+    assessor = log_in(chromium, site, "as1")
+    assessor.goto(f"{site.url}/judge/1/{CS_TOPICS[0]}")
+    shown = assessor.locator("ol.judge-nuggets li").all_inner_texts()
+    assert len(shown) == len(planned) == assessor.locator("input[name=nugget]").count()
+    assert sorted(t.split(" ", 1)[1] for t in shown) == sorted(texts[label] for label in planned)
+    assert f"judge these {len(planned)} nuggets, drawn at random from the topic's {len(texts)}" in assessor.inner_text("main")
+    assessor.screenshot(path=str(artifacts / "plans-item-screen.png"), full_page=True)
+    assessor.keyboard.press("1")
+    with assessor.expect_navigation():
+        assessor.keyboard.press("Enter")
+    with store.transaction() as session:
+        judged = set(session.scalars(select(Nugget.label).join(NuggetJudgment)))
+    assert judged == planned                          # the plan's nuggets only, the first one matched

@@ -20,7 +20,7 @@ DOCS = [
 @pytest.fixture
 def site(tmp_path):
     from sepia.search import open_engine
-    from sepia.search.indexer import build_index
+    from sepia.services.indexing import build_index
 
     app = accounts_app(tmp_path, "b")
     store = app.extensions["sepia_store"]

@@ -19,10 +19,10 @@ from conftest import LiveServer, accounts_app, log_in
 from campaign_helpers import schedule
 from sepia.cli import main
 from sepia.convert.nuggetizer_export import assignments
-from sepia.corpus.ingest import ingest
 from sepia.formats import model
 from sepia.formats.read import read_file
 from sepia.scoring.evaluate import evaluate_runs
+from sepia.services.documents import ingest
 from sepia.store import io as store_io
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.support import citations, save_support
@@ -79,7 +79,7 @@ RUNS = {  # priority -> answers by topic: (sentence, citation indices into the r
 @pytest.fixture
 def site(tmp_path):
     from sepia.search import open_engine
-    from sepia.search.indexer import build_index
+    from sepia.services.indexing import build_index
 
     app = accounts_app(tmp_path, "rag")
     store = app.extensions["sepia_store"]

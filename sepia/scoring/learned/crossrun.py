@@ -13,8 +13,10 @@ import numpy as np
 
 from sepia import vocab
 from sepia.scoring.learned.model import fit_classifier
-from sepia.scoring.learned.pairs import Pairs
-from sepia.scoring.learned.reuse import REUSE_FEATURES, reuse_features, similarity
+from sepia.scoring.learned.pairs import PAIR_FEATURES, Pairs
+from sepia.scoring.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_features, similarity
+
+RATE_COLUMNS = [PAIR_FEATURES.index(name) for name in RATE_FEATURES]
 
 HOLDOUTS = ("run", "team")
 
@@ -47,7 +49,8 @@ class BlockSimilarities:
         for rows, sims in zip(self.blocks, self.sims):
             refs = reference[rows]
             usable = groups[rows][:, None] != groups[rows][refs][None, :]
-            out[rows] = reuse_features(sims[:, refs], labels[rows][refs], usable)
+            evidence = self.pairs.features[rows][:, RATE_COLUMNS]
+            out[rows] = reuse_features(sims[:, refs], labels[rows][refs], usable, evidence, evidence[refs])
         return out
 
 

@@ -55,11 +55,11 @@ def numbers(text: str) -> frozenset[str]:
         whole, _, fraction = value.partition(".")
         found.add((whole.lstrip("0") or "0") + ("." + fraction.rstrip("0") if fraction.rstrip("0") else ""))
     for match in _CJK_NUMERAL.finditer(text):
-        value = cjk_value(match.group())
-        if value is not None:
-            found.add(str(value))
-            if text[match.end():match.end() + 1] == "月" and 1 <= value <= 12:
-                found.add(f"m{value}")
+        number = cjk_value(match.group())
+        if number is not None:
+            found.add(str(number))
+            if text[match.end():match.end() + 1] == "月" and 1 <= number <= 12:
+                found.add(f"m{number}")
     for match in _MONTH_WORD.finditer(text.lower()):
         month = _MONTHS[match.group(1)]
         if match.group(1) == "may" and not match.group(2):
@@ -146,7 +146,10 @@ class Text:
         return SPEC.counts(self.text)
 
 
+PREFIX = 5
+
+
 def prefix(token: str) -> str:
     """A word's first five characters: "government" and "governing" meet at "gover" (a tolerance for
     derivation the stemmer does not cover); CJK tokens are single characters and stay as they are."""
-    return token[:5]
+    return token[:PREFIX]

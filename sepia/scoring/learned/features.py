@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from typing import Sequence
 
-from sepia.scoring.learned.evidence import Text, prefix
+from sepia.scoring.learned.evidence import PREFIX, Text, prefix
 from sepia.scoring.matchers import overlap
 THETA = 0.5
 
@@ -24,6 +24,7 @@ FEATURES = (
     "window_recall",            # ... in its best two consecutive sentences
     "sentence_precision",       # share of the best sentence's content words that are the nugget's
     "prefix_recall",            # best sentence, words compared by their first five characters
+    "soft_recall",              # whole response, each word credited by its longest shared prefix
     "rarest_missing",           # weight of the most informative nugget word the response lacks
     "unigram_recall",           # character unigrams of the nugget found in the response
     "bigram_recall",            # character bigrams of the nugget found in the response
@@ -37,6 +38,7 @@ FEATURES = (
     "response_length",          # log(1 + characters)
     "response_sentences",
     "nugget_words",
+    "nugget_weight",            # log(1 + the nugget's summed word weights): how much it says
 )
 
 
@@ -69,6 +71,27 @@ def common_substring(nugget: str, response: str) -> int:
     return low
 
 
+def shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def soft_credit(word: str, tokens: frozenset[str], prefixes: frozenset[str]) -> float:
+    """1 for a word the response has; else the longest prefix of at least five characters it shares
+    with one of the response's words, over the longer word's length ("protest" against "protesting":
+    7 / 10); 0 otherwise. Stemmed words that still differ ("captiv", "captur") share too little."""
+    if word in tokens:
+        return 1.0
+    if len(word) < PREFIX or word[:PREFIX] not in prefixes:
+        return 0.0
+    return max((shared_prefix(word, t) / max(len(word), len(t)) for t in sorted(tokens) if t[:PREFIX] == word[:PREFIX]),
+               default=0.0)
+
+
 def best_sentence(nugget: Text, response: Text, weights: dict[str, float]) -> int:
     """Index of the response sentence that holds most of the nugget's weighted content words."""
     scores = [_weighted(nugget.tokens, s.__contains__, weights) for s in response.sentence_tokens]
@@ -99,6 +122,7 @@ def pair_features(nugget: Text, response: Text, weights: dict[str, float]) -> li
         max(_weighted(words, w.__contains__, weights) for w in windows),
         len(best_tokens & words) / len(best_tokens) if best_tokens else 0.0,
         _weighted(words, lambda t: prefix(t) in best_prefixes, weights),
+        _soft_recall(words, response, weights),
         max(missing, default=0.0),
         _share(nugget.chars, response.chars),
         _share(nugget.bigrams, response.bigrams),
@@ -112,7 +136,15 @@ def pair_features(nugget: Text, response: Text, weights: dict[str, float]) -> li
         math.log1p(len(response.squeezed)),
         float(len(response.sentences)),
         float(len(words)),
+        math.log1p(sum(weights.get(t, 1.0) for t in sorted(words))),
     ]
+
+
+def _soft_recall(words: frozenset[str], response: Text, weights: dict[str, float]) -> float:
+    ordered = sorted(words)
+    total = sum(weights.get(t, 1.0) for t in ordered)
+    credit = sum(weights.get(t, 1.0) * soft_credit(t, response.tokens, response.prefixes) for t in ordered)
+    return credit / total if total else 0.0
 
 
 def aligned_tokens(nugget: Text, response: Text, weights: dict[str, float]) -> frozenset[str]:

@@ -9,18 +9,20 @@ from typing import Sequence
 import numpy as np
 
 from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, Judgment
+from sepia.scoring.learned.context import CONTEXT_FEATURES, context_features
 from sepia.scoring.learned.evidence import Text
 from sepia.scoring.learned.features import FEATURES, aligned_tokens, pair_features, token_weights
 from sepia.scoring.matchers import judged_matches
 
 Key = tuple[str, str, int, str]  # run, topic, answer rank, nugget
+PAIR_FEATURES = FEATURES + CONTEXT_FEATURES  # the columns of Pairs.features
 
 
 @dataclass
 class Pairs:
     """Rows in (topic, nugget) blocks: `blocks[(topic, nugget)]` lists the rows of that nugget."""
     keys: list[Key] = field(default_factory=list)
-    features: np.ndarray = field(default_factory=lambda: np.zeros((0, len(FEATURES))))
+    features: np.ndarray = field(default_factory=lambda: np.zeros((0, len(PAIR_FEATURES))))
     aligned: list[frozenset[str]] = field(default_factory=list)  # best-aligned sentence's words
     labels: np.ndarray = field(default_factory=lambda: np.zeros(0))  # NaN where nobody judged
     blocks: dict[tuple[str, str], list[int]] = field(default_factory=dict)
@@ -55,7 +57,8 @@ def build_pairs(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequenc
     out); labelled with the judgments' decision (1, 0.5 or 0, the assessors' upper median)."""
     decided = judged_matches(judgments)
     topics = {t.topic_id: TopicEvidence(t.nuggets) for t in gold.topics if t.nuggets}
-    keys, features, aligned, labels = [], [], [], []
+    keys: list[tuple[str, str, int, str]] = []
+    features, aligned, labels = [], [], []
     blocks: dict[tuple[str, str], list[int]] = defaultdict(list)
     for run in runs:
         for topic in run.topics:
@@ -70,4 +73,5 @@ def build_pairs(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequenc
                 aligned.append(words)
                 labels.append(decided.get(key, np.nan))
     matrix = np.array(features, dtype=float).reshape(len(keys), len(FEATURES))
+    matrix = np.hstack([matrix, context_features(keys, matrix)])
     return Pairs(keys, matrix, aligned, np.array(labels, dtype=float), dict(blocks))

@@ -11,13 +11,18 @@ from typing import Sequence
 
 import numpy as np
 
+# The nugget's own threshold: how often judged responses with about this pair's value of each of
+# these evidence features held the nugget (a kernel of width RATE_WIDTH on the feature's value).
+RATE_FEATURES = ("sentence_recall", "recall", "window_recall", "softmatch")
+RATE_WIDTH = 0.1
+
 REUSE_FEATURES = (
     "nugget_prior",           # share of the usable judged responses that hold the nugget (smoothed)
     "judged_responses",       # log(1 + how many there are)
     "support_similarity",     # greatest similarity to a response judged to hold the nugget
     "nonsupport_similarity",  # ... to one judged not to
     "neighbour_vote",         # similarity-weighted decision of the most similar judged responses
-)
+) + tuple(f"support_rate_by_{name}" for name in RATE_FEATURES)
 NEIGHBOURS = 5
 
 
@@ -30,9 +35,23 @@ def similarity(a: Sequence[frozenset[str]], b: Sequence[frozenset[str]]) -> np.n
     return sims
 
 
-def reuse_features(sims: np.ndarray, labels: np.ndarray, usable: np.ndarray) -> np.ndarray:
+def support_rates(targets: np.ndarray, references: np.ndarray, labels: np.ndarray, usable: np.ndarray,
+                  prior: np.ndarray) -> np.ndarray:
+    """Per column of `targets` (targets x RATE_FEATURES values), the usable references' decisions
+    weighted by exp(-|target value - reference value| / RATE_WIDTH); `prior` where none is usable."""
+    out = np.empty(targets.shape)
+    for c in range(targets.shape[1]):
+        weight = np.exp(-np.abs(targets[:, c, None] - references[None, :, c]) / RATE_WIDTH) * usable
+        total = weight.sum(axis=1)
+        out[:, c] = np.where(total > 0, (weight * labels[None, :]).sum(axis=1) / np.where(total > 0, total, 1), prior)
+    return out
+
+
+def reuse_features(sims: np.ndarray, labels: np.ndarray, usable: np.ndarray, targets: np.ndarray,
+                   references: np.ndarray) -> np.ndarray:
     """REUSE_FEATURES for the rows of `sims` (targets x judged references) from the references'
-    `labels`, each target seeing only the references its row of `usable` allows."""
+    `labels`, each target seeing only the references its row of `usable` allows; `targets` and
+    `references` are both sides' RATE_FEATURES values."""
     count = usable.sum(axis=1)
     held = np.where(usable, labels[None, :], 0.0)
     prior = (held.sum(axis=1) + 0.5) / (count + 1)
@@ -48,5 +67,7 @@ def reuse_features(sims: np.ndarray, labels: np.ndarray, usable: np.ndarray) -> 
         neighbour = np.where(total > 0, (weight * vote).sum(axis=1) / np.where(total > 0, total, 1), prior)
     else:
         neighbour = prior
-    return np.column_stack([prior, np.log1p(count), support, nonsupport, neighbour])
+    rates = support_rates(targets.reshape(len(sims), len(RATE_FEATURES)),
+                          references.reshape(sims.shape[1], len(RATE_FEATURES)), labels, usable, prior)
+    return np.column_stack([prior, np.log1p(count), support, nonsupport, neighbour, rates])
 

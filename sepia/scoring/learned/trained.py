@@ -17,14 +17,16 @@ import numpy as np
 
 from sepia import __version__
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
-from sepia.scoring.learned.crossrun import BlockSimilarities
-from sepia.scoring.learned.features import FEATURES
+from sepia.scoring.learned.crossrun import RATE_COLUMNS, BlockSimilarities
 from sepia.scoring.learned.model import Classifier, fit_classifier
-from sepia.scoring.learned.pairs import Key, Pairs, build_pairs
-from sepia.scoring.learned.reuse import REUSE_FEATURES, reuse_features, similarity
+from sepia.scoring.learned.pairs import PAIR_FEATURES, Key, Pairs, build_pairs
+from sepia.scoring.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_features, similarity
+
+ALL_FEATURES = PAIR_FEATURES + REUSE_FEATURES
 
 FORMAT = "sepia-learned-matcher"
-MODEL_VERSION = 2  # bump whenever a feature's meaning changes (2: CJK numerals read by sepia.scoring.numbers)
+MODEL_VERSION = 3  # bump whenever a feature's meaning changes (2: CJK numerals read by sepia.scoring.numbers;
+# 3: soft recall, nugget weight, context features, support rates; judged pairs keep their evidence values)
 
 
 class ModelError(ValueError):
@@ -68,7 +70,7 @@ def training_digest(pairs: Pairs, gold: GoldStandard, runs: Sequence[CCLQARun]) 
 @dataclass
 class TrainedModel:
     classifier: Classifier
-    references: dict[str, dict[str, dict]]  # topic -> nugget -> {"text", "judged": [[words, label, run]]}
+    references: dict[str, dict[str, dict]]  # topic -> nugget -> {"text", "judged": [[words, label, run, evidence]]}
     training: dict
     versions: dict
 
@@ -82,16 +84,18 @@ class TrainedModel:
         for (topic, nugget), rows in pairs.blocks.items():
             known = self.references.get(topic, {}).get(nugget)
             judged = known["judged"] if known and known["text"] == nugget_texts[topic, nugget] else []
-            words = [frozenset(w) for w, _, _ in judged]
-            labels = np.array([label for _, label, _ in judged], dtype=float)
+            words = [frozenset(w) for w, _, _, _ in judged]
+            labels = np.array([label for _, label, _, _ in judged], dtype=float)
             sims = similarity([pairs.aligned[i] for i in rows], words)
-            usable = np.array([[pairs.keys[i][0] != run for _, _, run in judged] for i in rows], dtype=bool)
-            reuse[rows] = reuse_features(sims, labels, usable.reshape(len(rows), len(judged)))
+            usable = np.array([[pairs.keys[i][0] != run for _, _, run, _ in judged] for i in rows], dtype=bool)
+            evidence = np.array([values for _, _, _, values in judged], dtype=float)
+            reuse[rows] = reuse_features(sims, labels, usable.reshape(len(rows), len(judged)),
+                                         pairs.features[rows][:, RATE_COLUMNS], evidence)
         p = self.classifier.probabilities(np.hstack([pairs.features, reuse]))
         return dict(zip(pairs.keys, p.tolist()))
 
     def save(self, path: str | Path) -> None:
-        document = {"format": FORMAT, "model_version": MODEL_VERSION, "features": list(FEATURES + REUSE_FEATURES),
+        document = {"format": FORMAT, "model_version": MODEL_VERSION, "features": list(ALL_FEATURES),
                     "versions": self.versions, "training": self.training,
                     "classifier": self.classifier.as_dict(), "references": self.references}
         Path(path).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
@@ -108,8 +112,8 @@ def train(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judg
     nugget_texts = {(t.topic_id, n.nugget_id): n.text for t in gold.topics for n in t.nuggets}
     references: dict[str, dict[str, dict]] = {}
     for (topic, nugget), rows in pairs.blocks.items():
-        judged_rows = [[sorted(pairs.aligned[i]), float(pairs.labels[i]), pairs.keys[i][0]]
-                       for i in rows if judged[i]]
+        judged_rows = [[sorted(pairs.aligned[i]), float(pairs.labels[i]), pairs.keys[i][0],
+                        pairs.features[i, RATE_COLUMNS].tolist()] for i in rows if judged[i]]
         if judged_rows:
             references.setdefault(topic, {})[nugget] = {"text": nugget_texts[topic, nugget], "judged": judged_rows}
     training = {"digest": training_digest(pairs, gold, runs), "pairs": int(judged.sum()),
@@ -132,20 +136,22 @@ def load(path: str | Path) -> TrainedModel:
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ModelError(f"{path}: not a learned matcher model (train one with sepia matcher train)")
     made_by = document.get("versions", {}).get("sepia", "?") if isinstance(document.get("versions"), dict) else "?"
-    if document.get("model_version") != MODEL_VERSION or document.get("features") != list(FEATURES + REUSE_FEATURES):
+    if document.get("model_version") != MODEL_VERSION or document.get("features") != list(ALL_FEATURES):
         raise ModelError(f"{path}: a model of another version (made by SEPIA {made_by}, model version "
                          f"{document.get('model_version')!r}; this SEPIA reads version {MODEL_VERSION}): train it again")
     try:
         classifier = Classifier(**document["classifier"])
-        if not len(classifier.coefficients) == len(classifier.mean) == len(classifier.scale) == len(FEATURES + REUSE_FEATURES):
+        if not len(classifier.coefficients) == len(classifier.mean) == len(classifier.scale) == len(ALL_FEATURES):
             raise ValueError("wrong number of coefficients")
         references = document["references"]
         for nuggets in references.values():
             for ref in nuggets.values():
                 if not isinstance(ref["text"], str) or not all(
                         isinstance(words, list) and isinstance(label, (int, float)) and isinstance(run, str)
-                        for words, label, run in ref["judged"]):
-                    raise ValueError("a judged pair is not [words, decision, run]")
+                        and isinstance(evidence, list) and len(evidence) == len(RATE_FEATURES)
+                        and all(isinstance(v, (int, float)) for v in evidence)
+                        for words, label, run, evidence in ref["judged"]):
+                    raise ValueError("a judged pair is not [words, decision, run, evidence]")
         return TrainedModel(classifier, references, document["training"], document["versions"])
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise ModelError(f"{path}: a damaged learned matcher model ({exc})") from None

@@ -1,13 +1,15 @@
-"""TREC RAG's JSON-lines files among the formats `sepia validate` checks: an AG/RAG answer file
-(`metadata`, `references`, `answer` a line) or a topic file (`id`, `title` a line), told apart by
-their first line and checked by the converters that read them, so validate gives the PATH:LINE
-messages that `sepia convert` and an upload give."""
+"""Every file `sepia validate` checks: SEPIA's own formats as sepia.formats.validate checks them, and
+TREC RAG's JSON-lines files, an AG/RAG answer file (`metadata`, `references`, `answer` a line) or a
+topic file (`id`, `title` a line), told apart by their first line and checked by the converters that
+read them, so validate gives the PATH:LINE messages that `sepia convert` and an upload give."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from sepia import config
+from sepia.formats.docids import MissingDocuments
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.validate import is_judgments, validate_file
 
 RAG_ANSWERS = "rag-answers"
 RAG_TOPICS = "rag-topics"
@@ -19,6 +21,17 @@ BLANK = b"\xef\xbb\xbf \t\r\n"  # a BOM and white space before the first line
 def starts_with_object(data: bytes) -> bool:
     """JSON lines start with an object; every XML file starts with `<`."""
     return data.lstrip(BLANK)[:1] == b"{"
+
+
+def validate_any_file(path: str | Path, format_name: str | None = None, max_bytes: int | None = None,
+                      gold=None, gold_name: str = "",
+                      missing: MissingDocuments | None = None) -> tuple[object | None, list[Problem]]:
+    """A TREC RAG JSON-lines file's conversion, else the file's object as `validate_file` gives it
+    (None when invalid), and every problem."""
+    jsonl = None if is_judgments(path, format_name) else jsonl_format(path, format_name)
+    if jsonl:
+        return validate_jsonl(path, jsonl, max_bytes)
+    return validate_file(path, format_name, max_bytes, gold, gold_name, missing)
 
 
 def jsonl_format(path: str | Path, format_name: str | None) -> str | None:

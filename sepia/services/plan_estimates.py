@@ -6,20 +6,24 @@ from __future__ import annotations
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
+from sepia.metaeval.item_estimates import estimate_items
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.scoring.evaluate import Evaluator, Settings
+from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store import io
 from sepia.store.db import Store
-from sepia.store.plans import judged_plan_topics
+from sepia.store.plans import get_plan, judged_item_plan, judged_plan_topics
 
 
 def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
     """(the `calibrate` report, JSON-ready, with "matcher" and "pool"; warnings). Raises ImportRefused
     for a plan without judged topics or a changed population, and
     NothingToScore when the store holds no CCLQA runs or none of them is of the plan's languages."""
-    from sepia.scoring.campaign import NothingToScore, stored_run_ids
-
+    with store.transaction() as session:
+        items = get_plan(session, pool_name).unit == "items"
+    if items:
+        return estimate_item_plan(store, settings, pool_name, level)
     with store.transaction() as session:
         strata, planned, judged, warnings = judged_plan_topics(session, pool_name)
         population = set(strata)
@@ -61,3 +65,28 @@ def projection(group: dict, level: float) -> dict:
     now = sum(widths) / len(widths)
     return {"mean_width": now, "projected_width": json_ready(
         projected_width(now, group["judged"], group["planned"], group["topics"], level))}
+
+
+def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
+    """`estimate_plan` for an item-level plan: (the report, JSON-ready, with "matcher" and "pool";
+    warnings). ImportRefused until every topic's planned nuggets are judged for every run."""
+    with store.transaction() as session:
+        topics, planned, warnings = judged_item_plan(session, pool_name)
+        gold = io.export_gold(session)
+        runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
+        judgments = io.export_judgments(session)
+    matcher = None
+    try:  # a learned matcher brings its model (fixed before the plan's sample) and sees every run first
+        automatic = Evaluator(gold, settings)
+        if automatic.learns:
+            automatic.learn(runs)
+            matcher = automatic.matcher
+    except ValueError as exc:
+        raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
+    report = json_ready(estimate_items(gold, runs, judgments, settings, {t: planned.get(t, set()) for t in topics},
+                                       level, matcher))
+    if not report["language_pairs"]:
+        raise NothingToScore(f"pool {pool_name}: no topic of the plan belongs to the stored runs' language pairs")
+    for group in report["language_pairs"]:
+        group.update(planned=group["topics"], mean_width=None, projected_width=None)
+    return {**report, "matcher": settings.matcher, "pool": pool_name}, warnings

@@ -8,7 +8,7 @@ from typing import Sequence
 
 from sepia import vocab
 from sepia.qa.evaluate import SETTINGS, QARunScore, evaluate_qa_run, ranked_qa
-from sepia.scoring.campaign import NothingToScore
+from sepia.services.scores import NothingToScore
 from sepia.store import io
 from sepia.store.db import Store
 from sepia.store.results import replace_qa_scores

@@ -1,0 +1,24 @@
+"""An organiser's import of an exchange file into the store (`sepia import`): the importers that
+sepia/formats/registry.py names, each (session, object, file name, file bytes, replace) -> what was
+imported. The caller commits; io.ImportRefused leaves the store as it was."""
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from sepia.campaign.submission import import_run_file
+from sepia.formats import model
+from sepia.store import io
+
+
+def topics(session: Session, topic_set: model.TopicSet, filename: str, data: bytes | None, replace: bool) -> str:
+    return f"{io.import_topics(session, topic_set, replace)} topics"
+
+
+def gold(session: Session, gold: model.GoldStandard, filename: str, data: bytes | None, replace: bool) -> str:
+    return f"{io.import_gold(session, gold, replace)} nuggets in {len(gold.topics)} topics"
+
+
+def run(session: Session, run, filename: str, data: bytes | None, replace: bool) -> str:
+    """A run, and its bytes as its team's current submission (campaign.submission.import_run_file)."""
+    row = import_run_file(session, run, filename, data, replace)
+    return f"{row.kind} run {row.run_id}"
