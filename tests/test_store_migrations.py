@@ -24,6 +24,28 @@ def test_sqlite_store_uses_wal_and_foreign_keys(tmp_path):
     store.dispose()
 
 
+def test_opening_a_connection_takes_no_lock_while_another_process_writes(tmp_path, monkeypatch):
+    # Connecting used to switch the file to WAL, which needs the write lock: two processes starting
+    # together could deadlock on it, and SQLite reports that as "database is locked" without waiting.
+    import sqlite3
+
+    from sepia.store import db
+
+    path = tmp_path / "fresh.db"
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process holds the write lock of a fresh store
+    writer.execute("CREATE TABLE t (x)")
+    monkeypatch.setattr(db, "SQLITE_BUSY_TIMEOUT_MS", 100)
+    engine = db.make_engine(f"sqlite:///{path}")
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+    finally:
+        engine.dispose()
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
 def test_default_store_lives_in_sepia_home(sepia_home):
     from sepia import config
 

@@ -21,12 +21,10 @@ MIGRATION_LOCK_KEY = zlib.crc32(b"sepia schema migration")
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
-    # WAL lets readers (the web tool) work while an import writes; foreign keys are off by default.
-    # The wait comes first: switching a fresh store to WAL needs its lock too, which another process
-    # starting at the same moment may hold for longer than the driver's default 5 s.
+    # Per connection: how long to wait for another writer, and foreign keys (off by default).
+    # WAL is the file's own setting, switched once under the migration lock (see upgrade).
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
@@ -59,7 +57,19 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
     if revision == "head" and _at_head(engine, cfg):
         return
     with _migration_lock(engine):
+        _use_wal(engine)
         command.upgrade(cfg, revision)
+
+
+def _use_wal(engine: Engine) -> None:
+    """Put a SQLite store in WAL mode, which lets readers (the web tool) work while an import writes.
+
+    The mode is kept in the file, so it is switched once, under the migration lock: two processes
+    switching at the same moment would each hold a read lock while waiting for the other's, and
+    SQLite answers such a deadlock with "database is locked" at once instead of waiting."""
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode=WAL")
 
 
 def _at_head(engine: Engine, cfg) -> bool:
