@@ -92,6 +92,23 @@ def test_gold_vote_counts_must_agree_with_the_votes(tmp_path):
     assert "two votes by a" in joined
 
 
+@pytest.mark.parametrize("sample, before, after, message", [
+    ("qa/TEAMA-CS-CS-01-T.xml", 'LANG="CS" SCORE="1.0"', 'LANG="CS" SCORE="1e"',
+     "topic SEPIA-CS-0001: key term '嫦娥一号': SCORE '1e' is not a number"),
+    ("qa/TEAMA-CS-CS-01-T.xml", '<ANSWER_TYPE SCORE="0.8">', '<ANSWER_TYPE SCORE="2.5e+">',
+     "topic SEPIA-CS-0001: answer type 'DEFINITION': SCORE '2.5e+' is not a number"),
+    ("gold.xml", 'ID="N002" WEIGHT="0.6667"', 'ID="N002" WEIGHT="1e"', "topic SEPIA-CS-0001: nugget N002: WEIGHT '1e' is not a number"),
+])
+def test_a_number_the_schema_lets_through_but_no_reader_can_is_refused(tmp_path, sample, before, after, message):
+    # libxml2's xs:double takes "1e" and "2.5e+": the reader says so instead of keeping no score
+    from sepia.resources import resource_dir
+
+    text = (resource_dir("corpora") / "cs" / sample).read_text(encoding="utf-8")
+    assert text.index(before) < text.index('ID="SEPIA-CS-0002"')  # the first change is in topic 0001
+    found = problems_of(tmp_path, text.replace(before, after, 1), name=sample.split("/")[-1])
+    assert len(found) == 1 and message in found[0], found
+
+
 def test_format_is_detected(tmp_path):
     objects = {
         "topic": model.TopicSet([model.Topic("X-CS-1", [model.LangText("CS", "问"), model.LangText("EN", "q")])]),

@@ -47,7 +47,7 @@ def _nugget(checks: Checks, el, topic_id: str) -> model.GoldNugget:
     if votes:  # the counts are then derived from the votes (and were checked against them above)
         vital_count = voter_count = None
     return model.GoldNugget(
-        nugget_id, el.findtext("TEXT") or "", checks.number(el, "WEIGHT"),
+        nugget_id, el.findtext("TEXT") or "", checks.number(el, "WEIGHT", where=f"topic {topic_id}: nugget {nugget_id}: "),
         [s.get("DOCID", "") for s in el.iterfind("SOURCE")], votes, vital_count, voter_count)
 
 

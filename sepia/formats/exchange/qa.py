@@ -10,9 +10,11 @@ RESULT = "QUESTION_ANALYSIS"
 
 
 def read_topic(checks: Checks, el, topic_id: str) -> model.QATopic:
-    terms = [model.KeyTerm(t.text or "", t.get("LANG"), checks.number(t, "SCORE"))
+    terms = [model.KeyTerm(t.text or "", t.get("LANG"),
+                           checks.number(t, "SCORE", where=f"topic {topic_id}: key term {t.text!r}: "))
              for t in el.iterfind("QUESTION_ANALYSIS/KEY_TERM")]
-    types = [model.AnswerTypeScore((a.text or "").strip(), checks.number(a, "SCORE"))
+    types = [model.AnswerTypeScore((a.text or "").strip(),
+                                   checks.number(a, "SCORE", where=f"topic {topic_id}: answer type {a.text!r}: "))
              for a in el.iterfind("QUESTION_ANALYSIS/ANSWER_TYPE")]
     return model.QATopic(topic_id, terms, types)
 
