@@ -23,7 +23,7 @@ demo: setup
 	$(BIN)/sepia demo --port $(PORT)
 
 # ruff; the layers of docs/architecture.md (import-linter's contract in pyproject.toml); mypy on the
-# packages [tool.mypy] in pyproject.toml lists (about 12 s of CPU from cold, under 1 s cached).
+# whole package, as [tool.mypy] in pyproject.toml says (about 12 s of CPU from cold, under 1 s cached).
 lint: setup
 	$(BIN)/ruff check sepia tests tools
 	$(BIN)/lint-imports

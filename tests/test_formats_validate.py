@@ -71,6 +71,12 @@ def test_run_id_must_be_well_formed_and_match_the_file_name(tmp_path):
     assert any("does not match the file name" in p for p in found)
 
 
+def test_a_run_id_of_only_spaces_is_not_well_formed(tmp_path):
+    # The schema's minLength lets it through; read as '', it used to pass every check.
+    assert any("run ID '' is not of the form TEAM-SRC-TGT-NN-X" in p
+               for p in problems_of(tmp_path, cclqa("", run_id="  "), format_name="cclqa"))
+
+
 def test_ir4qa_allows_at_most_1000_documents_per_topic(tmp_path):
     docs = "".join(f'<DOCUMENT RANK="{i}" DOCID="D{i}" SCORE="1.5"/>' for i in range(1, 1002))
     text = RUN.format(run_id="T-CS-CS-01-T", topics=f'<TOPIC ID="X-CS-1"><IR4QA_RESULT>{docs}</IR4QA_RESULT></TOPIC>')

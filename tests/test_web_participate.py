@@ -95,6 +95,13 @@ def test_the_team_window_and_topics_are_checked(app, web_store):
     assert submissions(web_store) == []
 
 
+def test_a_run_id_of_only_spaces_is_refused(app, web_store):
+    campaign(web_store)
+    response = upload(browser_for(app, "par"), run_xml("cclqa", " ", {CS1: ["x"]}))
+    assert response.status_code == 422 and "is not of the form TEAM-SRC-TGT-NN-X" in response.get_data(as_text=True)
+    assert submissions(web_store) == []
+
+
 def test_a_run_is_replaced_before_the_deadline_and_refused_after_it(app, web_store):
     set_id = campaign(web_store)
     par = browser_for(app, "par")

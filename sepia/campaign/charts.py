@@ -48,7 +48,7 @@ def bar_chart_svg(title: str, ylabel: str, series: Sequence[Bars], run_ids: Sequ
     FigureCanvasSVG(figure)
     axes = figure.add_subplot()
     width = 0.8 / max(1, len(series))
-    without = set()
+    without: set[str] = set()
     for i, bars in enumerate(series):
         shown = [r for r in run_ids if r in bars.means]
         means = [bars.means[r] for r in shown]

@@ -20,5 +20,6 @@ def gold(session: Session, gold: model.GoldStandard, filename: str, data: bytes 
 
 def run(session: Session, run, filename: str, data: bytes | None, replace: bool) -> str:
     """A run, and its bytes as its team's current submission (campaign.submission.import_run_file)."""
+    assert data is not None, "sepia import passes the bytes of every XML file"
     row = import_run_file(session, run, filename, data, replace)
     return f"{row.kind} run {row.run_id}"

@@ -91,8 +91,8 @@ class PairSection:
 
 def pair_sections(results: dict[str, list[RunResult]],
                   others: dict[str, task_results.TaskResults | None] | None = None) -> list[PairSection]:
-    others = {task: found for task, found in (others or {}).items() if found is not None}
-    pairs = {r.pair for runs in results.values() for r in runs} | {p for found in others.values() for p in found.pairs()}
+    scored = {task: found for task, found in (others or {}).items() if found is not None}
+    pairs = {r.pair for runs in results.values() for r in runs} | {p for found in scored.values() for p in found.pairs()}
     sections = []
     for pair in sorted(pairs, key=_pair_order):
         tables = []
@@ -103,7 +103,7 @@ def pair_sections(results: dict[str, list[RunResult]],
                 tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
                                     ["Run", "ALL"] + [t[:3] for t in types],
                                     [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs]))
-        sections.append(PairSection(pair, tables, {task: table for task, found in others.items()
+        sections.append(PairSection(pair, tables, {task: table for task, found in scored.items()
                                                    if (table := found.table(pair)) is not None}))
     return sections
 
@@ -137,9 +137,11 @@ def runs_by_team(session: Session) -> list[Table]:
         if kind not in counts:
             continue
         pairs = sorted({p for by_pair in counts[kind].values() for p in by_pair}, key=_pair_order)
-        rows = [[team] + [by_pair.get(p, 0) for p in pairs] + [sum(by_pair.values())]
-                for team, by_pair in sorted(counts[kind].items())]
-        rows.append(["Total"] + [sum(r[i + 1] for r in rows) for i in range(len(pairs) + 1)])
+        teams = sorted(counts[kind])
+        numbers = [[counts[kind][team].get(p, 0) for p in pairs] + [sum(counts[kind][team].values())]
+                   for team in teams]
+        rows = [[team, *row] for team, row in zip(teams, numbers)]
+        rows.append(["Total", *(sum(column) for column in zip(*numbers))])
         tables.append(Table(f"runs-{kind}", f"{TASK_LABELS[kind]} runs by team and language pair",
                             ["Team"] + pairs + ["All"], rows))
     return tables

@@ -5,17 +5,19 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import cast
 
 from sqlalchemy import and_, select, update
 from sqlalchemy.orm import Session
 
 from sepia import vocab
 from sepia.campaign import schedule
+from sepia.formats import model
 from sepia.formats.registry import run_kind
 from sepia.formats.validate import validate_bytes
 from sepia.services.documents import missing_in
 from sepia.store import io
-from sepia.store.models import Submission, TaskWindow, Topic, as_utc, utcnow
+from sepia.store.models import Run, Submission, TaskWindow, Topic, as_utc, utcnow
 
 ITEM_NAMES = {"qa": "answer types", "ir4qa": "documents", "cclqa": "responses"}
 IMPORTED_BY = "sepia import"  # the submitter of runs an organiser imports
@@ -79,7 +81,9 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
     kind = run_kind(run)
     if kind is None:
         raise SubmissionRefused([f"This is a {type(run).__name__} file, not a run."])
+    run = cast(model.QARun | model.IR4QARun | model.CCLQARun, run)  # what run_kind names
     parsed = vocab.parse_run_id(run.metadata.run_id)
+    assert parsed is not None, "the checks refuse a run ID not of the form TEAM-SRC-TGT-NN-X"
     if parsed.team != team:
         raise SubmissionRefused([f"The run ID {run.metadata.run_id} names team {parsed.team}; you submit for "
                                  f"team {team}. Runs are named TEAM-SRC-TGT-NN-X."])
@@ -87,8 +91,8 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
     replaced = session.scalar(select(Submission.id).where(_current(run.metadata.run_id, kind))) is not None
     if not replaced:
         _check_limit(session, team, kind, parsed.language_pair, window)
-    io.import_run(session, run, submitted_by=username, replace=True)
-    receipt = receipt_of(keep_file(session, run, kind, window.topic_set_id, filename, data, username, now))
+    stored = io.import_run(session, run, submitted_by=username, replace=True)
+    receipt = receipt_of(keep_file(session, run, stored, window.topic_set_id, filename, data, username, now))
     receipt.replaced = replaced
     receipt.warnings = [_located(p) for p in problems if p.severity != "error"]
     return receipt
@@ -114,17 +118,18 @@ def import_run_file(session: Session, run, filename: str, data: bytes, replace: 
     The caller commits; io.ImportRefused when the run is stored already and not `replace`."""
     row = io.import_run(session, run, submitted_by=IMPORTED_BY, replace=replace)
     set_ids = set(_topic_sets(session, [t.topic_id for t in run.topics]).values())
-    keep_file(session, run, row.kind, set_ids.pop() if len(set_ids) == 1 else None, filename, data, IMPORTED_BY,
+    keep_file(session, run, row, set_ids.pop() if len(set_ids) == 1 else None, filename, data, IMPORTED_BY,
               now or utcnow())
     return row
 
 
-def keep_file(session: Session, run, kind: str, topic_set_id: int | None, filename: str, data: bytes,
+def keep_file(session: Session, run, stored: Run, topic_set_id: int | None, filename: str, data: bytes,
               submitted_by: str, now: datetime) -> Submission:
-    """The run file's exact bytes as the current submission of its run ID; an earlier one is kept,
-    superseded (without reading its bytes)."""
-    session.execute(update(Submission).where(_current(run.metadata.run_id, kind)).values(superseded_at=now))
-    row = Submission(run_id=run.metadata.run_id, kind=kind, team=vocab.parse_run_id(run.metadata.run_id).team,
+    """The run file's exact bytes as the current submission of its run ID (`stored`, as io.import_run
+    stored it); an earlier one is kept, superseded (without reading its bytes)."""
+    kind = stored.kind
+    session.execute(update(Submission).where(_current(stored.run_id, kind)).values(superseded_at=now))
+    row = Submission(run_id=stored.run_id, kind=kind, team=stored.team,
                      topic_set_id=topic_set_id, filename=filename[:255], sha256=hashlib.sha256(data).hexdigest(),
                      size=len(data), content=io.large_binary(session, data), topics=len(run.topics),
                      items=_items(run, kind), submitted_by=submitted_by, submitted_at=now)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import Iterable
 
 import click
 
 from sepia.commands.common import load_auto_matchers, load_or_exit, made_or_exit
 from sepia.formats.judgments import read_judgments
-from sepia.formats.model import GoldStandard
+from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.versions import stamped
@@ -48,7 +49,8 @@ def calibrated(settings: Settings, gold_path, run_paths, judgments_path, measure
                output: str) -> str:
     """The estimates `sepia evaluate --calibrate FILE` or `--store --plan POOL` prints."""
     meta = click.get_current_context().meta
-    calibrate_path, plan_pool, level = (meta.get(f"sepia.{k}") for k in ("calibrate_path", "plan_pool", "level"))
+    calibrate_path, plan_pool = (meta.get(f"sepia.{k}") for k in ("calibrate_path", "plan_pool"))
+    level: float = meta["sepia.level"]  # always there: --level has a default, so its callback runs
     if judgments_path or measures:
         raise click.UsageError("--calibrate takes the human judgments itself; leave out --judgments and --measures")
     if calibrate_path and from_store:
@@ -94,7 +96,7 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
         automatic = made_or_exit(Evaluator, gold, settings)
     human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), judgments)
     scores, seen = [], set()
-    runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
+    runs: Iterable[CCLQARun] = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
     if automatic.learns:  # the learned matcher's model sees every run before it scores one
         runs = list(runs)
         made_or_exit(automatic.learn, runs)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Iterable
 
 import click
 
@@ -10,7 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, check_sto
                                    made_or_exit, matcher_option_flags, partial_option, score_or_exit, store_options,
                                    warn)
 from sepia.formats.judgments import read_judgments
-from sepia.formats.model import GoldStandard
+from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.scoring.allowance import parse_overrides
@@ -131,7 +132,7 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
                       for name, m in load_auto_matchers(auto_specs, gold, settings.partial).items()]
     else:
         evaluators = [made_or_exit(Evaluator, gold, settings, judgments)]
-    runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
+    runs: Iterable[CCLQARun] = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
     if any(e.learns for e in evaluators):  # a matcher that learns from other runs sees them all first
         runs = list(runs)
         for evaluator in evaluators:

@@ -106,9 +106,9 @@ def index_units(lang: str) -> Callable[[str], Iterable[tuple[str, int, int, int]
     own units without Whoosh's Token objects where it has them (CJK), which is the same stream,
     cheaper; what the tantivy engine indexes and `tokenize` returns."""
     analyzer = analyzer_for(lang)
-    items = getattr(analyzer, "items", ())
-    if len(items) == 1 and isinstance(items[0], UnitTokenizer):
-        return items[0].units
+    own = _unit_tokenizer(analyzer)
+    if own is not None:
+        return own.units
 
     def units(text: str):
         return ((t.text, t.pos, t.startchar, t.endchar)
@@ -134,11 +134,19 @@ def index_columns(lang: str) -> Callable[[str], Columns]:
 def _direct(lang: str, method: str, from_units: Callable) -> Callable:
     """The analyzer's own UnitTokenizer `method` where it has one (CJK), else `from_units` over
     `index_units`."""
-    items = getattr(analyzer_for(lang), "items", ())
-    if len(items) == 1 and isinstance(items[0], UnitTokenizer):
-        return getattr(items[0], method)
+    own = _unit_tokenizer(analyzer_for(lang))
+    if own is not None:
+        return getattr(own, method)
     units = index_units(lang)
     return lambda text: from_units(units(text))
+
+
+def _unit_tokenizer(analyzer) -> UnitTokenizer | None:
+    """The analyzer's UnitTokenizer when that is all it is (CJK), else None."""
+    items = getattr(analyzer, "items", [])
+    if len(items) == 1 and isinstance(items[0], UnitTokenizer):
+        return items[0]
+    return None
 
 
 def plain_fold(lang: str) -> Callable[[str], str]:

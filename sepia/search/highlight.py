@@ -156,7 +156,7 @@ def _candidates(folded: str, wanted: QueryTerms, limit: int = 200) -> tuple[list
         written = [w for w in ("".join(phrase), " ".join(phrase)) if w in folded]
         words.update(written or phrase[:1])
         missing = missing or phrase[0] not in folded
-    found = []
+    found: list[tuple[int, int]] = []
     for word in words:
         at = folded.find(word)
         while at >= 0 and len(found) < limit:

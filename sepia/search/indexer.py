@@ -201,7 +201,7 @@ def build_whoosh_index(documents: DocumentSource, lang: str, index_dir=None, reb
     fresh = ix is None
     target = path.with_name(path.name + ".new") if fresh else path
     note_dead_builder(target, lang, notes)
-    if fresh:
+    if ix is None:
         shutil.rmtree(target, ignore_errors=True)
         ix = create_index(target, lang)
     skip = set() if fresh else indexed_docids(ix)

@@ -138,6 +138,12 @@ class _Stored(dict):
         self.offsets = offsets
 
 
+def _count(result: tantivy.SearchResult) -> int:
+    """How many documents matched a search run with count=True."""
+    # tantivy's stub lacks SearchResult.count, which the extension has (None when count=False).
+    return result.count  # type: ignore[attr-defined]
+
+
 def _stored_fields(doc: tantivy.Document) -> _Stored:
     return _Stored({"docid": doc.get_first("docid"), "title": doc.get_first("title_text") or "",
                     "date": doc.get_first("date") or "", "body": doc.get_first("body_text") or ""},
@@ -199,7 +205,7 @@ class TantivyEngine(BaseEngine):
             return 0, []
         searcher = reader.searcher
         result = searcher.search(query, limit, count=True, offset=offset)
-        return result.count, [(_stored_fields(searcher.doc(address)), score) for score, address in result.hits]
+        return _count(result), [(_stored_fields(searcher.doc(address)), score) for score, address in result.hits]
 
     def _body_matches(self, reader: _Reader, wanted, docids: list[str]) -> set[str]:
         schema = reader.index.schema
@@ -211,8 +217,9 @@ class TantivyEngine(BaseEngine):
         query = Query.boolean_query([(Occur.Must, Query.term_set_query(schema, "docid", docids)),
                                      (Occur.Must, Query.boolean_query([(Occur.Should, p) for p in parts]))])
         searcher = reader.searcher
-        return {searcher.doc(address).get_first("docid")
-                for _score, address in searcher.search(query, len(docids), count=False).hits}
+        hits = searcher.search(query, len(docids), count=False).hits
+        # Every document has a docid; the stub types get_first as Optional.
+        return {docid for _score, address in hits if (docid := searcher.doc(address).get_first("docid")) is not None}
 
     def _indexed_spans(self, reader: _Reader, field: str, wanted, documents: list) -> dict | None:
         # Titles are short and analysed; documents of an index without body_spans (or
@@ -310,7 +317,7 @@ class TantivyEngine(BaseEngine):
         index = open_index(self.index_path(lang))
         searcher = index.searcher()
         docids = list(docids)
-        indexed = sum(searcher.search(Query.term_query(index.schema, "docid", d), 1, count=True).count
+        indexed = sum(_count(searcher.search(Query.term_query(index.schema, "docid", d), 1, count=True))
                       for d in docids)
         self._write(self._writer(index, self.index_path(lang), lang), (), deletes=docids)
         return indexed
@@ -323,7 +330,7 @@ class TantivyEngine(BaseEngine):
         found = {term for term, _n in searcher.terms_with_prefix("docid", "")}
         if len(found) > searcher.num_docs:
             schema = index.schema
-            found = {d for d in found if searcher.search(Query.term_query(schema, "docid", d), 1, count=True).count}
+            found = {d for d in found if _count(searcher.search(Query.term_query(schema, "docid", d), 1, count=True))}
         return found
 
     def stats(self, lang: str, documents: DocumentSource | None = None) -> IndexStats | None:

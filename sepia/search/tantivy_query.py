@@ -90,8 +90,8 @@ def _translate(q, schema, lexicon) -> Query | None:
         subs = [s for s in (to_tantivy(c, schema, lexicon) for c in q.subqueries) if s is not None]
         return Query.disjunction_max_query(subs, tie_breaker=q.tiebreak or None) if subs else None
     if isinstance(q, wq.Or):
-        subs = [(Occur.Should, c) for c in q.subqueries]
-        return _boolean(subs, schema, lexicon, minmatch=getattr(q, "minmatch", 0) or None)
+        return _boolean([(Occur.Should, c) for c in q.subqueries], schema, lexicon,
+                        minmatch=getattr(q, "minmatch", 0) or None)
     raise SearchError(f"the tantivy engine cannot run {type(q).__name__} queries ({q})")
 
 

@@ -3,8 +3,9 @@ the item stands for (nugget_judgment), an IR4QA item's level to its document (re
 Saving again replaces the assessor's earlier judgment of that item; nothing else is touched."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session, selectinload
@@ -69,14 +70,14 @@ def nugget_matches(session: Session, response_id: int | None, assessor: str) -> 
     return dict(session.connection().execute(NUGGET_MATCHES, {"response_id": response_id, "assessor": assessor}).all())
 
 
-def save_nugget_judgment(session: Session, assignment: db.Assignment, nugget_ids: list[int],
+def save_nugget_judgment(session: Session, assignment: db.Assignment, nugget_ids: Sequence[int],
                          matched: set[int], comment: str = "") -> None:
     """The assessor's judgment of a CCLQA item; the caller commits."""
     write_nugget_matches(session, assignment.entry, assignment.assessor, nugget_ids, matched)
     mark_judged(assignment, comment)
 
 
-def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, nugget_ids: list[int],
+def write_nugget_matches(session: Session, entry: db.PoolEntry, assessor: str, nugget_ids: Sequence[int],
                          matched: set[int]) -> None:
     """Match (1) the nuggets in `matched`, not (0) the other nuggets of the topic, for every response
     the item stands for, replacing what this assessor said of them before."""
@@ -200,7 +201,7 @@ def disputes(session: Session, pool: db.Pool, entry_id: int | None = None) -> li
     return sorted((d for d in found if d.disagreements), key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
 
 
-def adjudicate(session: Session, entry: db.PoolEntry, nugget_ids: list[int] | None = None,
+def adjudicate(session: Session, entry: db.PoolEntry, nugget_ids: Sequence[int] | None = None,
                matched: set[int] | None = None, level: int | None = None) -> None:
     """The official judgment of a disputed item; the assessors' own stay as they are."""
     if level is None:
@@ -264,7 +265,16 @@ def agreement(session: Session, pool: db.Pool) -> list[AgreementRow]:
 SUGGESTION_THETA = 0.5  # ACLIA's BINARIZED threshold: a match when the softmatch score is above it
 
 
-def suggestion(nuggets: list[db.Nugget], text: str) -> set[int]:
+class NuggetText(Protocol):
+    """What a suggestion reads of a nugget: the stored one or the web tool's view of it."""
+    @property
+    def id(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def suggestion(nuggets: Sequence[NuggetText], text: str) -> set[int]:
     """The nuggets BINARIZED matching finds in a response: what a pool with `suggest` pre-marks."""
     from sepia.scoring.matchers import softmatch
 

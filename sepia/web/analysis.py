@@ -38,7 +38,7 @@ def vote_agreement(topics: list[Topic]) -> dict:
     vital. Nuggets with fewer than two votes cannot show agreement and are left out."""
     table = []
     left_out = 0
-    assessors = set()
+    assessors: set[str] = set()
     for topic in topics:
         for nugget in topic.nuggets:
             vital = sum(1 for v in nugget.votes if v.vital)

@@ -21,6 +21,7 @@ from sepia.web.static_files import StaticFiles
 from sepia.web.throttle import Throttle
 
 DEFAULT_MAX_UPLOAD_BYTES = 16 * 1024 * 1024
+STATIC_URL_PATH = "/static"  # what Flask would make of the static folder's name
 
 
 def _env_flag(name: str, default: bool) -> bool:
@@ -53,10 +54,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     RELEVANCE_LEVELS (SEPIA_RELEVANCE_LEVELS, 3: L0 to L2).
     """
     web_dir = resource_dir("web")
+    static_dir = str(web_dir / "static")
     app = Flask(
         "sepia.web",
         template_folder=str(web_dir / "templates"),
-        static_folder=str(web_dir / "static"),
+        static_folder=static_dir,
+        static_url_path=STATIC_URL_PATH,
     )
     app.config.update(
         DATABASE_URL=None,
@@ -88,11 +91,13 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         per_account=app.config["LOGIN_FAILURES_PER_ACCOUNT"],
         per_address=app.config["LOGIN_FAILURES_PER_ADDRESS"],
         window=timedelta(minutes=app.config["LOGIN_THROTTLE_MINUTES"]))
+    # Flask's documented way to add WSGI middleware, which its typing (wsgi_app a method) does not allow.
     if app.config["PROXY_COUNT"]:
         # The client's address (for the log-in throttle) is the one the trusted proxies report.
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=app.config["PROXY_COUNT"], x_proto=app.config["PROXY_COUNT"])
-    app.wsgi_app = app.extensions["sepia_static"] = StaticFiles(app.wsgi_app, root=app.static_folder,
-                                                                 prefix=app.static_url_path)
+        app.wsgi_app = ProxyFix(  # type: ignore[method-assign]
+            app.wsgi_app, x_for=app.config["PROXY_COUNT"], x_proto=app.config["PROXY_COUNT"])
+    app.wsgi_app = app.extensions["sepia_static"] = StaticFiles(  # type: ignore[method-assign]
+        app.wsgi_app, root=static_dir, prefix=STATIC_URL_PATH)
     security.csrf.init_app(app)
     app.jinja_env.globals["csrf_token"] = security.page_csrf_token
     app.jinja_env.autoescape = True
@@ -131,9 +136,9 @@ ITEM_MARKER = 987654321012  # an item ID that no real URL part holds
 def item_url(endpoint: str, key: str, **values) -> Callable[[int], str]:
     """url_for(endpoint, **values, key=ID) for the many items of a page at the cost of one url_for:
     the URL is built once around a marker ID, which each item's ID then replaces."""
-    head, found, tail = url_for(endpoint, **values, **{key: ITEM_MARKER}).partition(str(ITEM_MARKER))
+    head, found, tail = url_for(endpoint, **{**values, key: ITEM_MARKER}).partition(str(ITEM_MARKER))
     if not found or str(ITEM_MARKER) in tail:  # the marker is in another value too: build each
-        return lambda item: url_for(endpoint, **values, **{key: item})
+        return lambda item: url_for(endpoint, **{**values, key: item})
     return lambda item: f"{head}{int(item)}{tail}"
 
 
@@ -183,7 +188,7 @@ def _register_error_pages(app: Flask) -> None:
         """The error as a page, or as JSON ({"error": ...}; `short` when given) to the API and to
         requests that ask for JSON."""
         if _wants_json():
-            answer = {"error": short or message}
+            answer: dict[str, object] = {"error": short or message}
             if request.path.startswith(API_PREFIX):  # `sepia submit` prints the problems
                 answer.update(accepted=False, problems=[answer["error"]])
             return answer, status

@@ -10,6 +10,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Sequence
 
 from flask import Blueprint, Response, abort, g, send_file
 from sqlalchemy import select
@@ -38,11 +39,11 @@ class Offer:
     files: list[tuple[str, int]] = field(default_factory=list)  # (run ID, submission) one by one
 
 
-def offers(session: Session, sets: list[TopicSet], now: datetime) -> list[Offer]:
+def offers(session: Session, sets: Sequence[TopicSet], now: datetime) -> list[Offer]:
     """The downloads open to participants now, for the home page."""
     found = []
     shared = [(s, w) for s in sets for w in s.windows if schedule.runs_shared(w, now)]
-    files: dict[tuple[int, str], list[tuple[str, int]]] = {}
+    files: dict[tuple[int | None, str], list[tuple[str, int]]] = {}  # an imported run may be of no set
     if shared:
         for set_id, kind, run_id, submission_id in session.execute(
                 select(Submission.topic_set_id, Submission.kind, Submission.run_id, Submission.id)

@@ -161,12 +161,12 @@ def update(topic_id: str, nugget_id: int):
 
 def _edit_conflict(topic_id: str, nugget: Nugget, mine: dict):
     db().rollback()
-    nugget = db().get(Nugget, nugget.id)
-    if nugget is None:
+    current = db().get(Nugget, nugget.id)
+    if current is None:
         return _refuse(topic_id, "Someone deleted this nugget while you edited it. Your text is below: "
                        "add it as a new nugget if it is still wanted.", 409)
-    return _refuse(topic_id, f"Someone else saved {nugget.label} after you opened it: it now reads "
-                   f"\u201c{nugget.text}\u201d. Nothing was overwritten; your text is in its form below: "
+    return _refuse(topic_id, f"Someone else saved {current.label} after you opened it: it now reads "
+                   f"\u201c{current.text}\u201d. Nothing was overwritten; your text is in its form below: "
                    "save it again to replace theirs.", 409, mine)
 
 

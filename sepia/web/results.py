@@ -245,8 +245,8 @@ def _sections(team: str, task: str) -> tuple[list, list, list]:
         found = task_results.load(db(), task)
         if found is None:
             return [], [], []
-        shown = found.only(released)
-        mine = [t for p in shown.pairs() if (t := shown.table(p)) is not None]
+        visible = found.only(released)
+        mine = [t for p in visible.pairs() if (t := visible.table(p)) is not None]
         topics = [found.topic_table(r) for r in found.runs if r.run_id in own]
         full = results.pair_sections({}, {task: found.only(public)}) if own & public else []
     return [t for table in mine if (t := results.team_table(table, own)) is not None], topics, full

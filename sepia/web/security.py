@@ -197,9 +197,7 @@ def token_required(*roles: str) -> Callable:
             _note_use(token_id)
             return answer
 
-        wrapped.allowed_roles = frozenset(roles)
-        wrapped.token_auth = True
-        return csrf.exempt(wrapped)
+        return csrf.exempt(_marked(wrapped, allowed_roles=frozenset(roles), token_auth=True))
 
     return decorate
 
@@ -232,8 +230,7 @@ def roles_required(*roles: str) -> Callable:
                 abort(403)
             return view(*args, **kwargs)
 
-        wrapped.allowed_roles = frozenset(roles)
-        return wrapped
+        return _marked(wrapped, allowed_roles=frozenset(roles))
 
     return decorate
 
@@ -245,7 +242,13 @@ def any_user(view: Callable) -> Callable:
 
 def public(view: Callable) -> Callable:
     """Marks a view that needs no login (log-in page, static files), so tests can tell it is meant."""
-    view.allowed_roles = None
+    return _marked(view, allowed_roles=None)
+
+
+def _marked(view: Callable, **marks) -> Callable:
+    """The view with `marks` among its attributes: who it lets in (allowed_roles, None for everyone)
+    and whether it takes tokens, which tests/test_web_permissions.py reads of every route."""
+    vars(view).update(marks)
     return view
 
 

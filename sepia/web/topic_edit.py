@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 from sepia.store.models import AnswerText, Document, Topic, TopicText, utcnow
 from sepia.vocab import ANSWER_TYPES, LANGUAGES, TOPIC_COMPLETED, TOPIC_ID_RE, TOPIC_IN_PROGRESS
 from sepia.web.forms import ANSWER_MAX_CHARS, TOPIC_FIELD_MAX_CHARS, FormError, bounded_text
+from sepia.web.topic_view import TopicLike
 
 # The form's fields, in the order the conflict page lists them.
 FIELDS = ("question_target", "question_en", "narrative_target", "narrative_en",
@@ -46,7 +47,7 @@ def _lines(text: str) -> str:
     return "\n".join(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
 
 
-def values_of(topic: Topic) -> dict[str, object]:
+def values_of(topic: TopicLike) -> dict[str, object]:
     """The topic as the edit form shows it."""
     values: dict[str, object] = {name: "" for name in FIELDS}
     for field, (kind, lang) in _text_slots(topic.lang).items():
@@ -167,7 +168,7 @@ def next_topic_id(session: Session, lang: str) -> str:
             prefixes[match.group(1)] = prefixes.get(match.group(1), 0) + 1
             if match.group(2) == lang:
                 numbers.append(int(match.group(3)))
-    prefix = max(prefixes, key=prefixes.get) if prefixes else "SEPIA"
+    prefix = max(prefixes, key=prefixes.__getitem__) if prefixes else "SEPIA"
     return f"{prefix}-{lang}-{max(numbers) + 1:04d}"
 
 

@@ -1,6 +1,8 @@
 """Pyramid voting for assessors; the vote matrix, weights, agreement and gold export for organisers."""
 from __future__ import annotations
 
+from typing import AbstractSet
+
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 
@@ -31,7 +33,8 @@ def _votable(topic):
     return topic
 
 
-def _render_topic(topic, ticked: set[int] = frozenset(), highlight: set[int] = frozenset(), status: int = 200):
+def _render_topic(topic, ticked: AbstractSet[int] = frozenset(), highlight: AbstractSet[int] = frozenset(),
+                  status: int = 200):
     view = voting.assessor_view(topic, g.user.username)
     # The tally of everyone's votes appears only once this assessor's own are all in.
     tallies = {n.id: voting.tally(n) for n in view.topic.nuggets} if view.submitted else None
