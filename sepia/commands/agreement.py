@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -54,7 +55,7 @@ def agreement(gold_paths, judgment_paths, limit, groupings, after_paths, run_pat
     judgments = _judgments(judgment_paths)
     labelled += judgment_items(judgments, default_lang)
     items = [item for _, item in labelled]
-    report = {"agreement": [r.as_dict() for r in agreement_table(labelled)],
+    report: dict[str, Any] = {"agreement": [r.as_dict() for r in agreement_table(labelled)],
               "assessors": [a.as_dict() for a in assessor_disputes(items)],
               "disputed": [s.as_dict() for s in split_items(items, limit or None)]}
     gold = _merged(golds)

@@ -72,7 +72,8 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--gains") from None
     if output == "trec":  # trec_eval -q's layout, each run printed as soon as it is scored
-        warned, unscored = set(), []
+        warned: set[str] = set()
+        unscored: list[str] = []
         for r in runs:
             _warn(r.warnings, warned)
             click.echo("\n".join(trec.trec_eval_lines(r.run_id, shown, r.topics, r.means)))

@@ -194,7 +194,7 @@ class _Positioned(dict):
 
 
 def _parse_object(s_and_end, *args, **kwargs):
-    obj, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)
+    obj, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)  # type: ignore[attr-defined]  # not in typeshed
     positioned = _Positioned(obj)
     positioned.column = s_and_end[1]  # the index just after '{' is the brace's 1-based column
     return positioned, end

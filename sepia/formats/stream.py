@@ -68,11 +68,12 @@ class _Windows:
                     window, elements = [], 0
         if window:
             self.take(root, window)
-        if self.metadata is None or next(root.iterchildren(etree.Element), None) is not None:
+        if root is None or self.metadata is None or next(root.iterchildren(etree.Element), None) is not None:
             raise _NotClean  # a root without children, or with a child no run has
         return self.result()
 
     def result(self):
+        assert self.format_name is not None and self.metadata is not None  # read() saw the first window
         return registry.named(self.format_name).model(self.metadata, self.topics)
 
     def take(self, root, window: list) -> None:
@@ -124,6 +125,7 @@ class _Rankings(_Windows):
         return topics
 
     def result(self):
+        assert self.metadata is not None  # read() saw the first window
         return self.metadata.run_id, dict(self.topics)
 
 

@@ -225,7 +225,7 @@ class _Kendall:
         self.Ly = (cross[len(a):] - own[b]).T                # ... in S(Y'), the pair (b, a)
         # Exact codes of the values: the signs only need their order (float32 while that is exact).
         codes = np.unique(A, return_inverse=True)[1].reshape(A.shape)
-        self.codes = codes.astype(np.float32 if codes.max(initial=0) < _FLOAT32_EXACT else np.float64)
+        self.codes: np.ndarray = codes.astype(np.float32 if codes.max(initial=0) < _FLOAT32_EXACT else np.float64)
         self.a, self.b = a, b
         self.tie_end = np.searchsorted(-z, -z, "right")     # first cell scored strictly lower
 

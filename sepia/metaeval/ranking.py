@@ -102,8 +102,8 @@ def _pairs(human, metric, groups):
         weight.append(np.full(len(i), 1.0 / len(i) if equal_groups else 1.0))
     if not dh:
         return np.empty(0), np.empty(0), np.empty(0)
-    weight = np.concatenate(weight)
-    return np.concatenate(dh), np.concatenate(dm), weight / weight.sum()
+    weights = np.concatenate(weight)
+    return np.concatenate(dh), np.concatenate(dm), weights / weights.sum()
 
 
 def pair_counts(human, metric, *, groups=None, epsilon: float = 0.0) -> PairCounts:

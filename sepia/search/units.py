@@ -156,6 +156,7 @@ class UnitTokenizer(Tokenizer):
         token = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         token.boost = 1.0
         token.stopped = False
+        units: Iterable[Unit]
         if not tokenize:
             units = [Unit(self.normalize(value), 0, 0, len(value))]
         else:

@@ -57,7 +57,7 @@ def login():
             response.headers["Retry-After"] = str(int(wait.total_seconds()))
             return response
         user = db().scalars(select(User).where(User.username == username)).first()
-        if not (verify_password(user, password) and user.active):
+        if not verify_password(user, password) or user is None or not user.active:
             throttle.record_failure(db(), username, address)
             db().commit()
             flash("Unknown user name or wrong password.", "error")

@@ -187,7 +187,7 @@ def token_required(*roles: str) -> Callable:
             if scheme.lower() == "bearer" and token.strip():
                 found = db().scalar(select(ApiToken).where(ApiToken.token_hash == digest(token.strip())))
             user = db().get(User, found.user_id) if found is not None else None
-            if user is None or not user.active:
+            if found is None or user is None or not user.active:
                 return {"accepted": False, "problems": ["No valid token: create one on your account page."]}, 401
             if user.role not in roles:
                 return {"accepted": False, "problems": ["Your role may not use this."]}, 403
