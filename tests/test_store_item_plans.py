@@ -17,7 +17,7 @@ from sepia.formats.read import read_file
 from sepia.metaeval.item_estimates import estimate_items
 from sepia.scoring.evaluate import Settings
 from sepia.store.models import JudgingPlan, Nugget, PlanNugget, Pool
-from sepia.store.plans import make_plan, plan_status
+from sepia.store.plans import item_plan_labels, make_plan, plan_status
 from sepia.store.pools import build_pool
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
@@ -54,6 +54,26 @@ def test_item_plan_is_the_seeded_draw_of_every_topics_nuggets(plan_campaign):
         assert [label for label, _ in drawn[topic_id]] == sorted(rng.sample(labels[topic_id], k))
         assert all(p == pytest.approx(k / K) for _, p in drawn[topic_id])
     assert status["unit"] == "items" and all(t["nuggets"] for t in status["by_stratum"][0]["topics"])
+
+
+def test_a_judging_screen_reads_its_topics_planned_nuggets_in_one_statement(plan_campaign):
+    from sqlalchemy import event
+
+    with plan_campaign.transaction() as session:
+        pool = build_pool(session, "p", "cclqa", 30)
+        topic_id = min(session.scalars(select(Nugget.topic_id)))
+        assert item_plan_labels(session, pool.id, topic_id) is None  # no plan: every nugget is judged
+        plan = make_plan(session, "p", "40%", seed=7, unit="items")
+        drawn = {n.label for n in plan.nuggets if n.topic_id == topic_id}
+        seen: list[str] = []
+        listener = lambda *args, **kwargs: seen.append(args[2])  # noqa: E731  (the statement)
+        event.listen(plan_campaign.engine, "before_cursor_execute", listener)
+        try:
+            assert item_plan_labels(session, pool.id, topic_id) == drawn and drawn
+            assert item_plan_labels(session, pool.id, "NO-SUCH-TOPIC") == set()  # planned, none of its nuggets
+        finally:
+            event.remove(plan_campaign.engine, "before_cursor_execute", listener)
+        assert len(seen) == 2
 
 
 def test_estimates_through_the_store(plan_campaign, tmp_path):

@@ -25,7 +25,7 @@ import json
 import random
 from collections import defaultdict
 
-from sqlalchemy import func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
@@ -167,13 +167,15 @@ def planned_nuggets(session: Session, plan_id: int) -> dict[str, set[str]]:
 
 def item_plan_labels(session: Session, pool_id: int, topic_id: str) -> set[str] | None:
     """The labels of the topic's nuggets the pool's item-level plan judges; None when the pool has
-    no item-level plan (every nugget is judged)."""
-    plan_id = session.scalar(select(db.JudgingPlan.id).where(db.JudgingPlan.pool_id == pool_id,
-                                                             db.JudgingPlan.unit == "items"))
-    if plan_id is None:
+    no item-level plan (every nugget is judged). One statement: it runs for every judging screen."""
+    rows = session.execute(
+        select(db.PlanNugget.label)
+        .select_from(db.JudgingPlan)
+        .outerjoin(db.PlanNugget, and_(db.PlanNugget.plan_id == db.JudgingPlan.id, db.PlanNugget.topic_id == topic_id))
+        .where(db.JudgingPlan.pool_id == pool_id, db.JudgingPlan.unit == "items")).scalars().all()
+    if not rows:
         return None
-    return set(session.scalars(select(db.PlanNugget.label).where(db.PlanNugget.plan_id == plan_id,
-                                                                 db.PlanNugget.topic_id == topic_id)))
+    return {label for label in rows if label is not None}
 
 
 def get_plan(session: Session, pool_name: str) -> db.JudgingPlan:
