@@ -7,6 +7,7 @@ from lxml import etree
 from sepia.formats import model, registry
 from sepia.formats.errors import FormatError
 from sepia.formats.read import read_bytes
+from sepia.store.models import RUN_KINDS
 
 META = "<METADATA><RUNID>TEAM-CS-CS-01-T</RUNID><DESCRIPTION/></METADATA>"
 
@@ -42,7 +43,7 @@ def test_each_object_has_one_format_and_runs_a_kind():
     run = model.CCLQARun(model.Metadata("TEAM-CS-CS-01-T"), [])
     assert registry.format_of(run).name == "cclqa" and registry.run_kind(run) == "cclqa"
     assert registry.run_kind(model.TopicSet([])) is None and registry.format_of([]) is None
-    assert registry.run_names() == ("qa", "ir4qa", "cclqa")
+    assert registry.run_names() == ("qa", "ir4qa", "cclqa") == RUN_KINDS  # the store's CHECK constraint
     assert len({f.model for f in registry.FORMATS}) == len({f.name for f in registry.FORMATS}) == len(registry.FORMATS)
 
 
@@ -51,4 +52,4 @@ def test_what_an_entry_names_exists(kind):
     assert kind.schema.is_file()
     module, function = kind.importer.split(":")
     assert callable(getattr(importlib.import_module(module), function))
-    assert (kind.result is None) == (kind.read_topics is None)
+    assert (kind.result is None) == (kind.read_topics is None) == (kind.task is None) == (kind.items is None)

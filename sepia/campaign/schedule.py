@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Iterable
 
+from sepia.formats.registry import named
 from sepia.store.models import RUN_KINDS, TaskWindow, as_utc
 
 TASKS = RUN_KINDS  # qa, ir4qa, cclqa: the order of embedded evaluation
-TASK_LABELS = {"qa": "Question Analysis", "ir4qa": "IR4QA", "cclqa": "CCLQA"}
+TASK_LABELS = {task: str(named(task).task) for task in TASKS}
 UPSTREAM = {"ir4qa": "qa", "cclqa": "ir4qa"}  # the task whose runs a task's systems take as input
 
 UPCOMING, OPEN, CLOSED, RELEASED = "upcoming", "open", "closed", "released"

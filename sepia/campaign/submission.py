@@ -13,13 +13,12 @@ from sqlalchemy.orm import Session
 from sepia import vocab
 from sepia.campaign import schedule
 from sepia.formats import model
-from sepia.formats.registry import run_kind
+from sepia.formats.registry import named, run_kind
 from sepia.formats.validate import validate_bytes
 from sepia.services.documents import missing_in
 from sepia.store import io
 from sepia.store.models import Run, Submission, TaskWindow, Topic, as_utc, utcnow
 
-ITEM_NAMES = {"qa": "answer types", "ir4qa": "documents", "cclqa": "responses"}
 IMPORTED_BY = "sepia import"  # the submitter of runs an organiser imports
 
 
@@ -49,7 +48,7 @@ class Receipt:
 
     @property
     def item_name(self) -> str:
-        return ITEM_NAMES[self.kind]
+        return str(named(self.kind).items)
 
     def as_dict(self) -> dict:
         return {"run_id": self.run_id, "task": self.kind, "language_pair": self.language_pair,

@@ -25,6 +25,8 @@ class Format:
     write: Callable            # the object -> its root element
     marks: tuple[str, ...] = ()  # paths from the root whose presence tells a file of this format
     result: str | None = None  # a run's: the element in each TOPIC holding its results (which tells the format)
+    task: str | None = None    # a run's: the name of its task on the campaign's pages and messages
+    items: str | None = None   # a run's: what it ranks per topic, in a submission's receipt
     read_topics: ReadTopics | None = None  # a run's: its topics from the root or one window of it (stream.py)
     cited: Callable | None = None  # the object -> (the collection's language, the DOCIDs it cites in order)
     importer: str | None = None  # "module:function" of `sepia import`: (session, obj, filename, data, replace)
@@ -47,11 +49,14 @@ FORMATS: tuple[Format, ...] = (
     Format("topic", "topic set", model.TopicSet, topic.read, topic.write,
            importer="sepia.campaign.imports:topics"),
     Format("qa", "Question Analysis run", model.QARun, qa.read, qa.write,
-           result=qa.RESULT, read_topics=qa.read_topics, importer=RUN_IMPORTER),
+           result=qa.RESULT, task="Question Analysis", items="answer types", read_topics=qa.read_topics,
+           importer=RUN_IMPORTER),
     Format("ir4qa", "IR4QA run", model.IR4QARun, ir4qa.read, ir4qa.write,
-           result=ir4qa.RESULT, read_topics=ir4qa.read_topics, cited=ir4qa.cited, importer=RUN_IMPORTER),
+           result=ir4qa.RESULT, task="IR4QA", items="documents", read_topics=ir4qa.read_topics, cited=ir4qa.cited,
+           importer=RUN_IMPORTER),
     Format("cclqa", "CCLQA run", model.CCLQARun, cclqa.read, cclqa.write, marks=("METADATA/IR4QA_RUNID",),
-           result=cclqa.RESULT, read_topics=cclqa.read_topics, cited=cclqa.cited, importer=RUN_IMPORTER),
+           result=cclqa.RESULT, task="CCLQA", items="responses", read_topics=cclqa.read_topics, cited=cclqa.cited,
+           importer=RUN_IMPORTER),
     Format("gold", "gold standard", model.GoldStandard, gold.read, gold.write, marks=("TOPIC/NUGGET",),
            cited=gold.cited, importer="sepia.campaign.imports:gold"),
 )
