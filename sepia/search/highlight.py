@@ -169,13 +169,19 @@ def _candidates(folded: str, wanted: QueryTerms, limit: int = 200) -> tuple[list
 
 def merge_spans(spans) -> list[tuple[int, int]]:
     """Overlapping or touching spans become one (adjacent CJK words read as one mark)."""
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [(s, e) for s, e in merged]
+    ordered = sorted(spans)
+    if not ordered:
+        return []
+    merged: list[tuple[int, int]] = []
+    first, last = ordered[0]  # the span being merged
+    for start, end in ordered[1:]:
+        if start > last:
+            merged.append((first, last))
+            first, last = start, end
+        elif end > last:
+            last = end
+    merged.append((first, last))
+    return merged
 
 
 def mark_html(text: str, spans, start: int = 0, end: int | None = None) -> str:
