@@ -6,6 +6,7 @@ the index saw them; phrase words are marked only where they occur as the phrase.
 """
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ from typing import Iterable
 from whoosh import query as wq
 
 SNIPPET_CHARS = 200
+_ESCAPED = re.compile("[&<>\"']")  # what html.escape replaces
 TEXT_FIELDS = ("title", "body")
 
 
@@ -167,28 +169,36 @@ def _candidates(folded: str, wanted: QueryTerms, limit: int = 200) -> tuple[list
 
 def merge_spans(spans) -> list[tuple[int, int]]:
     """Overlapping or touching spans become one (adjacent CJK words read as one mark)."""
-    merged: list[list[int]] = []
-    for start, end in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [(s, e) for s, e in merged]
+    ordered = sorted(spans)
+    if not ordered:
+        return []
+    merged: list[tuple[int, int]] = []
+    first, last = ordered[0]  # the span being merged
+    for start, end in ordered[1:]:
+        if start > last:
+            merged.append((first, last))
+            first, last = start, end
+        elif end > last:
+            last = end
+    merged.append((first, last))
+    return merged
 
 
 def mark_html(text: str, spans, start: int = 0, end: int | None = None) -> str:
     """HTML of text[start:end], escaped, each span in <mark data-start data-end> carrying its
     offsets into the whole text."""
     end = len(text) if end is None else end
+    # most excerpts have nothing to escape: one search for it instead of escaping every piece
+    esc = escape if _ESCAPED.search(text, start, end) else str
     out, cursor = [], start
     for s, e in spans:
         if e <= start or s >= end:
             continue
         s, e = max(s, start), min(e, end)
-        out.append(escape(text[cursor:s]))
-        out.append(f'<mark data-start="{s}" data-end="{e}">{escape(text[s:e])}</mark>')
+        out.append(esc(text[cursor:s]))
+        out.append(f'<mark data-start="{s}" data-end="{e}">{esc(text[s:e])}</mark>')
         cursor = e
-    out.append(escape(text[cursor:end]))
+    out.append(esc(text[cursor:end]))
     return "".join(out)
 
 
@@ -199,11 +209,12 @@ def best_window(text: str, spans, width: int = SNIPPET_CHARS) -> tuple[int, int]
     if not spans:
         return 0, width
     best, best_count = 0, -1
-    starts, ends = [a for a, _b in spans], [b for _a, b in spans]
+    starts, ends = zip(*spans)
     # spans sorted with their ends in order too (merged spans are): those in a window are a run
-    ordered = starts == sorted(starts) and ends == sorted(ends)
+    ordered = list(starts) == sorted(starts) and list(ends) == sorted(ends)
+    lead, last = width // 5, len(text) - width
     for s in starts:
-        start = max(0, min(s - width // 5, len(text) - width))
+        start = max(0, min(s - lead, last))
         if ordered:
             count = max(0, bisect_right(ends, start + width) - bisect_left(starts, start))
         else:

@@ -46,24 +46,29 @@ def unpack_spans(blob: bytes, wanted: QueryTerms) -> list[tuple[int, int]]:
     phrase_words = set().union(*wanted.phrases)
     spans: list[tuple[int, int]] = []
     by_pos: dict[int, list[tuple[str, int, int]]] = defaultdict(list)
+    find, count, fine_at, compound_at = blob.find, blob.count, _FINE.unpack_from, _COMPOUND.unpack_from
     for word in (wanted.terms | phrase_words) - {""}:
         as_term, in_phrase = word in wanted.terms, word in phrase_words
-        needle = b"\x00" + word.encode("utf-8") + b"\x00"
-        found = blob.find(needle, lo, hi)
+        # the word after a separator; whether the next byte ends it is checked apart: a needle
+        # ending in the separator, which follows every term, is searched several times slower
+        needle = b"\x00" + word.encode("utf-8")
+        length = len(needle)
+        found = find(needle, lo, hi - 1)  # a term is followed by its separator within the terms
         index, counted = -1, lo
         while found >= 0:
-            index += blob.count(b"\x00", counted, found + 1)  # the separators up to the word's own
-            counted = found + 1
-            if index < nfine:
-                pos = index
-                start, end = _FINE.unpack_from(blob, hi + _FINE.size * index)
-            else:
-                pos, start, end = _COMPOUND.unpack_from(blob, compounds_at + _COMPOUND.size * (index - nfine))
-            if as_term:
-                spans.append((start, end))
-            if in_phrase:
-                by_pos[pos].append((word, start, end))
-            found = blob.find(needle, found + 1, hi)
+            if blob[found + length] == 0:
+                index += count(b"\x00", counted, found + 1)  # the separators up to the word's own
+                counted = found + 1
+                if index < nfine:
+                    pos = index
+                    start, end = fine_at(blob, hi + _FINE.size * index)
+                else:
+                    pos, start, end = compound_at(blob, compounds_at + _COMPOUND.size * (index - nfine))
+                if as_term:
+                    spans.append((start, end))
+                if in_phrase:
+                    by_pos[pos].append((word, start, end))
+            found = find(needle, found + length, hi - 1)
     for phrase in wanted.phrases:
         spans.extend(phrase_spans(by_pos, phrase))
     return merge_spans(spans)
