@@ -11,6 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_o
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
+from sepia.matchers import kind as matcher_kind
 from sepia.matchers.base import NUMBER_RULES
 from sepia.metaeval.probes import PROBES
 from sepia.versions import stamped
@@ -154,7 +155,7 @@ def aeollm(pred_paths, human_paths, output):
         click.echo(f"human score = median of the annotators for {annotated} of {len(human)} answers")
 
 
-LEARNED_REFUSED = ("the learned matcher is not simulated: learning from these judgments, its errors depend on the "
+LEARNER_REFUSED = ("the {} matcher is not simulated: learning from these judgments, its errors depend on the "
                    "very topics each simulated plan judges, which voids the intervals (cross-fitting, a model per "
                    "fold of every sample, is not implemented); give a learned model's decisions made without "
                    "these judgments as --auto-judgments")
@@ -215,8 +216,8 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
             raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
         matcher = automatic[0]
     name = matcher if isinstance(matcher, str) else matcher.name
-    if name == "learned":
-        raise click.ClickException(LEARNED_REFUSED)
+    if isinstance(matcher, str) and matcher_kind(matcher).learns_from_other_runs:
+        raise click.ClickException(LEARNER_REFUSED.format(name))
     groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, beta=beta, theta=theta,
                                     weights=weights)
     for message in warnings:
