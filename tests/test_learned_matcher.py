@@ -136,9 +136,9 @@ def test_support_rate_without_usable_references_is_the_prior():
 
 
 def test_soft_recall_and_nugget_weight_hand_computed():
-    assert soft_credit("protest", frozenset({"protesting"}), frozenset({"prote"})) == pytest.approx(7 / 10)
-    assert soft_credit("captiv", frozenset({"captur"}), frozenset({"captu"})) == 0.0  # "capt": shorter than five
-    assert soft_credit("war", frozenset({"war"}), frozenset({"war"})) == 1.0
+    assert soft_credit("protest", frozenset({"protesting"}), {"prote": ["protesting"]}) == pytest.approx(7 / 10)
+    assert soft_credit("captiv", frozenset({"captur"}), {"captu": ["captur"]}) == 0.0  # "capt": shorter than five
+    assert soft_credit("war", frozenset({"war"}), {"war": ["war"]}) == 1.0
     nuggets = [Text("protesters organised marches"), Text("marches")]
     weights = token_weights(nuggets)  # protest ln 3, organis ln 3, march ln 2
     assert set(weights) == {"protest", "organis", "march"}

@@ -113,8 +113,12 @@ class Text:
         return frozenset().union(*self.sentence_tokens)
 
     @cached_property
-    def prefixes(self) -> frozenset[str]:
-        return frozenset(prefix(t) for t in self.tokens)
+    def by_prefix(self) -> dict[str, list[str]]:
+        """The content words grouped by their first five characters (`prefix`)."""
+        groups: dict[str, list[str]] = {}
+        for token in self.tokens:
+            groups.setdefault(prefix(token), []).append(token)
+        return groups
 
     @cached_property
     def bigrams(self) -> frozenset[str]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Sequence
+from os.path import commonprefix
+from typing import Iterable, Mapping, Sequence
 
 from sepia.scoring.learned.evidence import PREFIX, Text, prefix
 from sepia.scoring.matchers import overlap
@@ -71,24 +72,16 @@ def common_substring(nugget: str, response: str) -> int:
     return low
 
 
-def shared_prefix(a: str, b: str) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
-
-
-def soft_credit(word: str, tokens: frozenset[str], prefixes: frozenset[str]) -> float:
+def soft_credit(word: str, tokens: frozenset[str], by_prefix: Mapping[str, Iterable[str]]) -> float:
     """1 for a word the response has; else the longest prefix of at least five characters it shares
-    with one of the response's words, over the longer word's length ("protest" against "protesting":
-    7 / 10); 0 otherwise. Stemmed words that still differ ("captiv", "captur") share too little."""
+    with one of the response's words (`by_prefix`: those words by their first five characters), over
+    the longer word's length ("protest" against "protesting": 7 / 10); 0 otherwise. Stemmed words
+    that still differ ("captiv", "captur") share too little."""
     if word in tokens:
         return 1.0
-    if len(word) < PREFIX or word[:PREFIX] not in prefixes:
+    if len(word) < PREFIX:
         return 0.0
-    return max((shared_prefix(word, t) / max(len(word), len(t)) for t in sorted(tokens) if t[:PREFIX] == word[:PREFIX]),
+    return max((len(commonprefix((word, t))) / max(len(word), len(t)) for t in by_prefix.get(word[:PREFIX], ())),
                default=0.0)
 
 
@@ -143,7 +136,7 @@ def pair_features(nugget: Text, response: Text, weights: dict[str, float]) -> li
 def _soft_recall(words: frozenset[str], response: Text, weights: dict[str, float]) -> float:
     ordered = sorted(words)
     total = sum(weights.get(t, 1.0) for t in ordered)
-    credit = sum(weights.get(t, 1.0) * soft_credit(t, response.tokens, response.prefixes) for t in ordered)
+    credit = sum(weights.get(t, 1.0) * soft_credit(t, response.tokens, response.by_prefix) for t in ordered)
     return credit / total if total else 0.0
 
 
