@@ -559,15 +559,14 @@ class PlanEstimate(Base):
 
 class PlanNugget(Base):
     """A nugget of an item-level plan: humans judge it for every response of its topic. Drawn within
-    the topic with the plan's seed; its inclusion probability is the topic's sampled nuggets / its
-    nuggets. Migration 0013."""
+    the topic with the plan's seed (an item plan has one draw); its inclusion probability is the
+    topic's sampled nuggets / its nuggets. Migration 0013."""
     __tablename__ = "plan_nugget"
     __table_args__ = (UniqueConstraint("plan_id", "topic_id", "label", name="uq_plan_nugget"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     plan_id: Mapped[int] = mapped_column(ForeignKey("judging_plan.id", ondelete="CASCADE"), index=True)
     topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID))
     label: Mapped[str] = mapped_column(String(limits.NUGGET_ID))
-    seed: Mapped[int] = mapped_column(Integer)
     probability: Mapped[float] = mapped_column(Float)
 
 

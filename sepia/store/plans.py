@@ -149,8 +149,7 @@ def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[st
             nuggets = labels[topic_id]
             k = min(len(nuggets), max(MIN_ITEMS, round(share * len(nuggets))))
             for label in sorted(rng.sample(nuggets, k)):
-                plan.nuggets.append(db.PlanNugget(topic_id=topic_id, label=label, seed=seed,
-                                                  probability=k / len(nuggets)))
+                plan.nuggets.append(db.PlanNugget(topic_id=topic_id, label=label, probability=k / len(nuggets)))
     session.add(plan)
     session.flush()
     return plan
@@ -245,7 +244,7 @@ def kept_plan(session: Session, pool_id: int) -> dict | None:
             "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
             "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
                         "probability": t.probability} for t in plan.topics],
-            "nuggets": [{"topic_id": n.topic_id, "label": n.label, "seed": n.seed, "probability": n.probability}
+            "nuggets": [{"topic_id": n.topic_id, "label": n.label, "probability": n.probability}
                         for n in plan.nuggets]}
 
 

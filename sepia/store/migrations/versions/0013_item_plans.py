@@ -24,7 +24,6 @@ def upgrade() -> None:
     sa.Column('plan_id', sa.Integer(), nullable=False),
     sa.Column('topic_id', sa.String(length=64), nullable=False),
     sa.Column('label', sa.String(length=64), nullable=False),
-    sa.Column('seed', sa.Integer(), nullable=False),
     sa.Column('probability', sa.Float(), nullable=False),
     sa.ForeignKeyConstraint(['plan_id'], ['judging_plan.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id'),
