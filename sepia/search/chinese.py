@@ -17,7 +17,7 @@ from functools import lru_cache
 from math import log
 from typing import Iterator
 
-from sepia.search.units import Columns, Unit, UnitTokenizer, is_word, normalize_term, per_process
+from sepia.search.units import ColumnTokenizer, Columns, Unit, is_word, normalize_term, per_process
 
 
 def _cache_dir() -> str:
@@ -131,21 +131,6 @@ def chinese_units(text: str, query: bool = False) -> Iterator[Unit]:
         start = end
 
 
-def chinese_sequence(text: str) -> tuple[list[str], list[str]]:
-    """The terms of `chinese_units(text)` as (finest pieces in order, compounds)."""
-    fine: list[str] = []
-    compounds: list[str] = []
-    for word in jieba_tokenizer().cut(text, HMM=False):
-        if not is_word(word):
-            continue
-        if len(word) < 3:
-            fine.append(normalize_term(word))
-            continue
-        for s, e, finest in decompose(word):
-            (fine if finest else compounds).append(normalize_term(word[s:e]))
-    return fine, compounds
-
-
 def chinese_columns(text: str) -> Columns:
     """`chinese_units(text)` as columns (finest pieces in order, compounds), in one pass."""
     fine: list[str] = []
@@ -173,7 +158,7 @@ def chinese_columns(text: str) -> Columns:
     return Columns(fine, compounds, fine_at, compound_at)
 
 
-class ChineseTokenizer(UnitTokenizer):
+class ChineseTokenizer(ColumnTokenizer):
     """CS: jieba over the text as it is. CT: jieba over its simplified conversion (offsets kept)."""
 
     def __init__(self, traditional: bool = False):
@@ -181,9 +166,6 @@ class ChineseTokenizer(UnitTokenizer):
 
     def units(self, text: str, query: bool = False) -> Iterator[Unit]:
         return chinese_units(to_simplified(text) if self.traditional else text, query)
-
-    def sequence(self, text: str) -> tuple[list[str], list[str]]:
-        return chinese_sequence(to_simplified(text) if self.traditional else text)
 
     def columns(self, text: str) -> Columns:
         return chinese_columns(to_simplified(text) if self.traditional else text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from sepia.search.units import Columns, Unit, UnitTokenizer, is_word, normalize_term, per_process, per_thread
+from sepia.search.units import ColumnTokenizer, Columns, Unit, is_word, normalize_term, per_process, per_thread
 
 # Sudachi refuses input longer than 49,149 bytes; stay well under it.
 MAX_CHUNK_BYTES = 40_000
@@ -96,27 +96,6 @@ def japanese_units(text: str, query: bool = False) -> Iterator[Unit]:
                 yield Unit(normalize_term(morpheme.normalized_form()), first, start, end)
 
 
-def japanese_sequence(text: str) -> tuple[list[str], list[str]]:
-    """The terms of `japanese_units(text)` as (short units in order, long units)."""
-    from sudachipy import SplitMode
-
-    tokenizer = sudachi_tokenizer()
-    mode_a = SplitMode.A
-    fine: list[str] = []
-    compounds: list[str] = []
-    for _base, piece in chunks(text):
-        for morpheme in tokenizer.tokenize(piece):
-            if not is_word(morpheme.surface()):
-                continue
-            parts = morpheme.split(mode_a)
-            if len(parts) > 1:
-                fine.extend(normalize_term(part.normalized_form()) for part in parts if is_word(part.surface()))
-                compounds.append(normalize_term(morpheme.normalized_form()))
-            else:
-                fine.append(normalize_term(morpheme.normalized_form()))
-    return fine, compounds
-
-
 def japanese_columns(text: str) -> Columns:
     """`japanese_units(text)` as columns (short units in order, long units), in one pass."""
     from sudachipy import SplitMode
@@ -145,12 +124,9 @@ def japanese_columns(text: str) -> Columns:
     return Columns(fine, compounds, fine_at, compound_at)
 
 
-class JapaneseTokenizer(UnitTokenizer):
+class JapaneseTokenizer(ColumnTokenizer):
     def units(self, text: str, query: bool = False) -> Iterator[Unit]:
         return japanese_units(text, query)
-
-    def sequence(self, text: str) -> tuple[list[str], list[str]]:
-        return japanese_sequence(text)
 
     def columns(self, text: str) -> Columns:
         return japanese_columns(text)

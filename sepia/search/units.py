@@ -171,3 +171,12 @@ class UnitTokenizer(Tokenizer):
                 token.startchar = start_char + start
                 token.endchar = start_char + end
             yield token
+
+
+class ColumnTokenizer(UnitTokenizer):
+    """A UnitTokenizer whose subclass makes `columns` directly from its analysis (CJK): its
+    `sequence` is the columns' terms, without their offsets."""
+
+    def sequence(self, text: str) -> tuple[list[str], list[str]]:
+        fine, compounds, _fine_at, _compound_at = self.columns(text)
+        return fine, compounds
