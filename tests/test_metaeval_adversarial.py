@@ -76,6 +76,14 @@ def test_english_entities_are_whole_and_typed(text, expected):
     assert [(text[e.start:e.end], e.kind) for e in english_entities(text)] == expected
 
 
+def test_a_piece_of_a_chinese_name_is_no_entity():
+    from sepia.metaeval.entities import entity_spans
+
+    # jieba tags 拉尼 of 拉尼娜 a person and leaves 娜 untagged: no entity (before, 拉尼 was swapped)
+    assert entity_spans("拉尼娜现象的影响", "CS") == []
+    assert [e.kind for e in entity_spans("翟志刚出舱", "CS")] == ["nr"]
+
+
 def test_japanese_names_are_one_entity():
     from sepia.metaeval.entities import entity_spans
 

@@ -3,7 +3,8 @@ replaces, each whole and with its kind, so that a swap puts an entity of the sam
 
 Chinese (simplified, and traditional through the offset-keeping conversion the search uses) by
 jieba's part-of-speech tags for person, place, organisation and other proper names (nr, ns, nt,
-nz: the kind; with jieba's HMM for names outside its dictionary); Japanese by Sudachi's 固有名詞
+nz: the kind; with jieba's HMM for names outside its dictionary), none beside an ideograph jieba
+cannot tag (a piece of a longer name); Japanese by Sudachi's 固有名詞
 (proper noun; its third level, 人名/地名/一般, the kind), neighbouring ones of a kind joined (a
 family name and a given name are one person).
 
@@ -57,13 +58,21 @@ def chinese_entities(text: str, traditional: bool = False) -> list[Entity]:
     from sepia.search.chinese import to_simplified
 
     simplified = to_simplified(text) if traditional else text
+    pairs = list(_chinese_pos().cut(simplified, HMM=True))  # the HMM finds names the dictionary lacks (刘伯明)
     found, at = [], 0
-    for pair in _chinese_pos().cut(simplified, HMM=True):  # the HMM finds names the dictionary lacks (刘伯明)
+    for k, pair in enumerate(pairs):
         start = simplified.find(pair.word, at)
         at = start + len(pair.word)
-        if pair.flag.startswith(_PROPER_TAGS) and len(pair.word) > 1:
+        beside = pairs[max(k - 1, 0):k] + pairs[k + 1:k + 2]
+        if pair.flag.startswith(_PROPER_TAGS) and len(pair.word) > 1 and not any(map(_unknown_piece, beside)):
             found.append(Entity(start, at, pair.flag[:2]))
     return found
+
+
+def _unknown_piece(pair) -> bool:
+    """An ideograph jieba knows nothing of (tag x): a name beside it is a piece of a longer one
+    (拉尼 of 拉尼娜)."""
+    return pair.flag == "x" and any("\u4e00" <= c <= "\u9fff" for c in pair.word)
 
 
 def japanese_entities(text: str) -> list[Entity]:
