@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
+from sepia.metaeval.entities import Entity, Gazetteer, entity_spans
 from sepia.scoring.numbers import MONTHS, NUMBER_RE, NUMBER_WORDS, month_number
 from sepia.scoring.tokenize import Tokenizer
 
@@ -30,7 +31,7 @@ class ProbeContext:
     faithful: list[list[str]]
     seed: int = 0
     _entities: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
-    _gazetteer: object = None
+    _gazetteer: Gazetteer | None = None
 
     def rng(self, probe: str, i: int) -> random.Random:
         return random.Random(f"{self.seed}:{probe}:{self.topic_ids[i]}")
@@ -41,17 +42,14 @@ class ProbeContext:
         order = [(i + k) % n for k in range(1, n)]
         return [j for j in order if self.langs[j] == self.langs[i]] + [j for j in order if self.langs[j] != self.langs[i]]
 
-    def gazetteer(self):
+    def gazetteer(self) -> Gazetteer:
         """The English gazetteer of every topic's text (sepia.metaeval.entities)."""
         if self._gazetteer is None:
-            from sepia.metaeval.entities import Gazetteer
-
             self._gazetteer = Gazetteer.from_texts(a for answers in self.faithful for a in answers)
         return self._gazetteer
 
-    def spans(self, i: int, answer: str):
-        from sepia.metaeval.entities import entity_spans
-
+    def spans(self, i: int, answer: str) -> list[Entity]:
+        """The entities of one of topic i's answers."""
         return entity_spans(answer, self.langs[i], self.gazetteer() if self.langs[i] == "EN" else None)
 
     def entities(self, i: int) -> list[tuple[str, str]]:
