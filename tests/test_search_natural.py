@@ -91,6 +91,8 @@ def test_text_with_operators_is_the_query_language(text):
     ("EN", "olive oil price?", True),                               # a final question mark
     ("EN", 'what is "bird flu"?', True),                            # quotes inside a question are text
     ("EN", "olive oil price", False),
+    ("EN", "May 2024 elections", False),                            # a modal opens a question only with a ?
+    ("EN", "can someone become lactose intolerant?", True),
     ("EN", '"olive oil" price', False),
     ("EN", "why olive OR oil", False),                              # a Boolean operator: the query language
     ("EN", "title:why?", False),                                    # a field too
@@ -115,6 +117,7 @@ def test_what_is_a_question(lang, text, question):
     ("EN", "can someone become lactose intolerant?", '"someone" OR "become" OR "lactose" OR "intolerant"'),
     ("EN", "explain how tax credits work", '"tax" OR "credits" OR "work"'),
     ("EN", "what happened in May 2024?", '"happened" OR "May" OR "2024"'),  # may is asking only as an opening
+    ("EN", "can a tin can be recycled?", '"tin" OR "can" OR "recycled"'),     # the second can is a word
     ("EN", 'what is "bird flu"?', '"bird" OR "flu"'),
     ("JA", '山口で高校生の祖父殺害、「"隠れてゲームをするな"と怒られた」とはどういうことか',
      '"山口" OR "高校生" OR "祖父" OR "殺害" OR "隠れ" OR "ゲーム" OR "怒ら"'),  # とはどういうことか dropped
@@ -133,6 +136,7 @@ def test_english_is_not_rewritten():
     assert not is_natural("EN", "nobel prize winners")
     # its any-term search leaves out negated parts and operators
     assert any_term_query("EN", 'title:nobel NOT physics "prize winners"') == '"nobel" OR "prize" OR "winners"'
+    assert any_term_query("EN", "may 2024 elections") == '"may" OR "2024" OR "elections"'  # no question: may is a word
 
 
 # ---------------------------------------------------------------- both engines

@@ -57,21 +57,21 @@ _JA_QUESTION_WORDS = frozenset({"何故", "どう", "如何", "どうして", "�
 _ZH_FUNCTION = frozenset(
     "的 地 得 了 着 过 是 在 和 与 及 或 而 并 也 都 就 还 又 被 把 将 对 于 从 向 为 以 由 之 其 这 那 这个 那个 "
     "这些 那些 哪 哪个 哪些 哪里 什么 谁 何 几 多少 怎么 怎样 如何 为什么 吗 呢 吧 啊 呀 个 些 有关 关于 "
-    "我 你 他 她 它 我们 你们 他们 有 没有 请 问 时候 是否 为何 怎样 哪儿 多久".split())
+    "我 你 他 她 它 我们 你们 他们 有 没有 请 问 时候 是否 为何 哪儿 多久".split())
 # English words that only ask, where a question opens with them (can someone ..., explain how ...):
 # elsewhere can, may and will are words ("May 2024", "a tin can"). Question words (what, how, ...)
 # are SEPIA's English stop words already.
 _EN_ASKING = frozenset("can could should would will shall may might must explain describe define tell".split())
 _EN_ASKING_SPAN = 2  # the first two words of a question: "can ...", "what would ..."
 
-# What makes text a question. EN: it opens with a question word or an auxiliary; JA: a final か
+# What makes text a question. EN: it opens with a question word or a form of be, do or have (a
+# modal opens a question only with a question mark: "May 2024 elections", "Will Smith"); JA: a final か
 # (かな, かしら), a final とは, or a question word; CS/CT: a final 吗/呢 or a question word. In
 # every language: a final question mark.
 _QUOTED = re.compile(r'"[^"]*"')
 _QUESTION_MARK = re.compile(r"[?？]\s*$")
 _EN_QUESTION = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|am|do|does|did|"
-                          r"can|could|should|would|will|shall|may|might|must|has|have|had|explain|describe)\b",
-                          re.IGNORECASE)
+                          r"has|have|had|explain|describe)\b", re.IGNORECASE)
 _JA_QUESTION = re.compile(r"(?:か|かな|かしら|とは)[。．！!]*\s*$|何|誰|どこ|いつ|なぜ|何故|どう|どの|どれ|どちら|どんな|いくつ|いくら")
 _ZH_QUESTION = re.compile(r"[吗嗎呢][。！!]*\s*$|什么|什麼|甚麼|谁|誰|哪|怎么|怎麼|怎样|怎樣|为什么|為什麼|为何|為何|如何|多少|是否")
 _QUESTION_BY_LANGUAGE = {"EN": _EN_QUESTION, "JA": _JA_QUESTION, "CS": _ZH_QUESTION, "CT": _ZH_QUESTION}
@@ -86,7 +86,7 @@ def has_operators(text: str) -> bool:
 
 def is_question(lang: str, text: str) -> bool:
     """Whether `text` is a question: it ends with a question mark, or opens with an English question
-    word (what, how, can, ...), or holds a CJK question word or ending (何, とはどういうことか, 吗,
+    word (what, how, does, ...), or holds a CJK question word or ending (何, とはどういうことか, 吗,
     什么), and it uses neither a field nor a Boolean operator in capitals (which ask for the query
     language). What asks is looked for outside quotation marks ("谁获得了诺贝尔奖" is a phrase);
     a question's quotation marks are then text."""
@@ -102,18 +102,19 @@ def is_natural(lang: str, text: str) -> bool:
     return lang.upper() in CJK and not has_operators(text) or is_question(lang, text)
 
 
-def content_words(lang: str, text: str) -> list[Word]:
+def content_words(lang: str, text: str, question: bool = False) -> list[Word]:
     """The words of `text` that carry content, in order, each with its index terms as analysed in
     the text's own context (Sudachi reads 打ち上げ before が as one noun, at the end of a text as the
     verb 打つ + 上げる); all its words when none carries content (a query of function words still
-    searches for them)."""
+    searches for them). Of a `question` in English, the words that only ask (can ..., explain ...)
+    are dropped too."""
     lang = lang.upper()
     if lang == "JA":
         words, everything = _japanese_words(text)
     elif lang in ("CS", "CT"):
         words, everything = _chinese_words(text, traditional=(lang == "CT"))
     else:
-        words = everything = _english_words(text)
+        words = everything = _english_words(text, question)
     return words or everything
 
 
@@ -125,7 +126,7 @@ def natural_query(lang: str, text: str) -> tuple[wq.Query, str]:
     show. (NullQuery, '') when it has no word. Characters of the query language are text here
     (a question's quotation marks)."""
     groups, shown, seen = [], [], set()
-    for word in content_words(lang, words_only(text)):
+    for word in content_words(lang, words_only(text), is_question(lang, text)):
         if word.terms in seen:
             continue
         seen.add(word.terms)
@@ -204,11 +205,14 @@ def _chinese_words(text: str, traditional: bool) -> tuple[list[Word], list[Word]
     return words, everything
 
 
-def _english_words(text: str) -> list[Word]:
-    """The index terms of `text` (stop words dropped, stemmed), each a word of its own, without the
-    words that only ask where a question opens with them (can ..., explain ...)."""
-    analyzer = analyzer_for("EN")
-    opening = {word.lower() for word in re.findall(r"\w+", text)[:_EN_ASKING_SPAN]} & _EN_ASKING
-    return [Word(text[token.startchar:token.endchar], (token.text,))
-            for token in analyzer(text, mode="query", chars=True)
-            if text[token.startchar:token.endchar].lower() not in opening]
+def _english_words(text: str, question: bool) -> list[Word]:
+    """The index terms of `text` (stop words dropped, stemmed), each a word of its own; of a
+    question, without the words that only ask among its first two (can ..., explain ...)."""
+    opening = [m.end() for m in re.finditer(r"\w+", text)][:_EN_ASKING_SPAN]
+    asking_until = opening[-1] if opening and question else 0
+    words = []
+    for token in analyzer_for("EN")(text, mode="query", chars=True):
+        surface = text[token.startchar:token.endchar]
+        if not (token.startchar < asking_until and surface.lower() in _EN_ASKING):
+            words.append(Word(surface, (token.text,)))
+    return words
