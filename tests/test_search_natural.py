@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from sepia.search import open_engine
 from sepia.search import natural
 from sepia.search.engine import ENGINES, remember_engine
-from sepia.search.natural import ALL_WORDS_BOOST, any_term_query, content_words, has_operators, is_natural, natural_query
+from sepia.search.natural import (ALL_WORDS_BOOST, any_term_query, content_words, has_operators, is_natural,
+                                  is_question, natural_query)
 from sepia.services.documents import ingest
 from sepia.services.indexing import build_index
 from sepia.store.db import Store
@@ -22,10 +23,14 @@ JA_DOCS = [
     ("JA-3", "ロケットの打ち上げ、打ち上げ", "新型ロケットの打ち上げは延期された。打ち上げが延期。打ち上げが延期。"),
     ("JA-4", "ノーベル賞", "物理学賞の受賞者が発表された。"),
     ("JA-5", "天気", "東京は晴れ。"),
+    ("JA-6", '山口で高校生の祖父殺害、「"隠れてゲームをするな"と怒られた」',
+     "山口県で高校生が祖父を殺害した事件で、高校生は隠れてゲームをするなと怒られたと話している。"),
 ]
 EN_DOCS = [
     ("EN-1", "Bird flu", "A new strain of bird flu was found."),
     ("EN-2", "Vaccines", "The vaccine supply is sufficient."),
+    ("EN-3", "Olive oil", "Olive oil prices rose after a drought in Spain cut the harvest."),
+    ("EN-4", "Markets", "The price of wheat has increased."),
 ]
 CS_DOCS = [
     ("CS-1", "诺贝尔物理学奖", "三位科学家获得了诺贝尔物理学奖。"),
@@ -78,10 +83,60 @@ def test_text_with_operators_is_the_query_language(text):
     assert has_operators(text) and not is_natural("JA", text)
 
 
+# ---------------------------------------------------------------- questions (issue 33, item 8)
+
+@pytest.mark.parametrize("lang,text,question", [
+    ("EN", "why has olive oil increased in price", True),          # opens with a question word
+    ("EN", "explain how hereditary diseases are passed on.", True),
+    ("EN", "olive oil price?", True),                               # a final question mark
+    ("EN", 'what is "bird flu"?', True),                            # quotes inside a question are text
+    ("EN", "olive oil price", False),
+    ("EN", "May 2024 elections", False),                            # a modal opens a question only with a ?
+    ("EN", "can someone become lactose intolerant?", True),
+    ("EN", '"olive oil" price', False),
+    ("EN", "why olive OR oil", False),                              # a Boolean operator: the query language
+    ("EN", "title:why?", False),                                    # a field too
+    ("JA", '山口で高校生の祖父殺害、「"隠れてゲームをするな"と怒られた」とはどういうことか', True),
+    ("JA", "裁判員制度とは", True),
+    ("JA", "東京で何があった", True),
+    ("JA", '"選挙管理委員会"', False),
+    ("CS", "禽流感疫苗有效吗", True),
+    ("CS", '"禽流感"是什么', True),
+    ("CT", "高鐵什麼時候通車", True),
+    ("CS", '"禽流感疫苗"', False),
+    ("CS", '"谁获得了诺贝尔物理学奖"', False),                      # what asks is looked for outside quotes
+    ("EN", '"who is it?"', False),
+])
+def test_what_is_a_question(lang, text, question):
+    assert is_question(lang, text) is question
+    assert is_natural(lang, text) is (question or lang != "EN" and not has_operators(text))
+
+
+@pytest.mark.parametrize("lang,text,expected", [
+    ("EN", "why has olive oil increased in price", '"olive" OR "oil" OR "increased" OR "price"'),
+    ("EN", "can someone become lactose intolerant?", '"someone" OR "become" OR "lactose" OR "intolerant"'),
+    ("EN", "explain how tax credits work", '"tax" OR "credits" OR "work"'),
+    ("EN", "what happened in May 2024?", '"happened" OR "May" OR "2024"'),  # may is asking only as an opening
+    ("EN", "can a tin can be recycled?", '"tin" OR "can" OR "recycled"'),     # the second can is a word
+    ("EN", 'what is "bird flu"?', '"bird" OR "flu"'),
+    ("JA", '山口で高校生の祖父殺害、「"隠れてゲームをするな"と怒られた」とはどういうことか',
+     '"山口" OR "高校生" OR "祖父" OR "殺害" OR "隠れ" OR "ゲーム" OR "怒ら"'),  # とはどういうことか dropped
+    ("JA", "何が起きたのか", '"起き"'),
+    ("JA", "なぜ円高になったのか", '"円高"'),
+    ("JA", "どのような影響があるのか", '"影響"'),
+    ("CS", "禽流感疫苗有效吗", '"禽流感" OR "疫苗" OR "有效"'),
+    ("CS", "台湾高铁什么时候通车", '"台湾" OR "高铁" OR "通车"'),
+    ("CS", '"禽流感"是什么？', '"禽流感"'),
+])
+def test_questions_are_their_content_words(lang, text, expected):
+    assert natural_query(lang, text)[1] == expected
+
+
 def test_english_is_not_rewritten():
     assert not is_natural("EN", "nobel prize winners")
     # its any-term search leaves out negated parts and operators
     assert any_term_query("EN", 'title:nobel NOT physics "prize winners"') == '"nobel" OR "prize" OR "winners"'
+    assert any_term_query("EN", "may 2024 elections") == '"may" OR "2024" OR "elections"'  # no question: may is a word
 
 
 # ---------------------------------------------------------------- both engines
@@ -166,6 +221,25 @@ def test_english_words_stay_anded_and_a_miss_offers_any_of_them(engine):
     assert {h.docid for h in engine.search("EN", page.any_terms).hits} == {"EN-1", "EN-2"}
     data = page.to_dict()
     assert (data["searched"], data["any_terms"]) == ("", '"bird" OR "vaccine"') and data["why"] == page.why
+
+
+def test_an_english_question_finds_documents_with_any_word_ranked(engine):
+    page = engine.search("EN", "why has olive oil increased in price")
+    # computed apart: EN-3 has olive, oil and price (prices), EN-4 price and increased
+    assert page.searched == '"olive" OR "oil" OR "increased" OR "price"'
+    assert _ids(page) == ["EN-3", "EN-4"]
+    # the query language is unchanged for text that is no question: its words are all required
+    assert engine.search("EN", "olive oil increased price").total == 0
+    assert _ids(engine.search("EN", 'what is "bird flu"?')) == ["EN-1"]
+    assert engine.search("EN", '"flu bird"').total == 0  # a phrase outside a question is a phrase
+
+
+def test_a_question_with_quotation_marks_finds_its_article(engine):
+    """The title of a Wikinews article asked as a question: its quotation marks are text."""
+    title = JA_DOCS[-1][1]
+    page = engine.search("JA", f"{title}とはどういうことか")
+    assert _ids(page)[0] == "JA-6" and page.total == 1
+    assert _ids(engine.search("CS", '"诺贝尔物理学奖"是什么？')) == ["CS-1"]
 
 
 def test_document_marks_the_natural_words(engine):

@@ -37,8 +37,13 @@ def test_a_chinese_question_marks_its_words(app, web_store, tmp_path, engine_nam
 
 
 def test_question_syntax_is_read_as_words():
-    assert question_query('什么是"禽流感"?') == "什么是 禽流感  "
+    assert question_query('什么是"禽流感"?') == "什么是 禽流感?"
     assert question_query("title:bird flu OR (vaccine*)").split() == ["bird", "flu", "vaccine"]
+    # the final question mark is kept: an English question is then read as one (any of its words)
+    from sepia.search.natural import is_question
+
+    assert question_query('Tell me about "bird flu"?') == "Tell me about  bird flu?"
+    assert is_question("EN", question_query('Tell me about "bird flu"?'))
 
 
 def test_the_question_sent_is_the_topics_own_language(web_store):
@@ -47,4 +52,4 @@ def test_the_question_sent_is_the_topics_own_language(web_store):
     topic = Topic(id="ACLIA2-JA-0001", lang="JA", texts=[
         TopicText(kind="question", lang="JA", text="はやぶさの打ち上げは「いつ」?"),
         TopicText(kind="question", lang="EN", text="When was Hayabusa launched?")])
-    assert _question_words(topic) == "はやぶさの打ち上げは「いつ」 "
+    assert _question_words(topic) == "はやぶさの打ち上げは「いつ」?"

@@ -427,3 +427,65 @@ def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, 
             click.echo(f"wrote the probe runs to {runs_dir}")
         for path in written:
             click.echo(f"wrote {path}")
+
+
+def _level_counts(ctx, param, value: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+    except ValueError:
+        raise click.BadParameter(f"expected level counts separated by commas, e.g. 2,3,5,10; got {value!r}") from None
+    if not counts or counts[0] < 2:
+        raise click.BadParameter("every level count must be at least 2")
+    return counts
+
+
+@metaeval.command()
+@click.option("--rho", type=click.FloatRange(-1, 1), default=0.5, show_default=True,
+              help="The true correlation of the latent human and metric scores.")
+@click.option("--systems", type=click.IntRange(2), default=10, show_default=True)
+@click.option("--inputs", type=click.IntRange(2), default=50, show_default=True)
+@click.option("--levels", default="2,3,5,10", show_default=True, callback=_level_counts,
+              help="Numbers of distinct values the discretised scores take (the continuous scores are always shown).")
+@click.option("--side", type=click.Choice(["both", "human", "metric"]), default="both", show_default=True,
+              help="Which scores are discretised.")
+@click.option("--replicates", type=click.IntRange(1), default=200, show_default=True)
+@click.option("--system-share", type=click.FloatRange(0, 1), default=0.3, show_default=True,
+              help="Share of a score's variance that is the system's (the same on every input).")
+@click.option("--input-share", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+              help="Share of a score's variance that is the input's (the same for every system).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+              help="Write the chart as PATH.png and PATH.svg.")
+@click.option("--format", "output", type=click.Choice(["table", "tsv", "json"]), default="table", show_default=True)
+def simulate(rho, systems, inputs, levels, side, replicates, system_share, input_share, seed, plot_path, output):
+    """How the number of values a scale can take changes each of the sixteen correlation measures:
+    latent human and metric scores with a true correlation RHO, discretised into k equally likely
+    levels, every measure averaged over the replicates (Gao et al., NAACL 2025).
+
+    Example: sepia metaeval simulate --levels 2,3,5,10 --side human --plot figures/simulate
+    """
+    from sepia.metaeval.simulate import CONTINUOUS, Simulation
+    from sepia.metaeval.simulate import simulate as run_simulation
+    from sepia.metaeval.simulate_render import simulation_chart, simulation_table, simulation_tsv
+
+    settings = Simulation(rho=rho, systems=systems, inputs=inputs, levels=levels, side=side, replicates=replicates,
+                          seed=seed, system_share=system_share, input_share=input_share)
+    try:
+        settings.check()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    steps = len(levels) + 1
+    done: list[int] = []
+
+    def progress(k: int) -> None:
+        done.append(k)
+        click.echo(f"simulated {'continuous scores' if k == CONTINUOUS else f'k={k}'} ({len(done)}/{steps})", err=True)
+
+    result = run_simulation(settings, progress)
+    written = simulation_chart(result, Path(plot_path)) if plot_path else []
+    if output == "json":
+        click.echo(json.dumps(stamped({**result.as_dict(), "plots": [str(p) for p in written]}), indent=1))
+        return
+    click.echo(simulation_tsv(result) if output == "tsv" else simulation_table(result), nl=False)
+    for path in written:
+        click.echo(f"wrote {path}", err=output == "tsv")

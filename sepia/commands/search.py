@@ -27,8 +27,9 @@ def _terminal_snippet(html: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the result page as JSON.")
 def search(query, lang, terms, page, page_size, as_json):
     """Search a collection: words (AND), OR, NOT, "phrases", title:word, prefix*; ranked by BM25,
-    with the data directory's engine (Whoosh or tantivy). CS, CT or JA text without operators is
-    searched as any of its words (はやぶさの打ち上げ: はやぶさ OR 打ち上げ)."""
+    with the data directory's engine (Whoosh or tantivy). CS, CT or JA text without operators, and a
+    question in any language (why has olive oil increased in price), is searched as any of its words
+    (はやぶさの打ち上げ: はやぶさ OR 打ち上げ)."""
     from sepia.search import SearchError, open_engine
 
     engine = open_engine()

@@ -11,8 +11,9 @@ import random
 import re
 import unicodedata
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, NamedTuple
 
+from sepia.metaeval.entities import Entity, Gazetteer, entity_spans
 from sepia.scoring.numbers import MONTHS, NUMBER_RE, NUMBER_WORDS, month_number
 from sepia.scoring.tokenize import Tokenizer
 
@@ -29,7 +30,8 @@ class ProbeContext:
     langs: list[str]
     faithful: list[list[str]]
     seed: int = 0
-    _entities: dict[int, list[str]] = field(default_factory=dict)
+    _entities: dict[int, list[tuple[str, str]]] = field(default_factory=dict)
+    _gazetteer: Gazetteer | None = None
 
     def rng(self, probe: str, i: int) -> random.Random:
         return random.Random(f"{self.seed}:{probe}:{self.topic_ids[i]}")
@@ -40,11 +42,20 @@ class ProbeContext:
         order = [(i + k) % n for k in range(1, n)]
         return [j for j in order if self.langs[j] == self.langs[i]] + [j for j in order if self.langs[j] != self.langs[i]]
 
-    def entities(self, i: int) -> list[str]:
-        if i not in self._entities:
-            from sepia.metaeval.entities import entity_spans
+    def gazetteer(self) -> Gazetteer:
+        """The English gazetteer of every topic's text (sepia.metaeval.entities)."""
+        if self._gazetteer is None:
+            self._gazetteer = Gazetteer.from_texts(a for answers in self.faithful for a in answers)
+        return self._gazetteer
 
-            self._entities[i] = [a[s:e] for a in self.faithful[i] for s, e in entity_spans(a, self.langs[i])]
+    def spans(self, i: int, answer: str) -> list[Entity]:
+        """The entities of one of topic i's answers."""
+        return entity_spans(answer, self.langs[i], self.gazetteer() if self.langs[i] == "EN" else None)
+
+    def entities(self, i: int) -> list[tuple[str, str]]:
+        """(name, kind) of each entity of topic i's answers, in order."""
+        if i not in self._entities:
+            self._entities[i] = [(a[e.start:e.end], e.kind) for a in self.faithful[i] for e in self.spans(i, a)]
         return self._entities[i]
 
 
@@ -76,22 +87,45 @@ def numbers(ctx: ProbeContext, i: int) -> list[str]:
     return [NUMBER_RE.sub(_changed_number, a) for a in ctx.faithful[i]]
 
 
-def entities(ctx: ProbeContext, i: int) -> list[str]:
-    """Each named entity replaced by one of another topic's (sepia.metaeval.entities)."""
-    from sepia.metaeval.entities import entity_spans
+class Swap(NamedTuple):
+    start: int
+    end: int
+    kind: str
+    replacement: str
 
-    pool = [e for j in ctx.others(i) for e in ctx.entities(j)]
-    if not pool:
-        return list(ctx.faithful[i])
-    k, swapped = 0, []
+
+def entity_swaps(ctx: ProbeContext, i: int) -> list[list[Swap]]:
+    """For each answer of topic i, its entities and what replaces each: an entity of the same kind
+    from another topic (the next ones first), taken in turn, never the same name; an entity whose
+    kind no other topic has stays."""
+    pool: dict[str, list[str]] = {}
+    for j in ctx.others(i):
+        for name, kind in ctx.entities(j):
+            pool.setdefault(kind, [])
+            if name not in pool[kind]:
+                pool[kind].append(name)
+    turn: dict[str, int] = {}
+    swaps = []
     for answer in ctx.faithful[i]:
+        found = []
+        for entity in ctx.spans(i, answer):
+            names = [n for n in pool.get(entity.kind, []) if n != answer[entity.start:entity.end]]
+            if names:
+                k = turn.get(entity.kind, 0)
+                turn[entity.kind] = k + 1
+                found.append(Swap(entity.start, entity.end, entity.kind, names[k % len(names)]))
+        swaps.append(found)
+    return swaps
+
+
+def entities(ctx: ProbeContext, i: int) -> list[str]:
+    """Each named entity replaced by another topic's of the same kind (sepia.metaeval.entities)."""
+    swapped = []
+    for answer, swaps in zip(ctx.faithful[i], entity_swaps(ctx, i)):
         pieces, at = [], 0
-        for start, end in entity_spans(answer, ctx.langs[i]):
-            replacement = next((pool[(k + m) % len(pool)] for m in range(len(pool))
-                                if pool[(k + m) % len(pool)] != answer[start:end]), answer[start:end])
-            k += 1
-            pieces += [answer[at:start], replacement]
-            at = end
+        for swap in swaps:
+            pieces += [answer[at:swap.start], swap.replacement]
+            at = swap.end
         swapped.append("".join(pieces) + answer[at:])
     return swapped
 
@@ -137,7 +171,7 @@ class Probe:
 
 PROBES = {p.name: p for p in (
     Probe("numbers", "numbers and dates changed", numbers),
-    Probe("entities", "named entities swapped", entities),
+    Probe("entities", "named entities swapped (same kind)", entities),
     Probe("negation", "negation inserted", negation),
     Probe("shuffle", "characters shuffled", shuffle),
     Probe("salad", "nugget words only (word salad)", salad),

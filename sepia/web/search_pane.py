@@ -91,10 +91,12 @@ def generate_query(lang: str, key_terms: list[str]) -> str:
 
 def question_query(question: str) -> str:
     """A topic's question as a query read as words, whatever characters it holds (a quote, a ?):
-    for CS, CT and JA any of its content words (sepia.search.natural)."""
+    any of its content words (sepia.search.natural); a final question mark is kept, so that an
+    English question is read as one too."""
     from sepia.search.natural import words_only
 
-    return words_only(question)
+    asks = question.rstrip().endswith(("?", "？"))
+    return words_only(question).rstrip() + ("?" if asks else "")
 
 
 def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> list[tuple[int, int]]:
