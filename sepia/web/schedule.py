@@ -9,7 +9,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import selectinload
 
-from sepia.campaign import schedule
+from sepia.campaign import release, schedule
 from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, utcnow
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id
@@ -43,9 +43,12 @@ def index():
             select(Topic.topic_set_id, Topic.lang, func.count()).group_by(Topic.topic_set_id, Topic.lang)):
         languages.setdefault(set_id, {})[lang] = count
     now = utcnow()
+    # Topics reopened after they joined a set: its topics file leaves them out.
+    left = {set_id: [f"Not completed, so not in the topics file: {release.named(ids)}."]
+            for set_id, ids in release.unfinished(db()).items()}
     return render_template("campaign/schedule.html", sets=sets, counts=counts, languages=languages,
                            unassigned=counts.get(None, 0), now=now, phase=schedule.phase,
-                           warnings={s.id: schedule.warnings(s.windows) for s in sets},
+                           warnings={s.id: schedule.warnings(s.windows) + left.get(s.id, []) for s in sets},
                            tasks=schedule.TASKS, task_labels=schedule.TASK_LABELS)
 
 
@@ -77,7 +80,7 @@ def save_windows(set_id: int):
             label = schedule.TASK_LABELS[task]
             opens = parse_utc(form.get(f"{task}_opens", ""), f"{label} opens")
             closes = parse_utc(form.get(f"{task}_closes", ""), f"{label} closes")
-            release = parse_utc(form.get(f"{task}_release", ""), f"{label} release")
+            release_at = parse_utc(form.get(f"{task}_release", ""), f"{label} release")
             if opens is None and closes is None:
                 if task in existing:
                     topic_set.windows.remove(existing[task])
@@ -85,7 +88,7 @@ def save_windows(set_id: int):
             if opens is None or closes is None:
                 raise FormError(f"{label}: give both the opening and the closing time, or neither.")
             window = existing.get(task) or TaskWindow(task=task)
-            window.opens_at, window.closes_at, window.release_at = opens, closes, release
+            window.opens_at, window.closes_at, window.release_at = opens, closes, release_at
             window.max_runs = parse_id(form.get(f"{task}_max_runs", "5") or "5", f"{label} run limit")
             window.publish_full_table = form.get(f"{task}_publish") == "1"
             if task not in existing:
@@ -112,13 +115,18 @@ def assign_topics(set_id: int):
         abort(400, str(error))
     ids = db().scalars(select(Topic.id)).all()
     chosen = sorted({topic_id for topic_id in ids for p in patterns if fnmatch.fnmatchcase(topic_id, p)})
+    ready, unfinished = release.split_releasable(db(), chosen)
+    if unfinished:  # teams would download them without a question: a topics file that does not validate
+        flash(f"Left out, not completed (or without a question): {release.named(unfinished)}. Complete them "
+              "in Topics, then add them again.", "warning" if ready else "error")
     if not chosen:
         flash("No topic matches what you gave.", "error")
+    if not ready:
         return redirect(url_for("schedule.index") + f"#set-{set_id}")
-    db().execute(update(Topic).where(Topic.id.in_(chosen)).values(topic_set_id=topic_set.id)
+    db().execute(update(Topic).where(Topic.id.in_(ready)).values(topic_set_id=topic_set.id)
                  .execution_options(synchronize_session=False))
     db().commit()
-    flash(f"{len(chosen)} topic(s) now belong to {topic_set.name!r}.", "success")
+    flash(f"{len(ready)} topic(s) now belong to {topic_set.name!r}.", "success")
     return redirect(url_for("schedule.index") + f"#set-{set_id}")
 
 
