@@ -73,7 +73,8 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
         raise SubmissionRefused(["Your account belongs to no team: ask an organiser to put it in one."])
     if len(data) > max_bytes:
         raise SubmissionRefused([f"The file has {len(data):,} bytes; runs of at most {max_bytes:,} bytes are accepted."])
-    run, problems = validate_bytes(_run_xml(session, team, filename, data), filename, missing=missing_in(session))
+    xml, notes = _run_xml(session, team, filename, data)
+    run, problems = validate_bytes(xml, filename, missing=missing_in(session))
     errors = [p for p in problems if p.severity == "error"]
     if errors or run is None:
         raise SubmissionRefused([_located(p) for p in errors] or ["The file is not valid."])
@@ -93,17 +94,18 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
     stored = io.import_run(session, run, submitted_by=username, replace=True)
     receipt = receipt_of(keep_file(session, run, stored, window.topic_set_id, filename, data, username, now))
     receipt.replaced = replaced
-    receipt.warnings = [_located(p) for p in problems if p.severity != "error"]
+    receipt.warnings = notes + [_located(p) for p in problems if p.severity != "error"]
     return receipt
 
 
-def _run_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:
-    """The run file's XML: a TREC RAG answer file (JSON lines) becomes the CCLQA run it stands for."""
+def _run_xml(session: Session, team: str, filename: str, data: bytes) -> tuple[bytes, list[str]]:
+    """The run file's XML, and what the receipt must say of it: a TREC RAG answer file (JSON lines)
+    becomes the CCLQA run it stands for."""
     from sepia.campaign import rag_upload
     from sepia.formats.errors import FormatError
 
     if not rag_upload.is_answer_file(data):
-        return data
+        return data, []
     try:
         return rag_upload.answer_file_xml(session, team, filename, data)
     except FormatError as exc:
