@@ -4,18 +4,21 @@ one pass; a TREC RAG answer file of another team_id says what it was stored as; 
 preview of what each team will see."""
 from __future__ import annotations
 
+import html
+import io
 import re
 
 from click.testing import CliRunner
-from sqlalchemy import delete, update
+from sqlalchemy import delete, func, select, update
 
-from campaign_helpers import schedule
+from campaign_helpers import run_xml, schedule
 from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
-from sepia.store.models import Topic, TopicText
+from sepia.store.models import Submission, Topic, TopicText
 
 CS1, CS2, CS3 = "ACLIA2-CS-0001", "ACLIA2-CS-0002", "ACLIA2-CS-0003"
+DOC, DOC2 = "XIN_CMN_20080101.0001", "XIN_CMN_20080102.0002"
 
 
 def _set_id(page: str) -> str:
@@ -47,3 +50,57 @@ def test_a_topic_set_takes_only_completed_topics_and_its_topics_file_validates(a
     assert CS1.encode() in data and CS2.encode() not in data and CS3.encode() not in data
     result = CliRunner().invoke(main, ["validate", "--format", "topic", str(tmp_path / "topics.xml")])
     assert result.exit_code == 0, result.output
+
+
+def _broken_run() -> bytes:
+    """An IR4QA run with one problem of every kind: a schema error (an attribute the XSD does not
+    allow), a repeated rank, a topic outside the campaign, a document the collection lacks, and
+    another team's run ID."""
+    data = run_xml("ir4qa", "TEAMA-CS-CS-01-T", {CS1: [DOC, DOC2], "ACLIA2-CS-0099": [DOC]})
+    return (data.replace(b'RANK="2"', b'RANK="1"', 1).replace(DOC2.encode(), b"NOPE_999")
+            .replace(b"<DESCRIPTION>", b'<DESCRIPTION BOGUS="1">'))
+
+
+def _check_every_problem(problems: list[str]) -> None:
+    text = "\n".join(problems)
+    assert re.search(r"^\d+:\d+: .*BOGUS", text, re.M), text                # schema
+    assert re.search(r"^\d+:\d+: .*rank 1 is repeated", text, re.M), text   # ranks
+    assert re.search(r"^\d+:\d+: document NOPE_999 is not in the CS collection", text, re.M), text  # DOCIDs
+    assert "Not topics of this campaign: ACLIA2-CS-0099." in problems, text  # the campaign's topics
+    assert any(p.startswith("The run ID TEAMA-CS-CS-01-T names team TEAMA; you submit for team TEAMX") for p in problems)
+
+
+def test_a_refused_run_lists_every_problem_in_one_pass_on_the_page_the_api_and_sepia_submit(app, web_store, tmp_path):
+    import threading
+
+    from werkzeug.serving import make_server
+
+    make_topic(web_store, CS1)
+    schedule(web_store, "Formal run", [CS1], {"ir4qa": (-1, 2, None)})
+    par = browser_for(app, "par")
+    data = _broken_run()
+    page = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(data), "broken.xml")},
+                           content_type="multipart/form-data")
+    assert page.status_code == 422
+    listed = re.findall(r"<li>(?:<code>broken\.xml:)?(.*?)(?:</code>)?</li>",
+                        page.get_data(as_text=True).split('id="problems"')[1].split("</ul>")[0])
+    _check_every_problem([html.unescape(p) for p in listed])
+    token = re.search(r'<code id="new-token" class="token">([^<]+)</code>',
+                      par.post("/me/tokens", {"name": "cli"}).get_data(as_text=True)).group(1)
+    answer = app.test_client().post("/api/runs", data=data, headers={"Authorization": f"Bearer {token}"},
+                                    content_type="application/xml")
+    assert answer.status_code == 422
+    _check_every_problem(answer.get_json()["problems"])
+    (tmp_path / "broken.xml").write_bytes(data)
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        result = CliRunner().invoke(main, ["submit", str(tmp_path / "broken.xml"), "--server",
+                                           f"http://127.0.0.1:{server.server_port}"], env={"SEPIA_TOKEN": token})
+    finally:
+        server.shutdown()
+    assert result.exit_code == 1
+    prefix = f"{tmp_path / 'broken.xml'}"
+    _check_every_problem([line[len(prefix) + 1:].strip() for line in result.output.splitlines()])
+    with web_store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Submission)) == 0
