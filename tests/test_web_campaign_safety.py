@@ -104,3 +104,38 @@ def test_a_refused_run_lists_every_problem_in_one_pass_on_the_page_the_api_and_s
     _check_every_problem([line[len(prefix) + 1:].strip() for line in result.output.splitlines()])
     with web_store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Submission)) == 0
+
+
+def _team_sections(page: str) -> list[str]:
+    return re.findall(r'<section class="card" id="mine-\w+">.*?</section>', page, re.S)
+
+
+def test_release_now_after_a_preview_of_exactly_what_each_team_will_see(app, web_store):
+    from test_web_results import OWN, expected, sample_campaign
+
+    from campaign_helpers import move_window
+
+    set_id, par = sample_campaign(app, web_store)
+    org = browser_for(app, "org")
+    org.post("/results/score")
+    still_open = org.post(f"/campaign/schedule/{set_id}/release/cclqa", follow_redirects=True).get_data(as_text=True)
+    assert "still open for runs" in still_open and "released now" not in still_open
+    move_window(web_store, set_id, "cclqa", -3, -1, None)  # the deadline passes; no release moment set
+    schedule_page = org.get("/campaign/schedule").get_data(as_text=True)
+    assert "Release now" in schedule_page and f"/campaign/schedule/{set_id}/preview" in schedule_page
+
+    preview = org.get(f"/campaign/schedule/{set_id}/preview").get_data(as_text=True)
+    topics_file = org.get(f"/downloads/topics/{set_id}.xml").get_data(as_text=True)
+    shown = re.search(r'<section class="card" id="topics-file">.*?<pre[^>]*>(.*?)</pre>', preview, re.S).group(1)
+    assert html.unescape(shown) == topics_file  # the very file the teams download
+    assert "Team TEAMX" in preview and "TEAMA-CS-CS-01-T" not in preview  # TEAMX's view: no other team's runs
+    for matcher in ("human", "binarized"):
+        assert f'<td class="docid">{OWN}</td><td class="num">{expected(matcher)[OWN]["score"]:.4f}</td>' in preview
+    assert "No results are released" in par.get("/results/mine").get_data(as_text=True)  # a preview releases nothing
+
+    released = org.post(f"/campaign/schedule/{set_id}/release/cclqa", follow_redirects=True).get_data(as_text=True)
+    assert "CCLQA results of &#39;Formal run&#39; released now" in released
+    mine = par.get("/results/mine").get_data(as_text=True)
+    assert _team_sections(mine) and _team_sections(mine) == _team_sections(preview)
+    again = org.post(f"/campaign/schedule/{set_id}/release/cclqa", follow_redirects=True).get_data(as_text=True)
+    assert "are out already" in again

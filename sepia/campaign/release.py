@@ -20,9 +20,9 @@ def split_releasable(session: Session, topic_ids: list[str]) -> tuple[list[str],
     return sorted(ready), sorted(set(topic_ids) - ready)
 
 
-def unfinished(session: Session) -> dict[int, list[str]]:
+def unfinished(session: Session) -> dict[int | None, list[str]]:
     """Each topic set's topics that its topics file leaves out."""
-    found: dict[int, list[str]] = {}
+    found: dict[int | None, list[str]] = {}
     for topic_id, set_id in session.execute(select(Topic.id, Topic.topic_set_id).where(
             Topic.topic_set_id.is_not(None), not_(RELEASABLE)).order_by(Topic.id)):
         found.setdefault(set_id, []).append(topic_id)

@@ -199,11 +199,12 @@ def svg_response(svg: str) -> Response:
     return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": charts.SVG_POLICY})
 
 
-def _visible_runs(task: str) -> tuple[set[str], set[str]]:
+def _visible_runs(task: str, releasing: frozenset[int] = frozenset()) -> tuple[set[str], set[str]]:
     """Run IDs of a task whose scores participants may see: (released, also in the public full table).
     A run belongs to the topic sets of the topics it answers; it is released when every one of them
     has released that task's results, so a run of a formal run stays hidden while only the dry run's
-    results are out, also from the pair's mean and best."""
+    results are out, also from the pair's mean and best. The topic sets `releasing` count as released
+    (the organiser's preview of a release)."""
     now = utcnow()
     windows = {w.topic_set_id: w for w in db().scalars(select(TaskWindow).where(TaskWindow.task == task))}
     sets: dict[str, set] = {}
@@ -212,14 +213,15 @@ def _visible_runs(task: str) -> tuple[set[str], set[str]]:
                                        .join(Topic, Topic.id == RunTopic.topic_id).where(Run.kind == task)):
         sets.setdefault(run_id, set()).add(set_id)
     released = {run_id for run_id, ids in sets.items()
-                if all(i in windows and schedule.phase(windows[i], now) == schedule.RELEASED for i in ids)}
-    return released, {r for r in released if all(windows[i].publish_full_table for i in sets[r])}
+                if all(i in releasing or (i in windows and schedule.phase(windows[i], now) == schedule.RELEASED)
+                       for i in ids)}
+    return released, {r for r in released if all(i in windows and windows[i].publish_full_table for i in sets[r])}
 
 
-def _team_view(team: str, task: str) -> tuple[set[str], set[str], set[str]]:
+def _team_view(team: str, task: str, releasing: frozenset[int] = frozenset()) -> tuple[set[str], set[str], set[str]]:
     """What a team may see of a task: (its own current runs that are released, every released run,
     the runs of the public full table)."""
-    released, public = _visible_runs(task)
+    released, public = _visible_runs(task, releasing)
     own = set(db().scalars(select(Submission.run_id).where(
         Submission.team == team, Submission.kind == task, Submission.superseded_at.is_(None))))
     return own & released, released, public
@@ -229,10 +231,10 @@ def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict
     return {m: [r for r in runs if r.run_id in run_ids] for m, runs in scores.items()}
 
 
-def _sections(team: str, task: str) -> tuple[list, list, list]:
+def _sections(team: str, task: str, releasing: frozenset[int] = frozenset()) -> tuple[list, list, list]:
     """A team's view of one task: (its tables, per pair with the pair's mean and best; its runs'
     per-topic tables; the public full table's sections), each empty when nothing is released."""
-    own, released, public = _team_view(team, task)
+    own, released, public = _team_view(team, task, releasing)
     if not own:
         return [], [], []
     if task == "cclqa":
@@ -252,10 +254,14 @@ def _sections(team: str, task: str) -> tuple[list, list, list]:
     return [t for table in mine if (t := results.team_table(table, own)) is not None], topics, full
 
 
+def team_results(team: str, releasing: frozenset[int] = frozenset()) -> dict[str, tuple[list, list, list]]:
+    """Everything a team's Results page shows, per task (as if the topic sets `releasing` were released)."""
+    return {task: _sections(team, task, releasing) for task in TASK_ORDER}
+
+
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
-    team = team_name() or ""
-    tasks = {task: _sections(team, task) for task in TASK_ORDER}
+    tasks = team_results(team_name() or "")
     return render_template("results/mine.html", tasks=tasks, labels=TASK_LABELS,
                            released=any(tables for tables, _, _ in tasks.values()))

@@ -10,8 +10,9 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import selectinload
 
 from sepia.campaign import release, schedule
-from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, utcnow
+from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, as_utc, utcnow
 from sepia.web.db import db, get_or_404
+from sepia.web import results
 from sepia.web.forms import FormError, bounded_text, parse_id
 from sepia.web.security import roles_required
 
@@ -128,6 +129,43 @@ def assign_topics(set_id: int):
     db().commit()
     flash(f"{len(ready)} topic(s) now belong to {topic_set.name!r}.", "success")
     return redirect(url_for("schedule.index") + f"#set-{set_id}")
+
+
+@bp.route("/schedule/<int:set_id>/release/<task>", methods=["POST"])
+@roles_required("organiser")
+def release_now(set_id: int, task: str):
+    """Release a task's results of the set at this moment (its window must have closed)."""
+    topic_set = get_or_404(TopicSet, set_id, "topic set")
+    window = next((w for w in topic_set.windows if w.task == task), None)
+    if window is None:
+        abort(404, "This topic set has no such task.")
+    label, now = schedule.TASK_LABELS[task], utcnow()
+    if schedule.phase(window, now) in (schedule.UPCOMING, schedule.OPEN):
+        flash(f"{label} of {topic_set.name!r} is still open for runs (it closes at {as_utc(window.closes_at):%Y-%m-%d %H:%M} "
+              "UTC): results go out only after the deadline.", "error")
+    elif schedule.phase(window, now) == schedule.RELEASED:
+        flash(f"{label} results of {topic_set.name!r} are out already.", "warning")
+    else:
+        window.release_at = now
+        db().commit()
+        flash(f"{label} results of {topic_set.name!r} released now: each team sees them on its Results page.", "success")
+    return redirect(url_for("schedule.index") + f"#set-{set_id}")
+
+
+@bp.route("/schedule/<int:set_id>/preview")
+@roles_required("organiser")
+def preview(set_id: int):
+    """What the teams receive: the set's topics file as they download it, and each team's Results
+    page as it will be once the set's results are released (as it is, for tasks released already)."""
+    topic_set = get_or_404(TopicSet, set_id, "topic set")
+    teams = db().scalars(select(Submission.team).distinct().where(
+        Submission.topic_set_id == set_id, Submission.superseded_at.is_(None)).order_by(Submission.team)).all()
+    releasing = frozenset({set_id})
+    return render_template("campaign/preview.html", topic_set=topic_set,
+                           topics_file=release.topics_file(db(), set_id).decode("utf-8"),
+                           left_out=release.unfinished(db()).get(set_id, []),
+                           teams={team: results.team_results(team, releasing) for team in teams},
+                           labels=schedule.TASK_LABELS)
 
 
 @bp.route("/submissions")

@@ -12,7 +12,8 @@ from sepia.vocab import nugget_key
 def read(checks: Checks, root) -> model.GoldStandard:
     topics = []
     for el, topic_id, questions in checks.topics_with_questions(root):
-        nuggets, seen, texts = [], set(), {}
+        nuggets, seen = [], set()
+        texts: dict[str, str] = {}  # a text's key -> the first nugget with it
         for n in el.iterfind("NUGGET"):
             nugget_id = n.get("ID", "")
             if nugget_id in seen:
