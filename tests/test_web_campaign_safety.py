@@ -139,3 +139,16 @@ def test_release_now_after_a_preview_of_exactly_what_each_team_will_see(app, web
     assert _team_sections(mine) and _team_sections(mine) == _team_sections(preview)
     again = org.post(f"/campaign/schedule/{set_id}/release/cclqa", follow_redirects=True).get_data(as_text=True)
     assert "are out already" in again
+
+
+def test_enter_in_a_schedule_field_saves_the_schedule_and_never_releases(app, web_store):
+    """Release now is a form of its own: the windows form's first submit button stays Save."""
+    make_topic(web_store, CS1)
+    set_id = schedule(web_store, "Formal run", [CS1], {"cclqa": (-3, -1, None)})
+    page = browser_for(app, "org").get("/campaign/schedule").get_data(as_text=True)
+    windows_form = re.search(r'<form method="post" action="/campaign/schedule/\d+/windows".*?</form>', page, re.S).group(0)
+    # The default button (Enter) is the first submit button whose form is this one: not one with form="...".
+    own = [label for attributes, label in re.findall(r"<button([^>]*)>([^<]*)</button>", windows_form)
+           if "form=" not in attributes]
+    assert own[0] == "Save schedule of Formal run"
+    assert f'form="release-{set_id}-cclqa"' in windows_form and f'id="release-{set_id}-cclqa"' in page

@@ -114,6 +114,9 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
                 url = org.url
                 section.get_by_role("button", name="Decide").click()  # the browser keeps the form: no choice
                 assert org.url == url and section.locator("fieldset.tie input:invalid").count() == 2 * choices.count()
+                if not ties:
+                    section.scroll_into_view_if_needed()
+                    org.screenshot(path=str(artifacts / "assessment-dispute-tie.png"))
                 ties += choices.count()
                 for i in range(choices.count()):
                     choices.nth(i).check()
