@@ -218,10 +218,10 @@ def _visible_runs(task: str, releasing: frozenset[int] = frozenset()) -> tuple[s
     return released, {r for r in released if all(i in windows and windows[i].publish_full_table for i in sets[r])}
 
 
-def _team_view(team: str, task: str, releasing: frozenset[int] = frozenset()) -> tuple[set[str], set[str], set[str]]:
+def _team_view(team: str, task: str) -> tuple[set[str], set[str], set[str]]:
     """What a team may see of a task: (its own current runs that are released, every released run,
     the runs of the public full table)."""
-    released, public = _visible_runs(task, releasing)
+    released, public = _visible_runs(task)
     own = set(db().scalars(select(Submission.run_id).where(
         Submission.team == team, Submission.kind == task, Submission.superseded_at.is_(None))))
     return own & released, released, public
@@ -231,22 +231,18 @@ def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict
     return {m: [r for r in runs if r.run_id in run_ids] for m, runs in scores.items()}
 
 
-def _sections(team: str, task: str, releasing: frozenset[int] = frozenset()) -> tuple[list, list, list]:
-    """A team's view of one task: (its tables, per pair with the pair's mean and best; its runs'
-    per-topic tables; the public full table's sections), each empty when nothing is released."""
-    own, released, public = _team_view(team, task, releasing)
-    if not own:
+def _sections(own: set[str], task: str, released: set[str], public: set[str], found) -> tuple[list, list, list]:
+    """A team's view of one task, given its released runs `own` and the task's stored scores `found`:
+    (its tables, per pair with the pair's mean and best; its runs' per-topic tables; the public full
+    table's sections), each empty when nothing is released."""
+    if not own or found is None:
         return [], [], []
     if task == "cclqa":
-        scores = _all_results()
-        shown = results.pair_sections(_only(scores, released))
+        shown = results.pair_sections(_only(found, released))
         mine = [t for s in shown for t in s.tables]
-        topics = [results.topic_table(r) for m in results.MATCHERS for r in scores[m] if r.run_id in own]
-        full = results.pair_sections(_only(scores, public)) if own & public else []
+        topics = [results.topic_table(r) for m in results.MATCHERS for r in found[m] if r.run_id in own]
+        full = results.pair_sections(_only(found, public)) if own & public else []
     else:
-        found = task_results.load(db(), task)
-        if found is None:
-            return [], [], []
         visible = found.only(released)
         mine = [t for p in visible.pairs() if (t := visible.table(p)) is not None]
         topics = [found.topic_table(r) for r in found.runs if r.run_id in own]
@@ -254,14 +250,28 @@ def _sections(team: str, task: str, releasing: frozenset[int] = frozenset()) -> 
     return [t for table in mine if (t := results.team_table(table, own)) is not None], topics, full
 
 
-def team_results(team: str, releasing: frozenset[int] = frozenset()) -> dict[str, tuple[list, list, list]]:
-    """Everything a team's Results page shows, per task (as if the topic sets `releasing` were released)."""
-    return {task: _sections(team, task, releasing) for task in TASK_ORDER}
+def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> dict[str, dict[str, tuple]]:
+    """Everything each team's Results page shows, per task (as if the topic sets `releasing` were
+    released): the schedule, the submissions and the scores are read once for all the teams."""
+    pages: dict[str, dict[str, tuple]] = {team: {} for team in teams}
+    for task in TASK_ORDER:
+        released, public = _visible_runs(task, releasing)
+        owned: dict[str, set[str]] = {}
+        for team, run_id in db().execute(select(Submission.team, Submission.run_id).where(
+                Submission.team.in_(teams), Submission.kind == task, Submission.superseded_at.is_(None))):
+            owned.setdefault(team, set()).add(run_id)
+        found = None
+        if any(owned.get(team, set()) & released for team in teams):
+            found = _all_results() if task == "cclqa" else task_results.load(db(), task)
+        for team in teams:
+            pages[team][task] = _sections(owned.get(team, set()) & released, task, released, public, found)
+    return pages
 
 
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
-    tasks = team_results(team_name() or "")
+    team = team_name() or ""
+    tasks = teams_results([team])[team]
     return render_template("results/mine.html", tasks=tasks, labels=TASK_LABELS,
                            released=any(tables for tables, _, _ in tasks.values()))

@@ -164,7 +164,7 @@ def preview(set_id: int):
     return render_template("campaign/preview.html", topic_set=topic_set,
                            topics_file=release.topics_file(db(), set_id).decode("utf-8"),
                            left_out=release.unfinished(db()).get(set_id, []),
-                           teams={team: results.team_results(team, releasing) for team in teams},
+                           teams=results.teams_results(list(teams), releasing),
                            labels=schedule.TASK_LABELS)
 
 
