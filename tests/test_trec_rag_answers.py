@@ -254,7 +254,7 @@ def test_an_answer_file_of_another_team_id_is_stored_as_the_uploaders_and_its_re
         follow_redirects=True).get_data(as_text=True)
     said = ("The file&#39;s team_id &#39;ragteam&#39; is not your team: stored as team TEAMX&#39;s run "
             "TEAMX-EN-EN-01-T (its run_id &#39;rt-1&#39; kept in the description).")
-    assert "Receipt" in page and said in page, page
+    assert "Receipt" in page and f"ag.jsonl: {said}" in page, page
     assert stored_runs(web_store) == [("TEAMX-EN-EN-01-T", "TREC RAG run rt-1")]
     token = re.search(r'<code id="new-token" class="token">([^<]+)</code>',
                       par.post("/me/tokens", {"name": "cli"}).get_data(as_text=True)).group(1)
