@@ -132,6 +132,10 @@ def test_release_now_after_a_preview_of_exactly_what_each_team_will_see(app, web
     for matcher in ("human", "binarized"):
         assert f'<td class="docid">{OWN}</td><td class="num">{expected(matcher)[OWN]["score"]:.4f}</td>' in preview
     assert "No results are released" in par.get("/results/mine").get_data(as_text=True)  # a preview releases nothing
+    for role in ("par", "dev", "as1"):  # organisers only
+        other = browser_for(app, role)
+        assert other.get(f"/campaign/schedule/{set_id}/preview").status_code == 403
+        assert other.post(f"/campaign/schedule/{set_id}/release/cclqa").status_code == 403
 
     released = org.post(f"/campaign/schedule/{set_id}/release/cclqa", follow_redirects=True).get_data(as_text=True)
     assert "CCLQA results of &#39;Formal run&#39; released now" in released
