@@ -121,3 +121,15 @@ def test_a_gold_standard_with_a_copy_is_refused_by_validate_and_import(tmp_path,
         result = CliRunner().invoke(main, command)
         assert result.exit_code != 0 and message in result.output, (command, result.output)
     assert "nugget" not in io.StringIO(CliRunner().invoke(main, ["export", "gold"]).output).read().lower()
+
+
+def test_sepia_gold_copies_lists_and_merges(store, on_store):
+    with store.transaction() as session:
+        _campaign(session)
+    runner = CliRunner()
+    listed = runner.invoke(main, ["gold", "copies"])
+    assert listed.exit_code == 1 and f"{TOPIC}: N003 copy N001 (甲型流感病毒 ＷＨＯ)" in listed.stdout, listed.output
+    merged = runner.invoke(main, ["gold", "copies", "--merge", "--topic", TOPIC])
+    assert merged.exit_code == 0 and f"{TOPIC}: N003 merged into N001 (2 vote(s) and 2 judgment(s)" in merged.stdout
+    again = runner.invoke(main, ["gold", "copies"])
+    assert again.exit_code == 0 and again.stdout == "" and "0 group(s) of copies." in again.output
