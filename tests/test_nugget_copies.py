@@ -15,7 +15,8 @@ from sepia.cli import main
 from sepia.formats.read import read_bytes
 from sepia.store import io as store_io
 from sepia.store import nugget_copies
-from sepia.store.models import ControlItem, Nugget, NuggetJudgment, Response, Topic, TopicText, Vote
+from sepia.store.models import (ControlItem, JudgingPlan, Nugget, NuggetJudgment, PlanNugget, Pool, Response, Topic,
+                                TopicText, Vote)
 from sepia.vocab import nugget_key
 
 TOPIC = "ACLIA2-CS-0001"
@@ -47,6 +48,13 @@ def _campaign(session):
                      NuggetJudgment(response_id=second, nugget_id=n3.id, assessor="as2", match=0.5),
                      NuggetJudgment(response_id=second, nugget_id=n2.id, assessor="as2", match=1.0)])
     session.add(ControlItem(kind="cclqa", topic_id=TOPIC, response_id=first, expected=f"{n1.id} {n3.id} {n2.id}"))
+    # Item plans that sampled the copy: one with the first as well (the copy's row goes), one without (it moves).
+    for name, labels in (("both", ["N001", "N003"]), ("copy", ["N003"])):
+        pool = Pool(name=name, kind="cclqa", depth=1)
+        session.add(pool)
+        session.flush()
+        session.add(JudgingPlan(pool_id=pool.id, budget="1", seed=1, unit="items", nuggets=[
+            PlanNugget(topic_id=TOPIC, label=label, probability=0.5) for label in labels]))
     session.flush()
     return n1.id, n2.id, n3.id, first, second
 
@@ -70,6 +78,9 @@ def test_copies_are_listed_and_merged_keeping_votes_and_judgments(store):
         # as1 judged the first response against both copies (0, 1): the higher; as2's partial moves.
         assert judged == sorted([(first, n1, "as1", 1.0), (second, n1, "as2", 0.5), (second, n2, "as2", 1.0)])
         assert session.scalar(select(ControlItem.expected)) == f"{n1} {n2}"
+        planned = session.execute(select(Pool.name, PlanNugget.label).join(JudgingPlan, JudgingPlan.pool_id == Pool.id)
+                                  .join(PlanNugget, PlanNugget.plan_id == JudgingPlan.id).order_by(Pool.name)).all()
+        assert planned == [("both", "N001"), ("copy", "N001")]
         # The pyramid weights of the merged gold: N001 vital for 2 of 3 voters, N002 for 1: 1 and 0.5.
         [topic] = store_io.export_gold(session).topics
         assert [(n.nugget_id, n.weight) for n in topic.nuggets] == [("N001", 1.0), ("N002", 0.5)]
