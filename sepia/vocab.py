@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 LANGUAGES = ("EN", "CS", "CT", "JA")
@@ -59,3 +60,9 @@ def language_pair_of(run_id: str) -> str:
     """`KECIR-EN-CS-01-T` -> EN-CS; '?' for a run ID that is not well formed."""
     parsed = parse_run_id(run_id)
     return parsed.language_pair if parsed else "?"
+
+
+def nugget_key(text: str) -> str:
+    """A nugget's text as its copies share it: NFKC (full-width Ａ is A), runs of white space one space.
+    A topic's nuggets are unique by it."""
+    return " ".join(unicodedata.normalize("NFKC", text).split())

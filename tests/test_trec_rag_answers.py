@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -234,7 +235,33 @@ def test_the_campaigns_topics_map_track_ids_on_each_backend(store_url):
                 answer("RAG-EN-0001", [("Three.", [])])]
         data = "".join(json.dumps(r) + "\n" for r in rows).encode()
         with backend.transaction() as session:
-            run = read_bytes(answer_file_xml(session, "TEAMX", "ag.jsonl", data), "cclqa")
+            run = read_bytes(answer_file_xml(session, "TEAMX", "ag.jsonl", data)[0], "cclqa")
         assert [t.topic_id for t in run.topics] == ["RAG2025-EN-1", "RAG2024-EN-145979", "RAG-EN-0001"]
     finally:
         backend.dispose()
+
+
+def test_an_answer_file_of_another_team_id_is_stored_as_the_uploaders_and_its_receipt_says_so(app, web_store):  # noqa: F811
+    """The track's team_id is often not the team's SEPIA name: the run is the uploader's team's, and the
+    receipt (page and API) says what the file was stored as; a team_id that is the team's name says nothing."""
+    for topic_id in TOPIC_IDS.values():
+        make_topic(web_store, topic_id, nuggets=["coal"])
+    schedule(web_store, "TREC RAG", list(TOPIC_IDS.values()), {"cclqa": (-1, 2, None)})
+    rows = [answer(TOPIC_IDS["1"], [("Coal fuelled it.", [0])], team="ragteam", run_id="rt-1")]
+    par = browser_for(app, "par")
+    page = par.client.post("/me/runs", data={"csrf_token": par.token, "run": (io.BytesIO(
+        "".join(json.dumps(r) + "\n" for r in rows).encode()), "ag.jsonl")}, content_type="multipart/form-data",
+        follow_redirects=True).get_data(as_text=True)
+    said = ("The file&#39;s team_id &#39;ragteam&#39; is not your team: stored as team TEAMX&#39;s run "
+            "TEAMX-EN-EN-01-T (its run_id &#39;rt-1&#39; kept in the description).")
+    assert "Receipt" in page and f"ag.jsonl: {said}" in page, page
+    assert stored_runs(web_store) == [("TEAMX-EN-EN-01-T", "TREC RAG run rt-1")]
+    token = re.search(r'<code id="new-token" class="token">([^<]+)</code>',
+                      par.post("/me/tokens", {"name": "cli"}).get_data(as_text=True)).group(1)
+    for team, note in (("ragteam", True), ("teamx", False)):
+        data = json.dumps(answer(TOPIC_IDS["2"], [("Prisons vary.", [])], team=team, run_id=f"api-{team}")) + "\n"
+        response = app.test_client().post("/api/runs", data=data.encode(), headers={
+            "Authorization": f"Bearer {token}", "X-Filename": "ag.jsonl"}, content_type="application/json")
+        assert response.status_code == 201, response.get_json()
+        warnings = response.get_json()["receipt"]["warnings"]
+        assert any("team_id 'ragteam' is not your team: stored as team TEAMX's run" in w for w in warnings) == note

@@ -66,7 +66,9 @@ def test_a_control_item_from_adjudication_qualifies_an_assessor(app, web_store, 
     disputes = org.get(f"/pools/{dry}/disputes").get_data(as_text=True)
     action = re.search(r'action="(/pools/\d+/disputes/\d+)"', disputes).group(1)
     nuggets = re.findall(r'name="nugget" value="(\d+)"', disputes)
-    decided = org.post(action, {"nugget": nuggets, "control": "1", "reason": "甲乙 names both"}, follow_redirects=True)
+    ties = {name: "1" for name in re.findall(r'name="(tie-\d+)"', disputes)}  # a tie is chosen, never ticked
+    decided = org.post(action, {"nugget": nuggets, "control": "1", "reason": "甲乙 names both", **ties},
+                       follow_redirects=True)
     assert "now the official one and a control item" in decided.get_data(as_text=True)
     mixed = org.post("/assessors/controls/mix", {"pool": formal, "rate": "50", "training": "1"}, follow_redirects=True)
     assert "formal: 1 control item(s) mixed into its queues (training" in mixed.get_data(as_text=True)

@@ -194,6 +194,13 @@ def test_disagreements_are_adjudicated_and_the_decision_counts(app, web_store, m
     assert {(r[5], r[3], r[4]) for r in first_answer_rows() if r[3] == "N001"} == {("as1", "N001", "0"),
                                                                                   ("as2", "N001", "1")}
     entry = re.search(r'action="/pools/\d+/disputes/(\d+)"', page).group(1)
+    # A one-against-one split has no default: nothing ticked, the form says who said what, and a
+    # decision without a choice is refused, naming the assessors' marks.
+    ties = re.findall(r'<input type="radio" name="(tie-\d+)" value="1" required ', page)
+    assert len(ties) == 1 and 'value="1" required checked' not in page and "as1 no, as2 match" in page
+    refused = org.post(f"/pools/{pool_id}/disputes/{entry}", {"nugget": []}, follow_redirects=True).get_data(as_text=True)
+    assert "A tie has no default: choose match or no for N001 (as1 no, as2 match)." in refused
+    assert all(r[5] != "(adjudicated)" for r in first_answer_rows())
     loaded = []  # the pool entries a decision reads: its own, not the whole pool's
 
     def on_load(target, _context):
@@ -201,7 +208,7 @@ def test_disagreements_are_adjudicated_and_the_decision_counts(app, web_store, m
 
     event.listen(PoolEntry, "load", on_load)
     try:
-        assert org.post(f"/pools/{pool_id}/disputes/{entry}", {"nugget": []}).status_code == 302  # officially no match
+        assert org.post(f"/pools/{pool_id}/disputes/{entry}", {"nugget": [], ties[0]: "0"}).status_code == 302  # no match
     finally:
         event.remove(PoolEntry, "load", on_load)
     assert set(loaded) == {int(entry)}, loaded

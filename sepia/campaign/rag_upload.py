@@ -7,7 +7,9 @@ The file's `narrative_id`s are SEPIA's topic IDs (the organiser hands out the to
 `sepia convert rag-topics` named from the track's IDs carry them (`RAG2025-EN-7` is the track's `7`,
 `RAG2024-EN-145979` its `2024-145979`), so those are mapped back; any other ID is refused. The run ID is TEAM-EN-EN-NN-T with the submitting team: an answer file whose
 `run_id` the team has uploaded before keeps that run's NN (and replaces it); a new one takes the
-team's smallest free NN.
+team's smallest free NN. The run is always the uploader's team's: a file whose `team_id` names
+another team (the track's name for a team is often not its SEPIA name) is stored so, and its receipt
+says what it was stored as.
 """
 from __future__ import annotations
 
@@ -28,8 +30,9 @@ def is_answer_file(data: bytes) -> bool:
     return starts_with_object(data)
 
 
-def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:
-    """The CCLQA run XML of an answer file; raises FormatError listing the file's problems."""
+def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> tuple[bytes, list[str]]:
+    """The CCLQA run XML of an answer file, and what its receipt must say about how it was stored;
+    raises FormatError listing the file's problems."""
     conversion = convert_rag_answers(filename, _campaign_topic_ids(session), team=team, data=data,
                                      known_from="by SEPIA's topic ID or the track's")
     taken: dict[str, int] = {}
@@ -42,8 +45,12 @@ def answer_file_xml(session: Session, team: str, filename: str, data: bytes) -> 
     priority = taken.get(description) or min(set(range(1, 100)) - set(taken.values()), default=None)
     if priority is None:
         raise FormatError([Problem(filename, 1, 1, f"team {team} has runs 01 to 99 already")])
-    conversion.run.metadata.run_id = f"{team}-{LANG}-{LANG}-{priority:02d}-T"
-    return to_xml(conversion.run)
+    run_id = conversion.run.metadata.run_id = f"{team}-{LANG}-{LANG}-{priority:02d}-T"
+    notes = []
+    if conversion.original_team_id.casefold() != team.casefold():
+        notes.append(f"The file's team_id {conversion.original_team_id!r} is not your team: stored as team "
+                     f"{team}'s run {run_id} (its run_id {conversion.original_run_id!r} kept in the description).")
+    return to_xml(conversion.run), notes
 
 
 def _campaign_topic_ids(session: Session) -> dict[str, str]:

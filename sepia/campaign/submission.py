@@ -13,8 +13,11 @@ from sqlalchemy.orm import Session
 from sepia import vocab
 from sepia.campaign import schedule
 from sepia.formats import model
-from sepia.formats.registry import named, run_kind
+from sepia.formats.docids import unknown_docid_warnings_in_tree
+from sepia.formats.errors import FormatError, Problem
+from sepia.formats.registry import detect_format, named, run_kind
 from sepia.formats.validate import validate_bytes
+from sepia.formats.xmlsafe import parse_xml
 from sepia.services.documents import missing_in
 from sepia.store import io
 from sepia.store.models import Run, Submission, TaskWindow, Topic, as_utc, utcnow
@@ -65,45 +68,70 @@ def receipt_of(row: Submission) -> Receipt:
                    submission_id=row.id)
 
 
+@dataclass
+class RunFacts:
+    """What the campaign's rules look at: the run ID, the task and the topics, read from a valid run
+    or, when the file has errors, from its XML as far as it goes."""
+    run_id: str
+    kind: str | None
+    topic_ids: list[str]
+
+
 def submit_run(session: Session, team: str | None, username: str, filename: str, data: bytes,
                max_bytes: int, now: datetime | None = None) -> Receipt:
-    """Check and store one run file for `team`; the caller commits. Raises SubmissionRefused."""
+    """Check and store one run file for `team`; the caller commits. Raises SubmissionRefused with
+    every problem found in one pass: the file's (warnings included) and the campaign's rules."""
     now = now or utcnow()
     if team is None:
         raise SubmissionRefused(["Your account belongs to no team: ask an organiser to put it in one."])
     if len(data) > max_bytes:
         raise SubmissionRefused([f"The file has {len(data):,} bytes; runs of at most {max_bytes:,} bytes are accepted."])
-    run, problems = validate_bytes(_run_xml(session, team, filename, data), filename, missing=missing_in(session))
-    errors = [p for p in problems if p.severity == "error"]
-    if errors or run is None:
-        raise SubmissionRefused([_located(p) for p in errors] or ["The file is not valid."])
-    kind = run_kind(run)
-    if kind is None:
+    xml, notes = _run_xml(session, team, filename, data)
+    missing = missing_in(session)
+    run, problems = validate_bytes(xml, filename, missing=missing)
+    valid = run is not None and not any(p.severity == "error" for p in problems)
+    if valid and run_kind(run) is None:
         raise SubmissionRefused([f"This is a {type(run).__name__} file, not a run."])
-    run = cast(model.QARun | model.IR4QARun | model.CCLQARun, run)  # what run_kind names
-    parsed = vocab.parse_run_id(run.metadata.run_id)
-    assert parsed is not None, "the checks refuse a run ID not of the form TEAM-SRC-TGT-NN-X"
-    if parsed.team != team:
-        raise SubmissionRefused([f"The run ID {run.metadata.run_id} names team {parsed.team}; you submit for "
-                                 f"team {team}. Runs are named TEAM-SRC-TGT-NN-X."])
-    window = _window(session, run, kind, now)
-    replaced = session.scalar(select(Submission.id).where(_current(run.metadata.run_id, kind))) is not None
-    if not replaced:
-        _check_limit(session, team, kind, parsed.language_pair, window)
+    if valid:
+        run = cast(model.QARun | model.IR4QARun | model.CCLQARun, run)  # what run_kind names
+        facts: RunFacts | None = RunFacts(run.metadata.run_id, run_kind(run), [t.topic_id for t in run.topics])
+    else:
+        facts, more = _tree_facts(xml, filename, missing)
+        problems = sorted(problems + more, key=lambda p: (p.line, p.column))
+    window, refusals = _campaign_checks(session, team, facts, now) if facts else (None, [])
+    if not valid or refusals or window is None:
+        raise SubmissionRefused(notes + [_located(p) for p in problems] + refusals or ["The file is not valid."])
+    assert facts is not None and facts.kind is not None
+    replaced = _is_current(session, facts)
     stored = io.import_run(session, run, submitted_by=username, replace=True)
     receipt = receipt_of(keep_file(session, run, stored, window.topic_set_id, filename, data, username, now))
     receipt.replaced = replaced
-    receipt.warnings = [_located(p) for p in problems if p.severity != "error"]
+    receipt.warnings = notes + [_located(p) for p in problems]
     return receipt
 
 
-def _run_xml(session: Session, team: str, filename: str, data: bytes) -> bytes:
-    """The run file's XML: a TREC RAG answer file (JSON lines) becomes the CCLQA run it stands for."""
+def _tree_facts(xml: bytes, filename: str, missing) -> tuple[RunFacts | None, list[Problem]]:
+    """The facts of a run file with errors, and its unknown DOCIDs; nothing when it is not XML."""
+    try:
+        loaded = parse_xml(xml, filename)
+        root = loaded.root
+    except FormatError:
+        return None, []
+    run_id = (root.findtext("METADATA/RUNID") or "").strip()
+    kind = detect_format(root)
+    parsed = vocab.parse_run_id(run_id)
+    facts = RunFacts(run_id, kind if kind in schedule.TASKS else None,
+                     [t.get("ID", "") for t in root.iterfind("TOPIC") if t.get("ID")])
+    return facts, unknown_docid_warnings_in_tree(loaded, parsed.target_lang if parsed else None, missing)
+
+
+def _run_xml(session: Session, team: str, filename: str, data: bytes) -> tuple[bytes, list[str]]:
+    """The run file's XML, and what the receipt must say of it: a TREC RAG answer file (JSON lines)
+    becomes the CCLQA run it stands for."""
     from sepia.campaign import rag_upload
-    from sepia.formats.errors import FormatError
 
     if not rag_upload.is_answer_file(data):
-        return data
+        return data, []
     try:
         return rag_upload.answer_file_xml(session, team, filename, data)
     except FormatError as exc:
@@ -155,29 +183,53 @@ def _items(run, kind: str) -> int:
     return sum(len(t.answer_types) for t in run.topics)
 
 
-def _window(session: Session, run, kind: str, now: datetime) -> TaskWindow:
-    """The open window of the run's topic set for its task."""
-    topic_ids = [t.topic_id for t in run.topics]
-    sets = _topic_sets(session, topic_ids)
-    unknown = [t for t in topic_ids if t not in sets]
+def _campaign_checks(session: Session, team: str, facts: RunFacts, now: datetime) -> tuple[TaskWindow | None, list[str]]:
+    """The campaign's rules, every one that can be checked: the team's own run ID, topics of the
+    campaign and of one topic set, that set's window open, the limit of runs. Returns the window
+    (None when there is none to submit to) and the rules broken."""
+    refusals = []
+    parsed = vocab.parse_run_id(facts.run_id)
+    if parsed and parsed.team != team:
+        refusals.append(f"The run ID {facts.run_id} names team {parsed.team}; you submit for team {team}. "
+                        "Runs are named TEAM-SRC-TGT-NN-X.")
+    window = _window(session, facts, now, refusals)
+    if window is not None and parsed and not _is_current(session, facts):
+        refusals += _over_limit(session, team, window, parsed.language_pair)
+    return window, refusals
+
+
+def _is_current(session: Session, facts: RunFacts) -> bool:
+    """Whether the run ID has a current submission (an upload then replaces it)."""
+    return facts.kind is not None and session.scalar(
+        select(Submission.id).where(_current(facts.run_id, facts.kind))) is not None
+
+
+def _window(session: Session, facts: RunFacts, now: datetime, refusals: list[str]) -> TaskWindow | None:
+    """The open window of the run's topic set for its task; what is wrong goes to `refusals`."""
+    sets = _topic_sets(session, facts.topic_ids)
+    unknown = [t for t in facts.topic_ids if t not in sets]
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        raise SubmissionRefused([f"Not topics of this campaign: {shown}."])
+        refusals.append(f"Not topics of this campaign: {shown}.")
     set_ids = set(sets.values())
-    if not topic_ids or None in set_ids or len(set_ids) != 1:
-        raise SubmissionRefused(["A run answers the topics of one topic set; this one names topics of "
-                                 f"{'no' if not set_ids or None in set_ids else len(set_ids)} topic set(s)."])
-    set_id = set_ids.pop()
-    window = session.scalar(select(TaskWindow).where(TaskWindow.topic_set_id == set_id, TaskWindow.task == kind))
-    label = schedule.TASK_LABELS[kind]
+    if len(set_ids) > 1 or None in set_ids or not facts.topic_ids:
+        refusals.append("A run answers the topics of one topic set; this one names topics of "
+                        f"{'no' if not set_ids or None in set_ids else len(set_ids)} topic set(s).")
+        return None
+    if not set_ids or facts.kind is None:
+        return None
+    window = session.scalar(select(TaskWindow).where(TaskWindow.topic_set_id == set_ids.pop(),
+                                                     TaskWindow.task == facts.kind))
+    label = schedule.TASK_LABELS[facts.kind]
     if window is None:
-        raise SubmissionRefused([f"This topic set takes no {label} runs."])
+        refusals.append(f"This topic set takes no {label} runs.")
+        return None
     current = schedule.phase(window, now)
     if current == schedule.UPCOMING:
-        raise SubmissionRefused([f"{label} submissions open at {_utc(window.opens_at)}."])
-    if current != schedule.OPEN:
-        raise SubmissionRefused([f"{label} submissions closed at {_utc(window.closes_at)}: the deadline has passed."])
-    return window
+        refusals.append(f"{label} submissions open at {_utc(window.opens_at)}.")
+    elif current != schedule.OPEN:
+        refusals.append(f"{label} submissions closed at {_utc(window.closes_at)}: the deadline has passed.")
+    return window if current == schedule.OPEN else None
 
 
 def stored_topics(session: Session, topic_ids) -> set[str]:
@@ -192,16 +244,16 @@ def _topic_sets(session: Session, topic_ids: list[str]) -> dict[str, int | None]
     return dict(session.execute(select(Topic.id, Topic.topic_set_id).where(Topic.id.in_(topic_ids))).all())
 
 
-def _check_limit(session: Session, team: str, kind: str, pair: str, window: TaskWindow) -> None:
+def _over_limit(session: Session, team: str, window: TaskWindow, pair: str) -> list[str]:
     current = session.scalars(select(Submission.run_id).where(
-        Submission.team == team, Submission.kind == kind, Submission.topic_set_id == window.topic_set_id,
+        Submission.team == team, Submission.kind == window.task, Submission.topic_set_id == window.topic_set_id,
         Submission.superseded_at.is_(None))).all()
     same_pair = [r for r in current if vocab.language_pair_of(r) == pair]
-    if len(same_pair) >= window.max_runs:
-        raise SubmissionRefused([
-            f"Team {team} has {len(same_pair)} {schedule.TASK_LABELS[kind]} runs for {pair} already "
+    if len(same_pair) < window.max_runs:
+        return []
+    return [f"Team {team} has {len(same_pair)} {schedule.TASK_LABELS[window.task]} runs for {pair} already "
             f"({', '.join(sorted(same_pair))}), the most a team may submit. To change one, upload it again "
-            "with the same run ID."])
+            "with the same run ID."]
 
 
 def _utc(moment: datetime) -> str:

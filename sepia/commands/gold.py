@@ -1,4 +1,4 @@
-"""`sepia gold export`: the gold standard of the store's voted nuggets as XML."""
+"""`sepia gold export`: the gold standard of the store's voted nuggets as XML; `sepia gold copies`: its copies of one nugget, listed or merged."""
 from __future__ import annotations
 
 import click
@@ -31,3 +31,31 @@ def export(lang: str | None, out: str | None) -> None:
         click.echo(f"Gold standard written to {out}.", err=True)
     else:
         click.echo(data, nl=False)
+
+
+@gold.command("copies")
+@click.option("--topic", "topics", multiple=True, help="Only this topic (repeatable).")
+@click.option("--merge", is_flag=True, help="Merge each group into its first nugget, keeping votes and judgments.")
+def copies(topics: tuple[str, ...], merge: bool) -> None:
+    """List a topic's nuggets that have one text (after NFKC and white-space folding); with --merge,
+    merge them as the web tool's nugget list does. Exits 1 when copies are listed and not merged."""
+    from sepia.store import nugget_copies
+    from sepia.store.db import Store
+
+    store = Store()
+    try:
+        with store.transaction() as session:
+            chosen = list(topics) or None
+            if merge:
+                found = [(group, f"merged into {group.keep.label} ({moved['votes']} vote(s) and "
+                                 f"{moved['judgments']} judgment(s) moved or folded)")
+                         for group, moved in nugget_copies.merge_all(session, chosen)]
+            else:
+                found = [(group, f"copy {group.keep.label} ({group.keep.text})")
+                         for group in nugget_copies.find_copies(session, chosen)]
+            for group, said in found:
+                click.echo(f"{group.topic_id}: {', '.join(n.label for n in group.others)} {said}")
+    finally:
+        store.dispose()
+    click.echo(f"{len(found)} group(s) of copies{' merged' if merge else ''}.", err=True)
+    raise SystemExit(1 if found and not merge else 0)

@@ -34,13 +34,18 @@ def submit(files, server: str, token: str, timeout: int) -> None:
                        f"{receipt['run_id']} at {receipt['submitted_at']}; {receipt['topics']} topics; "
                        f"SHA-256 {receipt['sha256']} ({check})")
             for warning in receipt.get("warnings", []):
-                click.echo(f"{path}:{warning}", err=True)
+                click.echo(_at(path, warning), err=True)
             continue
         refused += 1
         said = answer.get("problems") or ([answer["error"]] if answer.get("error") else [])
         for problem in said or [f"the server answered {status}"]:
-            click.echo(f"{path}:{problem}" if problem[:1].isdigit() else f"{path}: {problem}")
+            click.echo(_at(path, problem))
     raise SystemExit(1 if refused else 0)
+
+
+def _at(path, said: str) -> str:
+    """PATH:LINE:COLUMN: message for a place in the file, PATH: sentence for the whole file."""
+    return f"{path}:{said}" if said[:1].isdigit() else f"{path}: {said}"
 
 
 def _post(url: str, data: bytes, filename: str, token: str, timeout: int) -> tuple[int, dict]:

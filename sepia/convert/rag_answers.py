@@ -33,6 +33,7 @@ DESCRIPTION = "TREC RAG run {}"  # the converted run's DESCRIPTION: it names the
 class AnswersConversion:
     run: CCLQARun
     original_run_id: str  # the file's run_id
+    original_team_id: str  # the file's team_id
 
 
 def _qid(metadata: dict):
@@ -144,4 +145,4 @@ def convert_rag_answers(path: str | Path, topic_ids: dict[str, str] | None = Non
     if not vocab.parse_run_id(run_id):
         raise FormatError([Problem(name, first[0], 1, f"{run_id!r} is not a run ID TEAM-EN-EN-NN-T")])
     mapped = [CCLQATopic(topic_id, answers) for topic_id, answers in topics.items()]
-    return AnswersConversion(CCLQARun(Metadata(run_id, DESCRIPTION.format(first[1])), mapped), first[1])
+    return AnswersConversion(CCLQARun(Metadata(run_id, DESCRIPTION.format(first[1])), mapped), first[1], first[2])

@@ -25,6 +25,19 @@ def unknown_docid_warnings(loaded: LoadedXml, obj, missing: MissingDocuments | N
     """One warning per DOCID that `missing` says the collection of the file's language lacks; none
     without a lookup."""
     lang, docids = cited_docids(obj)
+    return _warnings(loaded, lang, docids, missing)
+
+
+def unknown_docid_warnings_in_tree(loaded: LoadedXml, lang: str | None,
+                                   missing: MissingDocuments | None = None) -> list[Problem]:
+    """The same warnings for a file that could not be read as its format (a refused run lists them
+    beside its errors): the DOCIDs its elements name, looked up in the collection of `lang`."""
+    docids = list(dict.fromkeys(docid for docid, _element, _of in _citations(loaded)))
+    return _warnings(loaded, lang, docids, missing)
+
+
+def _warnings(loaded: LoadedXml, lang: str | None, docids: list[str],
+              missing: MissingDocuments | None) -> list[Problem]:
     if missing is None or not docids:
         return []
     absent = missing(lang, docids)
@@ -39,9 +52,16 @@ def unknown_docid_warnings(loaded: LoadedXml, obj, missing: MissingDocuments | N
 def _first_citations(loaded: LoadedXml, docids: set[str]) -> dict[str, tuple]:
     """Where each of `docids` is cited first: the element, and the attribute or text that names it."""
     first: dict[str, tuple] = {}
-    for element in loaded.root.iter("DOCUMENT", "SOURCE", "DOCID"):
-        of = "#text" if element.tag == "DOCID" else "DOCID"
-        docid = (element.text or "").strip() if of == "#text" else element.get("DOCID", "")
+    for docid, element, of in _citations(loaded):
         if docid in docids and docid not in first:
             first[docid] = element, of
     return first
+
+
+def _citations(loaded: LoadedXml):
+    """(DOCID, element, the attribute or text naming it) of every citation, in file order."""
+    for element in loaded.root.iter("DOCUMENT", "SOURCE", "DOCID"):
+        of = "#text" if element.tag == "DOCID" else "DOCID"
+        docid = (element.text or "").strip() if of == "#text" else element.get("DOCID", "")
+        if docid:
+            yield docid, element, of

@@ -132,14 +132,30 @@ class Dispute:
     disagreements: int  # nuggets marked differently (CCLQA), or the spread of levels (IR4QA)
     decided: dict[int, float] | int | None  # the adjudicated judgment, if any
 
-    def proposal(self) -> dict[int, bool]:
-        """What the adjudication form offers for a CCLQA item: the decision, or else a match where at
-        least half of the assessors saw one (the rule the human matcher applies)."""
+    def proposal(self) -> dict[int, bool | None]:
+        """What the adjudication form offers for a CCLQA item: the decision, or else the majority of
+        the assessors; a tie (as many saw a match as did not) is None: no default, the organiser
+        chooses, so that one careless assessor and a quick "Decide" cannot make a match official."""
         if isinstance(self.decided, dict):
             return {n: m >= 1 for n, m in self.decided.items()}
+        ties = self.ties()
+        return {n: None if n in ties else 2 * yes > len(self.marks) for n, yes in self._matches().items()}
+
+    def ties(self) -> set[int]:
+        """The nuggets the assessors split on half and half (a CCLQA item)."""
+        return {n for n, yes in self._matches().items() if 2 * yes == len(self.marks)}
+
+    def said(self, nugget_id: int) -> str:
+        """Which assessor said what of one nugget, e.g. "as1 match, as2 partial, as3 no"."""
+        words = {1.0: "match", 0.5: "partial"}
+        return ", ".join(f"{assessor} {words.get(m.get(nugget_id, 0.0), 'no')}"
+                         for assessor, m in self.marks.items() if isinstance(m, dict))
+
+    def _matches(self) -> dict[int, int]:
+        """Nugget -> how many assessors saw a match (a partial match counts as none, as the human
+        matcher reads it)."""
         marks = [m for m in self.marks.values() if isinstance(m, dict)]
-        nuggets = {n for m in marks for n in m}
-        return {n: 2 * sum(m.get(n, 0.0) >= 1 for m in marks) >= len(marks) for n in nuggets}
+        return {n: sum(m.get(n, 0.0) >= 1 for m in marks) for n in {n for m in marks for n in m}}
 
 
 def _entries(pool: db.Pool, entry_id: int | None):

@@ -16,7 +16,7 @@ from flask import Blueprint, Response, abort, g, send_file
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from sepia.campaign import schedule
+from sepia.campaign import release, schedule
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.write import to_xml
 from sepia.store import io
@@ -94,8 +94,7 @@ def _slug(name: str) -> str:
 def topics(set_id: int):
     topic_set = _topic_set(set_id)
     _allow(schedule.topics_available(topic_set.windows, utcnow()))
-    data = to_xml(io.export_topics(db(), topic_ids=_topic_ids(topic_set), questions_only=True))
-    return file_response(data, f"topics-{_slug(topic_set.name)}.xml", "application/xml")
+    return file_response(release.topics_file(db(), topic_set.id), f"topics-{_slug(topic_set.name)}.xml", "application/xml")
 
 
 @bp.route("/runs/<int:set_id>/<task>.zip")

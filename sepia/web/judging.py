@@ -308,6 +308,17 @@ def _control_answer(kind: str, topic_id: str) -> str:
 
 # ---------------------------------------------------------------- organisers: disputes and agreement
 
+def _tie_choices(dispute: judging.Dispute) -> set[int]:
+    """The nuggets of a tie the organiser chose as matches; every tie must be chosen (no default)."""
+    chosen = {n: request.form.get(f"tie-{n}") for n in dispute.ties()}
+    open_ties = [n for n, choice in chosen.items() if choice not in ("1", "0")]
+    if open_ties:
+        labels = dict(db().execute(select(Nugget.id, Nugget.label).where(Nugget.id.in_(open_ties))).all())
+        raise FormError("A tie has no default: choose match or no for " + ", ".join(
+            f"{labels[n]} ({dispute.said(n)})" for n in sorted(open_ties, key=labels.__getitem__)) + ".")
+    return {n for n, choice in chosen.items() if choice == "1"}
+
+
 @bp.route("/pools/<int:pool_id>/disputes")
 @roles_required("organiser")
 def disputes(pool_id: int):
@@ -338,6 +349,7 @@ def adjudicate(pool_id: int, entry_id: int):
             matched = parse_ids(request.form.getlist("nugget"), "nugget")
             if not matched <= set(nugget_ids):
                 raise FormError("A nugget you ticked is not a nugget of this topic.")
+            matched = (matched - disputed[0].ties()) | _tie_choices(disputed[0])
             judging.adjudicate(db(), entry, nugget_ids, matched)
         else:
             level = parse_id(request.form.get("level", ""), "relevance level")

@@ -7,6 +7,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
+from sepia.store import nugget_copies
 from sepia.store.models import AnswerText, Nugget, Topic
 from sepia.vocab import TOPIC_COMPLETED
 from sepia.web.db import db
@@ -51,6 +52,14 @@ def _text(form) -> str:
         raise NuggetError(str(error)) from error
 
 
+def _not_a_copy(topic: Topic, form, but: int | None = None) -> None:
+    """Refuse a text that is already one of the topic's nuggets (after NFKC and white-space folding)."""
+    first = nugget_copies.same_text(topic.nuggets, _text(form), but)
+    if first is not None:
+        raise NuggetError(f"{first.label} says this already (\u201c{first.text}\u201d): a topic's nuggets are "
+                          "unique, so it was not saved. Edit that nugget instead.")
+
+
 def _completed(topic):
     """The topic (mapped, or as the page shows it), if nuggets may come from it; else 409."""
     if topic.status != TOPIC_COMPLETED:
@@ -72,7 +81,22 @@ def _page(topic_id: str, form, editing: dict) -> str:
 @bp.route("/")
 @roles_required(*EDITORS)
 def index():
-    return render_template("nuggets/index.html", rows=topic_rows(completed_only=True))
+    copies = nugget_copies.find_copies(db()) if g.user.role == "organiser" else []
+    return render_template("nuggets/index.html", rows=topic_rows(completed_only=True), copies=copies)
+
+
+@bp.route("/<topic_id>/merge", methods=["POST"])
+@roles_required("organiser")
+def merge(topic_id: str):
+    """Merge a topic's copies of one nugget into the first of each, keeping every vote and judgment."""
+    merged = nugget_copies.merge_all(db(), [topic_id])
+    db().commit()
+    if not merged:
+        flash(f"{topic_id} has no copies of a nugget (any more).", "warning")
+    for copies, moved in merged:
+        flash(f"{topic_id}: {', '.join(n.label for n in copies.others)} merged into {copies.keep.label} "
+              f"({moved['votes']} vote(s) and {moved['judgments']} judgment(s) moved or folded).", "success")
+    return redirect(url_for("nuggets.index") + "#copies")
 
 
 @bp.route("/<topic_id>")
@@ -92,6 +116,7 @@ def add(topic_id: str):
     for _attempt in range(ADD_ATTEMPTS):
         topic = _completed_topic(topic_id)
         try:
+            _not_a_copy(topic, request.form)
             nugget = Nugget(topic_id=topic.id, label=next_label(topic), text=_text(request.form),
                             position=len(topic.nuggets), created_by=g.user.username)
             nugget.answer_texts = _linked_answers(topic, request.form)
@@ -140,6 +165,7 @@ def update(topic_id: str, nugget_id: int):
             "answer_ids": request.form.getlist("answer_ids")}
     try:
         text = _text(request.form)
+        _not_a_copy(topic, request.form, but=nugget.id)
         answers = _linked_answers(topic, request.form)
     except NuggetError as error:
         return _refuse(topic_id, f"{nugget.label}: {error}", 422, mine)

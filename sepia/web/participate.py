@@ -42,8 +42,8 @@ def local_times(message: str) -> Markup:
 
 def _flash_warnings(filename: str, warnings: list[str]) -> None:
     """The run's warnings, as `sepia submit` prints them (FILE:LINE:COLUMN: message)."""
-    for warning in warnings[:WARNINGS_SHOWN]:
-        flash(f"{filename}:{warning}", "warning")
+    for warning in warnings[:WARNINGS_SHOWN]:  # LINE:COLUMN: message, or a sentence about the whole file
+        flash(f"{filename}:{warning}" if warning[:1].isdigit() else f"{filename}: {warning}", "warning")
     if len(warnings) > WARNINGS_SHOWN:
         flash(f"{filename}: {len(warnings) - WARNINGS_SHOWN:,} more warnings; `sepia validate {filename}` lists "
               "every one.", "warning")

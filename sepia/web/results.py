@@ -199,11 +199,12 @@ def svg_response(svg: str) -> Response:
     return Response(svg, mimetype="image/svg+xml", headers={"Content-Security-Policy": charts.SVG_POLICY})
 
 
-def _visible_runs(task: str) -> tuple[set[str], set[str]]:
+def _visible_runs(task: str, releasing: frozenset[int] = frozenset()) -> tuple[set[str], set[str]]:
     """Run IDs of a task whose scores participants may see: (released, also in the public full table).
     A run belongs to the topic sets of the topics it answers; it is released when every one of them
     has released that task's results, so a run of a formal run stays hidden while only the dry run's
-    results are out, also from the pair's mean and best."""
+    results are out, also from the pair's mean and best. The topic sets `releasing` count as released
+    (the organiser's preview of a release)."""
     now = utcnow()
     windows = {w.topic_set_id: w for w in db().scalars(select(TaskWindow).where(TaskWindow.task == task))}
     sets: dict[str, set] = {}
@@ -212,8 +213,9 @@ def _visible_runs(task: str) -> tuple[set[str], set[str]]:
                                        .join(Topic, Topic.id == RunTopic.topic_id).where(Run.kind == task)):
         sets.setdefault(run_id, set()).add(set_id)
     released = {run_id for run_id, ids in sets.items()
-                if all(i in windows and schedule.phase(windows[i], now) == schedule.RELEASED for i in ids)}
-    return released, {r for r in released if all(windows[i].publish_full_table for i in sets[r])}
+                if all(i in releasing or (i in windows and schedule.phase(windows[i], now) == schedule.RELEASED)
+                       for i in ids)}
+    return released, {r for r in released if all(i in windows and windows[i].publish_full_table for i in sets[r])}
 
 
 def _team_view(team: str, task: str) -> tuple[set[str], set[str], set[str]]:
@@ -229,22 +231,18 @@ def _only(scores: dict[str, list[results.RunResult]], run_ids: set[str]) -> dict
     return {m: [r for r in runs if r.run_id in run_ids] for m, runs in scores.items()}
 
 
-def _sections(team: str, task: str) -> tuple[list, list, list]:
-    """A team's view of one task: (its tables, per pair with the pair's mean and best; its runs'
-    per-topic tables; the public full table's sections), each empty when nothing is released."""
-    own, released, public = _team_view(team, task)
-    if not own:
+def _sections(own: set[str], task: str, released: set[str], public: set[str], found) -> tuple[list, list, list]:
+    """A team's view of one task, given its released runs `own` and the task's stored scores `found`:
+    (its tables, per pair with the pair's mean and best; its runs' per-topic tables; the public full
+    table's sections), each empty when nothing is released."""
+    if not own or found is None:
         return [], [], []
     if task == "cclqa":
-        scores = _all_results()
-        shown = results.pair_sections(_only(scores, released))
+        shown = results.pair_sections(_only(found, released))
         mine = [t for s in shown for t in s.tables]
-        topics = [results.topic_table(r) for m in results.MATCHERS for r in scores[m] if r.run_id in own]
-        full = results.pair_sections(_only(scores, public)) if own & public else []
+        topics = [results.topic_table(r) for m in results.MATCHERS for r in found[m] if r.run_id in own]
+        full = results.pair_sections(_only(found, public)) if own & public else []
     else:
-        found = task_results.load(db(), task)
-        if found is None:
-            return [], [], []
         visible = found.only(released)
         mine = [t for p in visible.pairs() if (t := visible.table(p)) is not None]
         topics = [found.topic_table(r) for r in found.runs if r.run_id in own]
@@ -252,10 +250,28 @@ def _sections(team: str, task: str) -> tuple[list, list, list]:
     return [t for table in mine if (t := results.team_table(table, own)) is not None], topics, full
 
 
+def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> dict[str, dict[str, tuple]]:
+    """Everything each team's Results page shows, per task (as if the topic sets `releasing` were
+    released): the schedule, the submissions and the scores are read once for all the teams."""
+    pages: dict[str, dict[str, tuple]] = {team: {} for team in teams}
+    for task in TASK_ORDER:
+        released, public = _visible_runs(task, releasing)
+        owned: dict[str, set[str]] = {}
+        for team, run_id in db().execute(select(Submission.team, Submission.run_id).where(
+                Submission.team.in_(teams), Submission.kind == task, Submission.superseded_at.is_(None))):
+            owned.setdefault(team, set()).add(run_id)
+        found = None
+        if any(owned.get(team, set()) & released for team in teams):
+            found = _all_results() if task == "cclqa" else task_results.load(db(), task)
+        for team in teams:
+            pages[team][task] = _sections(owned.get(team, set()) & released, task, released, public, found)
+    return pages
+
+
 @bp.route("/mine")
 @roles_required("participant")
 def mine():
     team = team_name() or ""
-    tasks = {task: _sections(team, task) for task in TASK_ORDER}
+    tasks = teams_results([team])[team]
     return render_template("results/mine.html", tasks=tasks, labels=TASK_LABELS,
                            released=any(tables for tables, _, _ in tasks.values()))

@@ -9,9 +9,10 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import selectinload
 
-from sepia.campaign import schedule
-from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, utcnow
+from sepia.campaign import release, schedule
+from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, as_utc, utcnow
 from sepia.web.db import db, get_or_404
+from sepia.web import results
 from sepia.web.forms import FormError, bounded_text, parse_id
 from sepia.web.security import roles_required
 
@@ -43,9 +44,12 @@ def index():
             select(Topic.topic_set_id, Topic.lang, func.count()).group_by(Topic.topic_set_id, Topic.lang)):
         languages.setdefault(set_id, {})[lang] = count
     now = utcnow()
+    # Topics reopened after they joined a set: its topics file leaves them out.
+    left = {set_id: [f"Not completed, so not in the topics file: {release.named(ids)}."]
+            for set_id, ids in release.unfinished(db()).items()}
     return render_template("campaign/schedule.html", sets=sets, counts=counts, languages=languages,
                            unassigned=counts.get(None, 0), now=now, phase=schedule.phase,
-                           warnings={s.id: schedule.warnings(s.windows) for s in sets},
+                           warnings={s.id: schedule.warnings(s.windows) + left.get(s.id, []) for s in sets},
                            tasks=schedule.TASKS, task_labels=schedule.TASK_LABELS)
 
 
@@ -77,7 +81,7 @@ def save_windows(set_id: int):
             label = schedule.TASK_LABELS[task]
             opens = parse_utc(form.get(f"{task}_opens", ""), f"{label} opens")
             closes = parse_utc(form.get(f"{task}_closes", ""), f"{label} closes")
-            release = parse_utc(form.get(f"{task}_release", ""), f"{label} release")
+            release_at = parse_utc(form.get(f"{task}_release", ""), f"{label} release")
             if opens is None and closes is None:
                 if task in existing:
                     topic_set.windows.remove(existing[task])
@@ -85,7 +89,7 @@ def save_windows(set_id: int):
             if opens is None or closes is None:
                 raise FormError(f"{label}: give both the opening and the closing time, or neither.")
             window = existing.get(task) or TaskWindow(task=task)
-            window.opens_at, window.closes_at, window.release_at = opens, closes, release
+            window.opens_at, window.closes_at, window.release_at = opens, closes, release_at
             window.max_runs = parse_id(form.get(f"{task}_max_runs", "5") or "5", f"{label} run limit")
             window.publish_full_table = form.get(f"{task}_publish") == "1"
             if task not in existing:
@@ -112,14 +116,56 @@ def assign_topics(set_id: int):
         abort(400, str(error))
     ids = db().scalars(select(Topic.id)).all()
     chosen = sorted({topic_id for topic_id in ids for p in patterns if fnmatch.fnmatchcase(topic_id, p)})
+    ready, unfinished = release.split_releasable(db(), chosen)
+    if unfinished:  # teams would download them without a question: a topics file that does not validate
+        flash(f"Left out, not completed (or without a question): {release.named(unfinished)}. Complete them "
+              "in Topics, then add them again.", "warning" if ready else "error")
     if not chosen:
         flash("No topic matches what you gave.", "error")
+    if not ready:
         return redirect(url_for("schedule.index") + f"#set-{set_id}")
-    db().execute(update(Topic).where(Topic.id.in_(chosen)).values(topic_set_id=topic_set.id)
+    db().execute(update(Topic).where(Topic.id.in_(ready)).values(topic_set_id=topic_set.id)
                  .execution_options(synchronize_session=False))
     db().commit()
-    flash(f"{len(chosen)} topic(s) now belong to {topic_set.name!r}.", "success")
+    flash(f"{len(ready)} topic(s) now belong to {topic_set.name!r}.", "success")
     return redirect(url_for("schedule.index") + f"#set-{set_id}")
+
+
+@bp.route("/schedule/<int:set_id>/release/<task>", methods=["POST"])
+@roles_required("organiser")
+def release_now(set_id: int, task: str):
+    """Release a task's results of the set at this moment (its window must have closed)."""
+    topic_set = get_or_404(TopicSet, set_id, "topic set")
+    window = next((w for w in topic_set.windows if w.task == task), None)
+    if window is None:
+        abort(404, "This topic set has no such task.")
+    label, now = schedule.TASK_LABELS[task], utcnow()
+    if schedule.phase(window, now) in (schedule.UPCOMING, schedule.OPEN):
+        flash(f"{label} of {topic_set.name!r} is still open for runs (it closes at {as_utc(window.closes_at):%Y-%m-%d %H:%M} "
+              "UTC): results go out only after the deadline.", "error")
+    elif schedule.phase(window, now) == schedule.RELEASED:
+        flash(f"{label} results of {topic_set.name!r} are out already.", "warning")
+    else:
+        window.release_at = now
+        db().commit()
+        flash(f"{label} results of {topic_set.name!r} released now: each team sees them on its Results page.", "success")
+    return redirect(url_for("schedule.index") + f"#set-{set_id}")
+
+
+@bp.route("/schedule/<int:set_id>/preview")
+@roles_required("organiser")
+def preview(set_id: int):
+    """What the teams receive: the set's topics file as they download it, and each team's Results
+    page as it will be once the set's results are released (as it is, for tasks released already)."""
+    topic_set = get_or_404(TopicSet, set_id, "topic set")
+    teams = db().scalars(select(Submission.team).distinct().where(
+        Submission.topic_set_id == set_id, Submission.superseded_at.is_(None)).order_by(Submission.team)).all()
+    releasing = frozenset({set_id})
+    return render_template("campaign/preview.html", topic_set=topic_set,
+                           topics_file=release.topics_file(db(), set_id).decode("utf-8"),
+                           left_out=release.unfinished(db()).get(set_id, []),
+                           teams=results.teams_results(list(teams), releasing),
+                           labels=schedule.TASK_LABELS)
 
 
 @bp.route("/submissions")

@@ -100,17 +100,30 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
         assert done == total and int(total) > 0
     as2.screenshot(path=str(artifacts / "assessment-queue.png"))
 
-    # The organiser settles every disagreement (taking the majority the form offers).
-    decided = 0
+    # The organiser settles every disagreement: the majority the form offers, and each tie chosen (a
+    # tie has no default: "Decide" alone does not send the form).
+    decided = ties = 0
     for pool_id in (1, 2, 3):
         org.goto(f"{base}/pools/{pool_id}/disputes")
         if pool_id == 1:
             org.screenshot(path=str(artifacts / "assessment-disputes.png"))
         while org.locator("section:not(:has(.badge.done)) button:has-text('Decide')").count():
+            section = org.locator("section:not(:has(.badge.done))").filter(has=org.locator("button:has-text('Decide')")).first
+            choices = section.locator("fieldset.tie input[value='1']")
+            if choices.count():
+                url = org.url
+                section.get_by_role("button", name="Decide").click()  # the browser keeps the form: no choice
+                assert org.url == url and section.locator("fieldset.tie input:invalid").count() == 2 * choices.count()
+                if not ties:
+                    section.scroll_into_view_if_needed()
+                    org.screenshot(path=str(artifacts / "assessment-dispute-tie.png"))
+                ties += choices.count()
+                for i in range(choices.count()):
+                    choices.nth(i).check()
             with org.expect_navigation():
-                org.locator("section:not(:has(.badge.done)) button:has-text('Decide')").first.click()
+                section.get_by_role("button", name="Decide").click()
             decided += 1
-    assert decided > 0
+    assert decided > 0 and ties > 0
 
     runner = CliRunner()
     stored = runner.invoke(main, ["evaluate", "--store", "--matcher", "human", "--no-save", "--format", "json"])

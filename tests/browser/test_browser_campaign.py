@@ -1,9 +1,10 @@
 """A whole campaign in a real browser, for a CS, a CT and a JA topic set: the organiser sets the
-schedule; two teams submit Question Analysis, IR4QA and CCLQA runs (one broken file, its problems
-shown and nothing stored); a team replaces a run before the deadline and is refused after it; the
-IR4QA team downloads the QA runs and the CCLQA team the IR4QA runs; the organiser scores and
-releases; each team sees its own results, equal to `sepia evaluate` on the same files.
-Screenshots go to test-artifacts/campaign-*.png."""
+schedule (a topic still in development is left out of its set, named); merges a copy of a nugget;
+two teams submit Question Analysis, IR4QA and CCLQA runs (broken files, every problem shown in one
+pass and nothing stored); a team replaces a run before the deadline and is refused after it; the
+IR4QA team downloads the QA runs and the CCLQA team the IR4QA runs; the organiser scores, previews
+what each team will receive and releases now; each team sees its own results, equal to the preview
+and to `sepia evaluate` on the same files. Screenshots go to test-artifacts/campaign-*.png."""
 from __future__ import annotations
 
 import io
@@ -25,8 +26,9 @@ from sepia.cli import main
 from sepia.formats.judgments import judgments_to_tsv, read_judgments
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
+from sepia.services.documents import ingest
 from sepia.store import io as store_io
-from sepia.store.models import Response, Run, RunTopic, Submission, utcnow
+from sepia.store.models import Nugget, Response, Run, RunTopic, Submission, Topic, Vote, utcnow
 from sepia.web import create_app
 from sepia.web.accounts import create_user
 
@@ -36,6 +38,7 @@ CORPORA = resource_dir("corpora")
 LANGS = ("CS", "CT", "JA")
 LONG = "禽流感𠮷" * 5000
 TASKS = ("qa", "ir4qa", "cclqa")
+UNFINISHED = "SEPIA-CS-0099"
 
 
 def corpus(lang):
@@ -53,6 +56,14 @@ def site(tmp_path):
         for lang in LANGS:
             store_io.import_topics(session, read_file(corpus(lang) / "topics.xml"))
             store_io.import_gold(session, read_file(corpus(lang) / "gold.xml"))
+        session.add(Topic(id=UNFINISHED, lang="CS", status="in_progress"))  # no question yet
+        session.flush()
+        # A copy of a nugget from before copies were refused (full-width spaces), with an assessor's vote
+        # (as on the first: the numbers stay those of the gold file).
+        first = session.scalars(select(Nugget).where(Nugget.topic_id == "SEPIA-CS-0001").order_by(Nugget.position)).first()
+        session.add(Nugget(topic_id=first.topic_id, label="N099", text=f"\u3000{first.text}\u3000", position=99,
+                           votes=[Vote(assessor="cs-a2", vital=True)]))
+    ingest(store, "CS", sorted((corpus("CS") / "docs").glob("*.sgml")), progress=False)  # DOCIDs are looked up
     server = LiveServer(app)
     yield server
     server.stop()
@@ -105,6 +116,15 @@ def download(page, link_text) -> bytes:
     return open(info.value.path(), "rb").read()
 
 
+def release_now(page, set_name):
+    """The organiser's Release now of a topic set's CCLQA results."""
+    page.goto(origin(page) + "/campaign/schedule")
+    section = page.locator("section", has=page.get_by_role("heading", name=set_name))
+    with page.expect_navigation():
+        section.get_by_role("button", name=f"Release CCLQA results of {set_name} now").click()
+    assert "released now" in page.locator("#flashes").inner_text()
+
+
 def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
     def shot(page, name, at=None):
         if at:
@@ -133,20 +153,37 @@ def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
         section.locator("input[name=topics]").fill(f"SEPIA-{lang}-*")
         with org.expect_navigation():
             section.get_by_role("button", name=f"Add to {lang} formal run").click()
+        flashes = org.locator("#flashes").inner_text()
+        assert (f"Left out, not completed (or without a question): {UNFINISHED}." in flashes) == (lang == "CS"), flashes
         set_windows(org, f"{lang} formal run", {"qa": (-1, 24, None), "ir4qa": (25, 48, None),
                                                  "cclqa": (49, 72, 96)})
     shot(org, "schedule", "h1")
     assert "opens before" not in org.locator("main").inner_text()
+
+    # The copy of a nugget: listed for the organiser, merged into the first, its vote kept.
+    org.goto(f"{site.url}/nuggets/")
+    shot(org, "nugget-copies", "#copies")
+    with org.expect_navigation():
+        org.locator("#copies").get_by_role("button", name="Merge into N001").click()
+    assert "SEPIA-CS-0001: N099 merged into N001 (1 vote(s)" in org.locator("#flashes").inner_text()
+    with site.app.extensions["sepia_store"].transaction() as session:
+        assert session.scalars(select(Nugget.label).join(Vote).where(Vote.assessor == "cs-a2", Nugget.topic_id ==
+                                                                     "SEPIA-CS-0001").order_by(Nugget.position)).first() == "N001"
+        assert session.scalar(select(Nugget).where(Nugget.label == "N099")) is None
 
     alice, par = log_in(chromium, site, "alice"), log_in(chromium, site, "par")
     shot(par, "participant-home")
     # Question Analysis: both teams, every language; a broken file first.
     broken = run_xml("qa", "TEAMX-EN-CS-01-T", {topics["CS"][0]: ["DEFINITION"], topics["CS"][1]: ["PERSON"]})
     broken = broken.replace(topics["CS"][1].encode(), topics["CS"][0].encode()).replace(b"<DESCRIPTION>", b"<DESCRIPTION BOGUS=\"1\">")
+    broken = broken.replace(b"</TOPIC_SET>", b'<TOPIC ID="SEPIA-CS-0999"><QUESTION_ANALYSIS><ANSWER_TYPE SCORE="1">'
+                            b"DATE</ANSWER_TYPE></QUESTION_ANALYSIS></TOPIC></TOPIC_SET>")
     upload(par, write("broken-qa.xml", broken), expect_ok=False)
     problems = par.locator("#problems li").all_inner_texts()
-    assert len(problems) >= 2 and all(p.startswith("broken-qa.xml:") for p in problems), problems
-    assert any("repeated" in p or "more than once" in p for p in problems), problems
+    # Every problem at once: the file's (the schema's, a topic twice) and the campaign's (a topic outside it).
+    located = [p for p in problems if p.startswith("broken-qa.xml:")]
+    assert len(located) >= 2 and "Not topics of this campaign: SEPIA-CS-0999." in problems, problems
+    assert any("BOGUS" in p for p in located) and any("repeated" in p or "more than once" in p for p in located), problems
     shot(par, "broken-file", "#submit")
     for lang in LANGS:
         upload(alice, write(f"qa-A-{lang}.xml", run_xml("qa", f"TEAMA-{lang}-{lang}-01-T",
@@ -164,6 +201,12 @@ def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
     bundle = zipfile.ZipFile(io.BytesIO(download(par, "All Question Analysis runs of CS formal run (zip)")))
     assert sorted(bundle.namelist()) == ["MANIFEST.tsv", "TEAMA-CS-CS-01-T.xml", "TEAMX-EN-CS-01-T.xml"]
     assert bundle.read("TEAMA-CS-CS-01-T.xml") == (files / "qa-A-CS.xml").read_bytes()
+    broken = run_xml("ir4qa", "TEAMX-EN-CS-02-T", {topics["CS"][0]: [docids["CS"][0], "NOPE_999"]})
+    upload(par, write("broken-ir4qa.xml", broken.replace(b'RANK="2"', b'RANK="1"')), expect_ok=False)
+    problems = par.locator("#problems li").all_inner_texts()
+    assert any("document NOPE_999 is not in the CS collection" in p for p in problems), problems
+    assert any("rank 1 is repeated" in p for p in problems), problems
+    shot(par, "broken-ir4qa", "#submit")
     for lang in LANGS:
         upload(alice, corpus(lang) / "ir4qa" / f"TEAMA-{lang}-{lang}-01-T.xml")
         upload(par, write(f"ir4qa-X-{lang}.xml", run_xml("ir4qa", f"TEAMX-EN-{lang}-01-T",
@@ -218,12 +261,25 @@ def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
     assert "6 CCLQA runs scored" in org.locator("#flashes").inner_text()
     shot(org, "results")
 
-    # Before release the teams see nothing; the organiser releases.
+    # Before release the teams see nothing; the organiser releases CS and CT now from the schedule,
+    # previews JA (the topics file, each team's results page) and releases it.
     par.goto(f"{site.url}/results/mine")
     assert "No results are released" in par.locator("main").inner_text()
     for lang in LANGS:
-        set_windows(org, f"{lang} formal run", {"qa": (-7, -6, None), "ir4qa": (-5, -4, None),
-                                                 "cclqa": (-3, -2, -1)})
+        if lang != "JA":
+            release_now(org, f"{lang} formal run")
+    org.goto(f"{site.url}/campaign/schedule")
+    org.locator("#flashes").evaluate("flashes => flashes.remove()")  # the picture shows the page as it stays
+    shot(org, "release-now", "section:has(h2:has-text('JA formal run')) .actions")
+    with org.expect_navigation():
+        org.locator("section", has=org.get_by_role("heading", name="JA formal run")).get_by_role(
+            "link", name="Preview what the teams receive").click()
+    assert org.locator("#topics-file pre").inner_text().strip() == download(alice, "Topics of JA formal run").decode().strip()
+    preview = {team: org.locator(f"#team-{team} #mine-cclqa").inner_text() for team in ("TEAMA", "TEAMX")}
+    shot(org, "preview", "h1")
+    par.goto(f"{site.url}/results/mine")
+    assert "JA" not in par.locator("main").inner_text().replace("JA formal run", "")  # a preview releases nothing
+    release_now(org, "JA formal run")
     (tmp_path / "judgments.tsv").write_text(judgments_to_tsv(judgments), encoding="utf-8")
     for page, team_runs in ((par, [own[lang] for lang in LANGS]),
                             (alice, [corpus(lang) / "runs" / f"TEAMA-{lang}-{lang}-01-T.xml" for lang in LANGS])):
@@ -240,4 +296,5 @@ def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
                 assert f"{json.loads(result.stdout)['runs'][0]['score']:.4f}" in text, (path.name, matcher)
         others = ("TEAMA" if page is par else "TEAMX")
         assert others not in text  # no other team's run IDs: the full table is not published
+        assert preview["TEAMX" if page is par else "TEAMA"] == page.locator("#mine-cclqa").inner_text()  # as previewed
     shot(par, "team-results")

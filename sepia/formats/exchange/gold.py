@@ -6,18 +6,25 @@ from lxml import etree
 from sepia.formats import model
 from sepia.formats.checks import Checks
 from sepia.formats.elements import child, set_attributes
+from sepia.vocab import nugget_key
 
 
 def read(checks: Checks, root) -> model.GoldStandard:
     topics = []
     for el, topic_id, questions in checks.topics_with_questions(root):
         nuggets, seen = [], set()
+        texts: dict[str, str] = {}  # a text's key -> the first nugget with it
         for n in el.iterfind("NUGGET"):
             nugget_id = n.get("ID", "")
             if nugget_id in seen:
                 checks.error(n, f"topic {topic_id}: nugget {nugget_id} appears more than once")
             seen.add(nugget_id)
-            nuggets.append(_nugget(checks, n, topic_id))
+            nugget = _nugget(checks, n, topic_id)
+            first = texts.setdefault(nugget_key(nugget.text), nugget_id)
+            if first != nugget_id:
+                checks.error(n, f"topic {topic_id}: nugget {nugget_id} has the text of nugget {first}: a topic's "
+                                "nuggets are unique (after NFKC and white-space folding)")
+            nuggets.append(nugget)
         topics.append(model.GoldTopic(topic_id, el.get("ANSWER_TYPE", ""), questions, nuggets))
     return model.GoldStandard(root.get("LANG"), topics)
 
