@@ -120,3 +120,39 @@ def test_a_judgment_import_holds_no_object_and_sends_as_many_statements_for_2_ru
     with store.transaction() as session:
         stored = session.execute(select(func.count(), func.sum(NuggetJudgment.match))).one()
     assert tuple(stored) == (12 * len(TOPICS) * 4, 12 * len(TOPICS) * 2)
+
+
+def gold_of(topics: int) -> model.GoldStandard:
+    return model.GoldStandard("CS", [
+        model.GoldTopic(f"X-CS-{t}", "DEFINITION", [model.LangText("EN", f"question {t}")],
+                        [model.GoldNugget(f"N{n:03d}", f"nugget {n}", None, [f"D{n}", "D0"], [("as1", True), ("as2", n % 2 == 0)])
+                         for n in range(1, 6)]) for t in range(topics)])
+
+
+def test_a_gold_import_sends_as_many_statements_for_4_topics_as_for_40_and_replaces_whole(store):
+    from sepia.store.models import Nugget, NuggetSource, Vote
+
+    counts = []
+    for topics in (4, 40):
+        with store.transaction() as session:
+            io.delete_all(session)
+        with store.transaction() as session, Statements(store.engine) as statements:
+            assert io.import_gold(session, gold_of(topics)) == topics * 5
+        counts.append(statements.count)
+    assert counts[0] == counts[1]
+    with store.transaction() as session:
+        with pytest.raises(io.ImportRefused):
+            io.import_gold(session, gold_of(1))
+    with store.transaction() as session:  # replacing swaps the nuggets whole, their votes and sources too
+        io.import_gold(session, model.GoldStandard("CS", [model.GoldTopic("X-CS-0", "DEFINITION", [], [
+            model.GoldNugget("N009", "only nugget", 2.0, vital_count=1, voter_count=3)])]), replace=True)
+    with store.transaction() as session:
+        nuggets = session.execute(select(Nugget.label, Nugget.weight, Nugget.vital_count, Nugget.voter_count)
+                                  .where(Nugget.topic_id == "X-CS-0")).all()
+        assert [tuple(n) for n in nuggets] == [("N009", 2.0, 1, 3)]
+        assert session.scalar(select(func.count()).select_from(Vote)) == 39 * 5 * 2
+        assert session.scalar(select(func.count()).select_from(NuggetSource)) == 39 * 5 * 2
+        exported = io.export_gold(session, topic_ids=["X-CS-7"])
+    back, sent = exported.topics[0].nuggets[1], gold_of(8).topics[7].nuggets[1]
+    assert (back.nugget_id, back.text, back.sources, back.votes) == (sent.nugget_id, sent.text, sent.sources, sent.votes)
+    assert [q.text for q in exported.topics[0].questions] == ["question 7"]
