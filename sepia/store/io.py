@@ -9,7 +9,7 @@ import struct
 from itertools import islice
 from typing import Any, Iterable
 
-from sqlalchemy import (Column, Connection, Float, Integer, MetaData, String, Table, and_, delete, exists, func, insert,
+from sqlalchemy import (Column, Connection, DateTime, Float, Integer, MetaData, String, Table, and_, delete, exists, func, insert,
                         literal, or_, select, update)
 from sqlalchemy.orm import Session, selectinload
 
@@ -134,9 +134,9 @@ def import_gold(session: Session, gold: model.GoldStandard, replace: bool = Fals
                for i, d in enumerate(n.sources)]
     votes = [{"nugget_id": pk, "assessor": a, "vital": v, "created_at": now}
              for pk, (_t, _i, n) in zip(nugget_ids, nuggets) for a, v in n.votes]
-    for table, rows in ((db.TopicText.__table__, texts), (db.NuggetSource.__table__, sources), (db.Vote.__table__, votes)):
+    for model_, rows in ((db.TopicText, texts), (db.NuggetSource, sources), (db.Vote, votes)):
         for batch in _batches(rows):
-            connection.execute(insert(table), batch)
+            connection.execute(insert(model_), batch)
     for row in existing.values():
         session.expire(row, ["nuggets", "texts"])  # the ORM's lists, if loaded, predate these rows
     return len(nuggets)
@@ -309,6 +309,7 @@ def inserted_ids(session: Session, model, rows: list[dict]) -> list[int]:
     for batch in _batches(rows):
         connection.execute(insert(table), batch)  # takes the write lock, if this is the first write
         last = connection.scalar(select(func.max(table.c.id)))
+        assert last is not None  # the batch's rows are there
         ids += range(last - len(batch) + 1, last + 1)
     return ids
 
@@ -385,9 +386,9 @@ def import_judgments(session: Session, judgments: Iterable[model.Judgment], repl
             reasons.append(f"no stored nugget {label} in topic {topic_id}")
     if reasons:
         raise ImportRefused(list(dict.fromkeys(reasons)))
-    stored = db.NuggetJudgment.__table__
-    same = and_(stored.c.response_id == staged.c.response_id, stored.c.nugget_id == staged.c.nugget_id,
-                stored.c.assessor == staged.c.assessor)
+    stored = db.NuggetJudgment
+    same = and_(stored.response_id == staged.c.response_id, stored.nugget_id == staged.c.nugget_id,
+                stored.assessor == staged.c.assessor)
     clashes = connection.scalar(select(func.count()).select_from(staged).where(exists().where(same)))
     if clashes and not replace:
         raise ImportRefused([f"{clashes} judgments are already stored (use replace to overwrite)"])
@@ -397,10 +398,10 @@ def import_judgments(session: Session, judgments: Iterable[model.Judgment], repl
     connection.execute(insert(stored).from_select(
         ["response_id", "nugget_id", "assessor", "match", "created_at"],
         select(staged.c.response_id, staged.c.nugget_id, staged.c.assessor, staged.c.match,
-               literal(db.utcnow(), stored.c.created_at.type)).where(~exists().where(same))))
+               literal(db.utcnow(), DateTime(timezone=True))).where(~exists().where(same))))
     count = connection.scalar(select(func.count()).select_from(staged))
     staged.drop(connection)
-    return count
+    return count or 0
 
 
 def export_judgments(session: Session, run_id: str | None = None, topic_ids: Iterable[str] | None = None,

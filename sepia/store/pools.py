@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, literal, select
 from sqlalchemy.orm import Session, selectinload
@@ -65,6 +65,9 @@ def _pooled(session: Session, kind: str, runs, depth: int) -> Iterator[tuple[str
     """(topic_id, item key, response_id) of the top `depth` responses (CCLQA; docid as key and None for
     IR4QA) of each topic of the `runs`, topic by topic, then by run priority and run ID, then rank;
     retired topics left out. Streamed from the database: memory does not grow with the runs."""
+    ranked: Any  # a mapped class, and two of its columns
+    key: Any
+    member: Any
     if kind == "ir4qa":
         ranked, key, member = db.RetrievedDocument, db.RetrievedDocument.docid, literal(None)
     else:
