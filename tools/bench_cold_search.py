@@ -144,8 +144,7 @@ def main() -> int:
     print(f"{'warm':10} {len(warm):8d} {statistics.median(warm):7.3f} {p95(warm):7.3f}")
     cpu = statistics.median(cold_cpu)
     print(f"# server CPU from accepting connections to the last cold answer: {cpu:.2f} s (median of the starts); "
-          f"by CPU alone, on {os.cpu_count()} idle cores the cold searches would all be answered within "
-          f"{cpu / os.cpu_count():.2f} s")
+          f"on {os.cpu_count()} idle cores that work alone takes {cpu / os.cpu_count():.2f} s (waiting on nothing else)")
     return 0
 
 
