@@ -94,7 +94,7 @@ def wait_until_serving(port: int, server: subprocess.Popen, seconds: float = 60)
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
             return
         except OSError:
-            time.sleep(0.2)
+            time.sleep(0.05)
     raise RuntimeError("the server did not start")
 
 
@@ -134,6 +134,7 @@ class Server:
     port: int
     pid: int
     errors: list[str] = field(default_factory=list)
+    serving_since: float = 0.0  # when it first accepted a connection
 
     def cpu_seconds(self) -> float:
         """CPU time (user + system) the master and its workers have used so far."""
@@ -154,7 +155,10 @@ def _cpu_seconds(pid: int) -> float:
 def _children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(child) for child in (task / "children").read_text().split()]
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except FileNotFoundError:  # a thread that ended meanwhile
+            continue
     return found
 
 
@@ -170,6 +174,7 @@ def production_server(env: dict, workers: int, threads: int) -> Iterator[Server]
     running = Server(port, server.pid)
     try:
         wait_until_serving(port, server)
+        running.serving_since = time.time()
         yield running
     finally:
         server.terminate()

@@ -10,7 +10,7 @@ import click
 from sepia.store.db import Store
 from sepia.store.io import ImportRefused
 from sepia.store.plans import MAX_SEED
-from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows
+from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows, pool_size
 from sepia.vocab import LANGUAGES
 
 
@@ -76,13 +76,12 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
             built = build_pool(session, name, kind, depth or DEFAULT_DEPTH[kind], max_priority, replace, lang,
                                priorities)
             built.suggest = suggest and kind == "cclqa"
-            topics = len({e.topic_id for e in built.entries})
-            responses = sum(len(e.members) for e in built.entries)
-            merged = f" ({responses} responses)" if kind == "cclqa" else ""
+            size = pool_size(session, built.id)
+            merged = f" ({size.responses} responses)" if kind == "cclqa" else ""
             plan = _plan(session, name, str(planned), strata, seed, unit) if planned is not None else ""
             if kept:
                 plan = _restored(session, name, kept)
-            click.echo(f"pool {name}: {len(built.entries)} {kind} items{merged} over {topics} topics{plan}")
+            click.echo(f"pool {name}: {size.items} {kind} items{merged} over {size.topics} topics{plan}")
     except ImportRefused as exc:
         _refused(exc)
 

@@ -162,7 +162,7 @@ class CCLQARun:
 
 # ---------------------------------------------------------------- judgments (TSV)
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # a TREC RAG campaign's file holds hundreds of thousands: no __dict__ each
 class Judgment:
     """One row of the human nugget judgments TSV."""
     topic_id: str

@@ -36,16 +36,19 @@ def is_word(text: str) -> bool:
 
 def per_process(factory: Callable[[], T]) -> Callable[[], T]:
     """A lazily built object, one per process: tokenizers and dictionaries are created on first
-    use, never at import, never pickled with a schema, and rebuilt after a fork."""
-    cache: dict[int, T] = {}
+    use, never at import, never pickled with a schema. Built once even when several threads ask
+    at once, and inherited by the processes forked after it was built: gunicorn's master builds
+    them before it forks its workers (sepia/web/gunicorn_conf.py), so that no worker loads them
+    again. None of them holds a thread or a held lock that a fork could break."""
+    built: list[T] = []
+    lock = threading.Lock()
 
     def get() -> T:
-        pid = os.getpid()
-        obj = cache.get(pid)
-        if obj is None:
-            cache.clear()
-            obj = cache[pid] = factory()
-        return obj
+        if not built:
+            with lock:
+                if not built:
+                    built.append(factory())
+        return built[0]
 
     return get
 

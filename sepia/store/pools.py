@@ -8,14 +8,15 @@ inconsistently)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import func, literal, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.scoring.tokenize import normalize
 from sepia.store import models as db
-from sepia.store.io import ImportRefused
+from sepia.store.io import BATCH, ImportRefused, insert_rows, inserted_ids
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
 
@@ -42,41 +43,97 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         session.delete(old)
         session.flush()
     wanted = sorted(set(priorities or ()))
-    query = (select(db.Run).where(db.Run.kind == kind).order_by(db.Run.priority, db.Run.run_id)
-             .options(selectinload(db.Run.topics).selectinload(db.RunTopic.documents),
-                      selectinload(db.Run.topics).selectinload(db.RunTopic.responses)))
-    if max_priority is not None:
-        query = query.where(db.Run.priority <= max_priority)
-    if wanted:
-        query = query.where(db.Run.priority.in_(wanted))
-    if lang:
-        query = query.where(db.Run.target_lang == lang)
     pool = db.Pool(name=name, kind=kind, depth=depth, max_priority=max_priority, lang=lang,
                    priorities=",".join(map(str, wanted)) or None)
-    items: dict[tuple[str, str], db.PoolEntry] = {}
-    retired = set(session.scalars(select(db.Topic.id).where(db.Topic.retired.is_(True))))
-    for run in session.scalars(query):
-        for topic in sorted(run.topics, key=lambda t: t.position):
-            if topic.topic_id in retired:
-                continue
-            if kind == "ir4qa":
-                for doc in sorted(topic.documents, key=lambda d: d.rank)[:depth]:
-                    if (topic.topic_id, doc.docid) not in items:
-                        items[topic.topic_id, doc.docid] = entry = db.PoolEntry(topic_id=topic.topic_id, docid=doc.docid)
-                        pool.entries.append(entry)
-            else:
-                for response in sorted(topic.responses, key=lambda r: r.rank)[:depth]:
-                    key = (topic.topic_id, item_key(response.text))
-                    if key not in items:
-                        items[key] = db.PoolEntry(topic_id=topic.topic_id, response_id=response.id)
-                        pool.entries.append(items[key])
-                    items[key].members.append(response)
-    if not pool.entries:  # nothing for anyone to judge: a mistake of language, task or priorities
-        among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {pool.priorities}" if wanted else ""]))
-        raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
     session.add(pool)
     session.flush()
+    runs = select(db.Run.id).where(db.Run.kind == kind)
+    if max_priority is not None:
+        runs = runs.where(db.Run.priority <= max_priority)
+    if wanted:
+        runs = runs.where(db.Run.priority.in_(wanted))
+    if lang:
+        runs = runs.where(db.Run.target_lang == lang)
+    if not _store_items(session, pool.id, kind, _pooled(session, kind, runs, depth)):
+        # nothing for anyone to judge: a mistake of language, task or priorities
+        among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {pool.priorities}" if wanted else ""]))
+        raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
     return pool
+
+
+def _pooled(session: Session, kind: str, runs, depth: int) -> Iterator[tuple[str, str, int | None]]:
+    """(topic_id, item key, response_id) of the top `depth` responses (CCLQA; docid as key and None for
+    IR4QA) of each topic of the `runs`, topic by topic, then by run priority and run ID, then rank;
+    retired topics left out. Streamed from the database: memory does not grow with the runs."""
+    ranked: Any  # a mapped class, and two of its columns
+    key: Any
+    member: Any
+    if kind == "ir4qa":
+        ranked, key, member = db.RetrievedDocument, db.RetrievedDocument.docid, literal(None)
+    else:
+        ranked, key, member = db.Response, db.Response.text, db.Response.id
+    top = (select(db.RunTopic.topic_id, key.label("key"), member.label("member"), db.Run.priority, db.Run.run_id,
+                  ranked.rank, func.row_number().over(partition_by=ranked.run_topic_id, order_by=ranked.rank)
+                  .label("n"))
+           .join(db.RunTopic, ranked.run_topic_id == db.RunTopic.id).join(db.Run)
+           .where(db.Run.id.in_(runs),
+                  db.RunTopic.topic_id.not_in(select(db.Topic.id).where(db.Topic.retired.is_(True))))
+           .subquery())
+    rows = session.execute(select(top.c.topic_id, top.c.key, top.c.member).where(top.c.n <= depth)
+                           .order_by(top.c.topic_id, top.c.priority, top.c.run_id, top.c.rank)
+                           .execution_options(yield_per=BATCH))
+    for topic_id, text, member in rows:
+        yield topic_id, (text if kind == "ir4qa" else item_key(text)), member
+
+
+def _store_items(session: Session, pool_id: int, kind: str, pooled: Iterator[tuple[str, str, int | None]]) -> int:
+    """Insert the pool's items (one per topic and key, in the order first seen) and their members,
+    a batch of whole topics at a time; the number of items."""
+    count = 0
+    entries: list[dict] = []  # the batch's items
+    members: list[tuple[int, int]] = []  # (index in entries, response_id)
+    seen: dict[str, int] = {}  # the current topic's item keys -> index in entries
+    current = None
+
+    def store() -> None:
+        ids = inserted_ids(session, db.PoolEntry, entries)
+        insert_rows(session, db.pool_member, ("entry_id", "response_id"), ((ids[i], r) for i, r in members))
+        entries.clear()
+        members.clear()
+
+    for topic_id, key, member in pooled:
+        if topic_id != current:
+            if len(entries) >= BATCH:
+                store()
+            seen, current = {}, topic_id
+        index = seen.get(key)
+        if index is None:
+            index = seen[key] = len(entries)
+            entries.append({"pool_id": pool_id, "topic_id": topic_id, "response_id": member,
+                            "docid": key if kind == "ir4qa" else None})
+            count += 1
+        if member is not None:
+            members.append((index, member))
+    if entries:
+        store()
+    return count
+
+
+class PoolSize(NamedTuple):
+    items: int
+    topics: int
+    responses: int  # pooled responses (CCLQA items stand for one or more); 0 for IR4QA
+
+
+def pool_size(session: Session, pool_id: int) -> PoolSize:
+    """How many items, topics and pooled responses a pool holds (control items left out), counted
+    by the database rather than by loading the pool."""
+    items, topics = session.execute(select(func.count(), func.count(db.PoolEntry.topic_id.distinct()))
+                                    .where(db.PoolEntry.pool_id == pool_id, db.PoolEntry.control_id.is_(None))).one()
+    responses = session.scalar(select(func.count()).select_from(db.pool_member)
+                               .join(db.PoolEntry, db.pool_member.c.entry_id == db.PoolEntry.id)
+                               .where(db.PoolEntry.pool_id == pool_id, db.PoolEntry.control_id.is_(None)))
+    return PoolSize(items, topics, responses or 0)
 
 
 def get_pool(session: Session, name: str) -> db.Pool:

@@ -57,9 +57,11 @@ def is_local(host: str) -> bool:
 def run_server(host: str = "127.0.0.1", port: int = 5000, debug: bool = False, config: dict | None = None) -> None:
     """Serve the tool with Werkzeug's server. Cookies are marked Secure unless the server only
     listens on this machine, where plain http is the norm (a Secure cookie would never come back)."""
-    from sepia.web import create_app
+    from sepia.web import create_app, search_pane
 
     settings = {"SESSION_COOKIE_SECURE": not is_local(host)}
     settings.update(config or {})
     app = create_app(settings)
+    with app.app_context():  # the analyzers' dictionaries load now, not while the first search waits
+        search_pane.warm_up()
     app.run(host=host, port=port, debug=debug, use_reloader=debug, threaded=True)

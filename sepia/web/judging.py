@@ -15,7 +15,7 @@ from sepia.services.documents import get_document
 from sepia.store import controls, judging
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Run, Topic, User
-from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
+from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_size
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
@@ -69,7 +69,8 @@ def build():
         db().rollback()
         flash(str(error) if isinstance(error, FormError) else "; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
-    flash(f"Pool {built.name}: {len(built.entries)} items over {len({e.topic_id for e in built.entries})} topics.",
+    size = pool_size(db(), built.id)
+    flash(f"Pool {built.name}: {size.items} items over {size.topics} topics.",
           "success")
     if plan is not None:
         drawn = f"{len(plan.nuggets)} nuggets of {len(plan.topics)} topics" if plan.unit == "items" \
@@ -139,7 +140,7 @@ def rebuild(pool_id: int):
         db().rollback()
         flash("; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
-    flash(f"Pool {name} rebuilt: {len(built.entries)} items; assign it again.", "success")
+    flash(f"Pool {name} rebuilt: {pool_size(db(), built.id).items} items; assign it again.", "success")
     _plan_kept(name, plan, changes)
     return redirect(url_for("judging.pools"))
 
