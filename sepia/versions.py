@@ -30,5 +30,8 @@ def analyzer_versions() -> dict[str, str]:
 
 
 def stamped(report: dict) -> dict:
-    """The report with the versions it was computed with, under "versions"."""
-    return {**report, "versions": analyzer_versions()}
+    """The report with the versions it was computed with, under "versions": the analysers', and those
+    its matcher's settings record (an LLM's identity and prompt digests)."""
+    settings = report.get("settings")
+    matcher = settings.get("versions", {}) if isinstance(settings, dict) else {}
+    return {**report, "versions": {**analyzer_versions(), **matcher}}
