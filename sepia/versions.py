@@ -29,9 +29,13 @@ def analyzer_versions() -> dict[str, str]:
     return found
 
 
-def stamped(report: dict) -> dict:
-    """The report with the versions it was computed with, under "versions": the analysers', and those
-    its matcher's settings record (an LLM's identity and prompt digests)."""
-    settings = report.get("settings")
+def report_versions(settings: dict | None = None) -> dict[str, str]:
+    """The analysers' versions, and those a report's matcher settings record (an LLM's identity and
+    prompt digests, `MatcherKind.versions`)."""
     matcher = settings.get("versions", {}) if isinstance(settings, dict) else {}
-    return {**report, "versions": {**analyzer_versions(), **matcher}}
+    return {**analyzer_versions(), **matcher}
+
+
+def stamped(report: dict) -> dict:
+    """The report with the versions it was computed with, under "versions"."""
+    return {**report, "versions": report_versions(report.get("settings"))}

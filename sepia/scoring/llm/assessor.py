@@ -180,11 +180,22 @@ class Assessor:
         found = {k: self.cache.get(k) for k in dict.fromkeys(keys)}
         missing = [(k, payload) for k, (_, payload, _) in zip(keys, batches) if found[k] is None]
         missing = list(dict(missing).items())
+        failed = threading.Event()  # a request failed for good: the ones not yet sent are not sent
+
+        def ask(payload: dict) -> dict | None:
+            if failed.is_set():
+                return None
+            try:
+                return self._ask(payload)
+            except LLMError:
+                failed.set()
+                raise
+
         pool = ThreadPoolExecutor(max_workers=self.config.concurrency)
         try:
-            for k, record in zip([k for k, _ in missing], pool.map(self._ask, [p for _, p in missing])):
+            for k, record in zip([k for k, _ in missing], pool.map(ask, [p for _, p in missing])):
                 found[k] = record
-        finally:  # a request that failed for good: the ones not yet sent are not sent
+        finally:
             pool.shutdown(cancel_futures=True)
         asked = {k for k, _ in missing}
         decided: list[list[str | None]] = [[] for _ in items]
