@@ -25,29 +25,17 @@ class LLMMatcher:
     name = "llm"
 
     def __init__(self, assessor: Assessor, decided: dict[tuple[str, str], list[float]] | None = None,
-                 warnings: Sequence[str] = ()):
+                 warnings: Sequence[str] = (), undecided: Sequence[tuple[str, str, str]] = ()):
         self.assessor = assessor
-        self.decided = decided or {}
+        self.decided = decided or {}  # (run, topic) -> values, asked for by `learn`
         self.warnings = list(warnings)
-        self.undecided: list[tuple[str, str, str]] = []  # (run, topic, nugget) decided one topic at a time
+        self.undecided = list(undecided)  # (run, topic, nugget): scored 0, listed
         self._lock = threading.Lock()
 
     def learn(self, gold: GoldStandard, runs: Sequence[CCLQARun]) -> LLMMatcher:
         """The matcher for these runs: every (run, topic)'s decisions asked for at once."""
-        from sepia.scoring.allowance import topic_lang
-
-        by_lang: dict[str, list] = {}
-        for topic in gold.topics:
-            if topic.nuggets:
-                by_lang.setdefault(topic_lang(gold, topic), []).append(topic)
-        items, where = [], []
-        for run in runs:
-            lang = _lang(run.run_id, gold.lang)
-            answered = {t.topic_id: t.answers for t in run.topics if t.answers}
-            for topic in by_lang.get(lang, []):
-                if topic.topic_id in answered:
-                    items.append(_item(lang, topic.nuggets, answered[topic.topic_id]))
-                    where.append((run.run_id, topic.topic_id, topic.nuggets))
+        asked = items_of(gold, runs)
+        items, where = [item for item, _ in asked], [at for _, at in asked]
         decided, undecided = {}, []
         for (run_id, topic_id, nuggets), found in zip(where, self.assessor.decide(items)):
             decided[(run_id, topic_id)] = [VALUES[v] if v else 0.0 for v in found]
@@ -55,7 +43,7 @@ class LLMMatcher:
         warnings = [f"the llm matcher ({self.assessor.model}): {self.assessor.usage.line()}"]
         if undecided:
             warnings.append(undecided_line(undecided, sum(len(i.nuggets) for i in items)))
-        return LLMMatcher(self.assessor, decided, warnings)
+        return LLMMatcher(self.assessor, decided, warnings, undecided)
 
     def scores(self, run_id: str, topic_id: str, nuggets: Sequence[GoldNugget],
                answers: Sequence[Answer]) -> list[float]:
@@ -68,6 +56,23 @@ class LLMMatcher:
             with self._lock:
                 self.undecided += missed
         return [VALUES[v] if v else 0.0 for v in found]
+
+
+def items_of(gold: GoldStandard, runs: Sequence[CCLQARun]) -> list[tuple[Item, tuple[str, str, Sequence[GoldNugget]]]]:
+    """Each answered (run, topic) of the run's language with nuggets: (what to ask, (run, topic, nuggets))."""
+    from sepia.scoring.allowance import topic_lang
+
+    by_lang: dict[str, list] = {}
+    for topic in gold.topics:
+        if topic.nuggets:
+            by_lang.setdefault(topic_lang(gold, topic), []).append(topic)
+    found = []
+    for run in runs:
+        lang = _lang(run.run_id, gold.lang)
+        answered = {t.topic_id: t.answers for t in run.topics if t.answers}
+        found += [(_item(lang, topic.nuggets, answered[topic.topic_id]), (run.run_id, topic.topic_id, topic.nuggets))
+                  for topic in by_lang.get(lang, []) if topic.topic_id in answered]
+    return found
 
 
 def undecided_line(undecided: Sequence[tuple[str, str, str]], asked: int) -> str:
