@@ -160,7 +160,7 @@ class Assessor:
         cannot be read."""
         self.identify()
         payload, count = self.requests(Item("EN", PROBE[0], tuple(PROBE[1])))[0]
-        record = self.cache.get(key(self.identity, payload)) or self._ask(payload)
+        record = self.cache.get(key(self.identity, payload)) or self._ask(payload)  # not counted in `usage`
         if labels.parse(record["content"], count) is None:
             raise LLMError(f"the model {self.model} at {self.config.base_url} answers something other than the "
                            f"labels asked for: {' '.join(record['content'].split())[:80]!r}")
@@ -205,6 +205,13 @@ class Assessor:
             asked.discard(k)  # a request asked once and used twice is one request
             decided[n] += labels.parse(record["content"], count) or [None] * count
         return decided
+
+    def ask(self, payload: dict) -> dict:
+        """One request's record, from the cache or the server (then kept)."""
+        found = self.cache.get(key(self.identity, payload))
+        record = found or self._ask(payload)
+        self.usage.add(record, asked=found is None)
+        return record
 
     def _ask(self, payload: dict) -> dict:
         reply = self.client.chat(payload)

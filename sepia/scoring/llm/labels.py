@@ -27,7 +27,7 @@ def label(value) -> str | None:
 
 def parse(text: str, count: int) -> list[str] | None:
     """`count` labels (support, partial_support, not_support) from the model's answer, or None."""
-    for candidate in _candidates(text):
+    for candidate in json_values(text):
         if isinstance(candidate, dict):
             candidate = next((v for k in ("labels", "assignments", "nuggets", "answer") if isinstance(v := candidate.get(k), list)),
                              None)
@@ -37,7 +37,7 @@ def parse(text: str, count: int) -> list[str] | None:
     return None
 
 
-def _candidates(text: str):
+def json_values(text: str):
     """The JSON values the answer holds: the whole text, each fenced block, then the first value
     starting at each { or [."""
     decoder = json.JSONDecoder()
