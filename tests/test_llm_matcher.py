@@ -5,6 +5,7 @@ replayed through the stub score exactly as `--auto-judgments` scores the same fi
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -300,3 +301,16 @@ def test_trec_rag24_replayed_through_the_stub_scores_as_auto_judgments(tmp_path)
     assert len(llm) == len(expected) == 45
     assert [(r.run_id, r.score, r.nuggetizer) for r in llm] == [(r.run_id, r.score, r.nuggetizer) for r in expected]
     assert len({r.score for r in llm}) > 40 and not [w for w in llm[0].warnings if "undecided" in w]
+
+
+@pytest.mark.skipif(not os.environ.get("SEPIA_TEST_LLM_URL"), reason="SEPIA_TEST_LLM_URL names no real server")
+def test_a_real_server_end_to_end():
+    """Against a real model (e.g. llama.cpp's server with Gemma 3 270M, docs/llm.md): the CS sample
+    scored, then scored again from the cache alone."""
+    given = ["--matcher-option", f"base_url={os.environ['SEPIA_TEST_LLM_URL']}", "--matcher-option", "concurrency=2"]
+    code, first, err = evaluate_cs(*given)
+    assert code == 0, err
+    assert all(0 <= r["score"] <= 1 for r in json.loads(first)["runs"])
+    served_model.cache_clear()
+    code, second, err = evaluate_cs(*given)
+    assert code == 0 and second == first and "(MODEL): 0 requests".replace("MODEL", json.loads(first)["versions"]["llm_model"]) in err
