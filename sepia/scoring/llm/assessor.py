@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Mapping, Sequence
 
+from sepia.corpus.progress import maybe_progress
 from sepia.scoring.llm import labels, prompts
 from sepia.scoring.llm.cache import Cache, key
 from sepia.scoring.llm.client import Client, LLMError
@@ -99,11 +100,11 @@ class Usage:
     def line(self) -> str:
         return (f"{self.requests} requests ({self.attempts - self.requests} retries) and {self.cached} replies "
                 f"from the cache; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
-                f"{self.seconds:.1f} s asking")
+                f"{self.seconds:.1f} s of requests (summed over concurrent ones)")
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("requests", "cached", "attempts", "prompt_tokens", "completion_tokens",
-                                              "seconds")}
+        return {**{k: getattr(self, k) for k in ("requests", "cached", "attempts", "prompt_tokens", "completion_tokens")},
+                "seconds": round(self.seconds, 3)}
 
 
 @dataclass(frozen=True)
@@ -192,9 +193,12 @@ class Assessor:
                 raise
 
         pool = ThreadPoolExecutor(max_workers=self.config.concurrency)
-        try:
-            for k, record in zip([k for k, _ in missing], pool.map(ask, [p for _, p in missing])):
-                found[k] = record
+        try:  # a bar on stderr when it is a terminal: a campaign's requests may take hours
+            with maybe_progress(bool(missing), f"asking {self.model}", len(missing), "requests") as advance:
+                for k, record in zip([k for k, _ in missing], pool.map(ask, [p for _, p in missing])):
+                    found[k] = record
+                    if advance:
+                        advance()
         finally:
             pool.shutdown(cancel_futures=True)
         asked = {k for k, _ in missing}
