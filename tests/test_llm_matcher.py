@@ -314,3 +314,28 @@ def test_a_real_server_end_to_end():
     served_model.cache_clear()
     code, second, err = evaluate_cs(*given)
     assert code == 0 and second == first and "(MODEL): 0 requests".replace("MODEL", json.loads(first)["versions"]["llm_model"]) in err
+
+
+def test_an_answer_that_is_not_http_is_retried():
+    """An answer that is not HTTP (http.client's BadStatusLine) is retried like a refused
+    connection, then answered."""
+    answered = []
+
+    def cut_once(payload):
+        answered.append(1)
+        return Reply(body=b"") if len(answered) == 2 else all_support(payload)
+
+    with Stub(cut_once) as stub:
+        original = stub.server.RequestHandlerClass._send
+
+        def send(handler, status, body, headers=()):
+            if not body:  # a broken answer, then hang up
+                handler.wfile.write(b"NOT HTTP AT ALL\r\n\r\n")
+                handler.close_connection = True
+                return
+            original(handler, status, body, headers)
+
+        stub.server.RequestHandlerClass._send = send
+        assessor = Assessor(Config(base_url=stub.url, backoff=0.01)).connect()
+        assert assessor.decide([Item("EN", "text", ("a",))]) == [["support"]]
+    assert assessor.usage.attempts == 2

@@ -4,6 +4,7 @@ are retried a bounded number of times with exponential backoff; anything else is
 one line."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -90,7 +91,8 @@ class Client:
                     raise LLMError(f"{url} answered HTTP {exc.code} {exc.reason}{_detail(exc)}") from None
                 failure = f"HTTP {exc.code} {exc.reason}"
                 wait = max(wait, _retry_after(exc))
-            except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+            except (urllib.error.URLError, http.client.HTTPException, socket.timeout, TimeoutError,
+                    ConnectionError) as exc:  # refused, cut off, timed out, a broken answer
                 reason = getattr(exc, "reason", exc)
                 failure = f"no answer ({reason or 'timed out'})"
             if attempt <= self.retries:
