@@ -36,6 +36,7 @@ def report_versions(settings: dict | None = None) -> dict[str, str]:
     return {**analyzer_versions(), **matcher}
 
 
-def stamped(report: dict) -> dict:
-    """The report with the versions it was computed with, under "versions"."""
-    return {**report, "versions": report_versions(report.get("settings"))}
+def stamped(report: dict, matchers: dict[str, str] | None = None) -> dict:
+    """The report with the versions it was computed with, under "versions"; `matchers`: those of the
+    matchers it compares (`sepia.matchers.versions_of`)."""
+    return {**report, "versions": {**report_versions(report.get("settings")), **(matchers or {})}}

@@ -86,6 +86,7 @@ def test_metaeval_compares_the_llm_with_the_others(stub):
     assert report["matchers"] == ["binarized", "llm"]
     rows = {r["run_id"]: r["llm"] for r in report["scores"]}
     assert rows == pytest.approx(files_scores("cs", stub.url), abs=1e-12)
+    assert report["versions"]["llm_model"] == "stub-model" and len(report["versions"]["llm_prompt_CS_sha256"]) == 64
 
 
 def test_adversarial_probes_the_llm_when_told_where_to_ask(stub):
@@ -100,3 +101,4 @@ def test_adversarial_probes_the_llm_when_told_where_to_ask(stub):
                                     "--matcher", "llm", "--matcher-option", f"base_url={stub.url}",
                                     "--probe", "numbers", "--format", "json"])
     assert cli.exit_code == 0, cli.output
+    assert json.loads(cli.stdout)["versions"]["llm_model"] == "stub-model"
