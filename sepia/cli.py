@@ -49,6 +49,12 @@ COMMANDS = {
                   "Pools of IR4QA documents or CCLQA responses for the assessors."),
     "control": Entry("sepia.commands.control:control",
                      "Control items: kept with their expected answer, mixed blind into a pool's queues."),
+    "assess": Entry("sepia.commands.assess:assess",
+                    "Have an LLM decide every (run, topic, nugget) and write its decisions as a judgments "
+                    "TSV and nuggetizer JSONL (undecided pairs apart)."),
+    "nuggetize": Entry("sepia.commands.nuggetize:nuggetize",
+                       "Propose nuggets (text and source DOCIDs) for stored topics from their saved answer "
+                       "passages."),
     "matcher": Entry("sepia.commands.matcher:matcher",
                      "Matchers that are made before they score: the learned matcher's model."),
     "corpus": Entry("sepia.commands.corpus:corpus",

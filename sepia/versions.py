@@ -29,6 +29,14 @@ def analyzer_versions() -> dict[str, str]:
     return found
 
 
-def stamped(report: dict) -> dict:
-    """The report with the versions it was computed with, under "versions"."""
-    return {**report, "versions": analyzer_versions()}
+def report_versions(settings: dict | None = None) -> dict[str, str]:
+    """The analysers' versions, and those a report's matcher settings record (an LLM's identity and
+    prompt digests, `MatcherKind.versions`)."""
+    matcher = settings.get("versions", {}) if isinstance(settings, dict) else {}
+    return {**analyzer_versions(), **matcher}
+
+
+def stamped(report: dict, matchers: dict[str, str] | None = None) -> dict:
+    """The report with the versions it was computed with, under "versions"; `matchers`: those of the
+    matchers it compares (`sepia.matchers.versions_of`)."""
+    return {**report, "versions": {**report_versions(report.get("settings")), **(matchers or {})}}

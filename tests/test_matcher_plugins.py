@@ -112,11 +112,11 @@ def test_auto_judgments_file_scores_like_the_matcher_it_records(tmp_path):
     gold = read_file(CS / "gold.xml")
     runs = [read_file(p) for p in sorted((CS / "runs").glob("*.xml"))]
     path = tmp_path / "auto.tsv"
-    path.write_text(judgments_to_tsv(_binarized_decisions(gold, runs, "llm")), encoding="utf-8")
+    path.write_text(judgments_to_tsv(_binarized_decisions(gold, runs, "llm-judge")), encoding="utf-8")
     base = ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"), "--format", "json"]
     auto = json.loads(CliRunner().invoke(main, base + ["--auto-judgments", str(path)]).stdout)["runs"]
     binarized = json.loads(CliRunner().invoke(main, base).stdout)["runs"]
-    assert {r["matcher"] for r in auto} == {"llm"}
+    assert {r["matcher"] for r in auto} == {"llm-judge"}
     assert [(r["run_id"], r["score"]) for r in auto] == [(r["run_id"], pytest.approx(r["score"])) for r in binarized]
     named = json.loads(CliRunner().invoke(main, base + ["--auto-judgments", f"mine={path}"]).stdout)["runs"]
     assert {r["matcher"] for r in named} == {"mine"}
@@ -126,16 +126,16 @@ def test_metaeval_sets_an_auto_judgments_file_against_the_humans_as_binarized(tm
     gold = read_file(CS / "gold.xml")
     runs = [read_file(p) for p in sorted((CS / "runs").glob("*.xml"))]
     path = tmp_path / "auto.tsv"
-    path.write_text(judgments_to_tsv(_binarized_decisions(gold, runs, "llm")), encoding="utf-8")
+    path.write_text(judgments_to_tsv(_binarized_decisions(gold, runs, "llm-judge")), encoding="utf-8")
     result = CliRunner().invoke(main, ["metaeval", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
                                        "--judgments", str(CS / "judgments.tsv"), "--matcher", "binarized",
                                        "--auto-judgments", str(path), "--permutations", "50", "--repetitions", "5",
                                        "--format", "json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["matchers"] == ["binarized", "llm"]
-    assert report["correlations"]["llm"] == report["correlations"]["binarized"]
-    assert report["ranking"]["llm"] == report["ranking"]["binarized"]
+    assert report["matchers"] == ["binarized", "llm-judge"]
+    assert report["correlations"]["llm-judge"] == report["correlations"]["binarized"]
+    assert report["ranking"]["llm-judge"] == report["ranking"]["binarized"]
 
 
 def test_auto_judgments_refuse_a_builtin_name(tmp_path):

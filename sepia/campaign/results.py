@@ -19,8 +19,9 @@ from sepia.store import models as db
 from sepia.store.results import settings_key
 from sepia import matchers
 
-# the official score, ACLIA's automatic one, then the learned matcher's when organisers asked for it
-MATCHERS = ("human", "binarized", "learned")
+# the official score, ACLIA's automatic one, then the learned matcher's when organisers asked for it,
+# and an LLM's when they scored with one (`sepia evaluate --store --matcher llm`)
+MATCHERS = ("human", "binarized", "learned", "llm")
 MATCHER_LABELS = {m: matchers.kind(m).title for m in MATCHERS}  # as their descriptors name them
 
 
@@ -56,12 +57,16 @@ def default_settings(matcher: str) -> dict:
 
 
 def load_results(session: Session, matcher: str, run_ids: list[str] | None = None) -> list[RunResult]:
-    """The stored F-scores of CCLQA runs under the default settings of `matcher`, one query."""
+    """The stored F-scores of CCLQA runs under the default settings of `matcher` (of a matcher that has
+    none, `opt_in`: under the settings it last stored scores with), one query."""
+    settings = (settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
+                select(db.EvaluationResult.settings).where(db.EvaluationResult.matcher == matcher)
+                .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
     query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.topic_id, db.EvaluationResult.answer_type,
                     db.EvaluationResult.value, db.EvaluationResult.recall, db.EvaluationResult.precision)
              .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
              .where(db.Run.kind == "cclqa", db.EvaluationResult.matcher == matcher,
-                    db.EvaluationResult.settings == settings_key(default_settings(matcher)))
+                    db.EvaluationResult.settings == settings)
              .order_by(db.Run.run_id, db.EvaluationResult.id))
     if run_ids is not None:
         query = query.where(db.Run.run_id.in_(run_ids))

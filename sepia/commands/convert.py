@@ -104,7 +104,8 @@ _map = click.option("--topics-map", type=click.Path(exists=True, dir_okay=False)
                     help="topics.tsv of the conversion: write the track's qids instead of SEPIA's topic IDs.")
 
 
-def _backwards(path) -> dict[str, str]:
+def backwards(path) -> dict[str, str]:
+    """SEPIA ID -> the track's, from a conversion's topics.tsv or runs.tsv (none: {})."""
     return {sepia_id: original for original, sepia_id in load_or_exit(read_mapping, path).items()} if path else {}
 
 
@@ -132,7 +133,7 @@ def to_rag_topics(topics_path, topics_map, out):
 
     topics = expect(load_or_exit(read_file, topics_path, "topic"), TopicSet, topics_path)
     try:
-        text = rag_topics_jsonl(topics, _backwards(topics_map))
+        text = rag_topics_jsonl(topics, backwards(topics_map))
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     _write(text, out)
@@ -171,11 +172,11 @@ def to_nuggetizer(gold_path, run_paths, judgments_path, topics_map, runs_map, nu
     if assignments_out and not (run_paths and judgments_path):
         raise click.UsageError("--assignments needs --run and --judgments")
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    qids = _backwards(topics_map)
+    qids = backwards(topics_map)
     if assignments_out:
         runs = [expect(load_or_exit(read_file, path, "cclqa"), CCLQARun, path) for path in expand_run_paths(run_paths)]
         judgments = load_or_exit(read_judgments, judgments_path)
-        records = jsonl(assignments(gold, runs, judgments, qids, _backwards(runs_map)))
+        records = jsonl(assignments(gold, runs, judgments, qids, backwards(runs_map)))
     if nuggets_out:
         _write(jsonl(nugget_lists(gold, qids)), nuggets_out)
     if assignments_out:

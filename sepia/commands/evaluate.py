@@ -64,7 +64,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
                         as_set, partial, depth, numbers, matcher_options)
     _check_matcher_options(settings)
-    described = settings.describe()
+    described = made_or_exit(settings.describe)  # an LLM's server is asked which model it serves
     if calibration_asked():  # --calibrate FILE or --store --plan POOL: PPI++ estimates instead of scores
         click.echo(calibrated(settings, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, measures,
                               from_store, auto_judgment_specs, output), nl=False)

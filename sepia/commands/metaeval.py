@@ -11,7 +11,7 @@ from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_o
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
-from sepia.matchers import kind as matcher_kind
+from sepia.matchers import kind as matcher_kind, versions_of as matcher_versions
 from sepia.matchers.base import NUMBER_RULES
 from sepia.metaeval.probes import PROBES
 from sepia.versions import stamped
@@ -102,7 +102,9 @@ def metaeval(ctx, gold_path, run_paths, judgment_paths, matchers, auto_judgment_
         written = [str(p) for p in scatter_runs(report, Path(plot_dir)) + pvalue_curves(report, Path(plot_dir))]
     if output == "json":
         click.echo(json.dumps(stamped(json_ready({**report, "disagreements": listing, "plots": written,
-                                                  "warnings": data.warnings})), ensure_ascii=False, indent=1))
+                                                  "warnings": data.warnings}),
+                                      matcher_versions(report["matchers"], matcher_options)),
+                              ensure_ascii=False, indent=1))
     else:
         click.echo(metaeval_text(report, listing, limit or None), nl=False)
         for path in written:
@@ -418,7 +420,8 @@ def adversarial(gold_path, matchers, number_rules, auto_judgment_specs, probes, 
     rows = report.rows
     written = fooled_chart(rows, Path(plot_path)) if plot_path else []
     if output == "json":
-        click.echo(json.dumps(stamped({**report.as_dict(), "plots": [str(p) for p in written]}), ensure_ascii=False,
+        click.echo(json.dumps(stamped({**report.as_dict(), "plots": [str(p) for p in written]},
+                                      matcher_versions(report.matchers, matcher_options)), ensure_ascii=False,
                               indent=1))
         return
     click.echo(fooled_tsv(rows) if output == "tsv" else fooled_table(rows), nl=False)

@@ -23,7 +23,7 @@ ENTRY_POINT_GROUP = "sepia.matchers"
 _NOT_MATCHERS = {"base"}
 
 __all__ = ["ENTRY_POINT_GROUP", "Matcher", "MatcherKind", "MatcherOptions", "builtin_kinds", "kind", "make",
-           "names"]
+           "names", "versions_of"]
 
 
 @lru_cache(maxsize=1)
@@ -95,3 +95,17 @@ def make(name: str, options: MatcherOptions | None = None) -> Matcher:
     if described.needs_judgments and options.judgments is None:
         raise ValueError(f"the {name} matcher needs judgments (--judgments FILE.tsv)")
     return described.make(options)
+
+
+def versions_of(names, options: dict[str, str]) -> dict[str, str]:
+    """What decides the named registered matchers' scores beyond their options (`MatcherKind.versions`),
+    for a report comparing them; names that are not registered (assessors' files) have none."""
+    found: dict[str, str] = {}
+    for name in names:
+        try:
+            described = kind(name)
+        except ValueError:
+            continue
+        if described.versions:
+            found.update(described.versions({k: v for k, v in options.items() if k in described.extra}))
+    return found

@@ -75,7 +75,10 @@ class MatcherKind:
     help each) of its own options, given as `--matcher-option NAME=VALUE`. `needs_judgments`: it
     cannot be made without human judgments; `learns_from_other_runs`: it is given every run's judgments
     at once (a learned matcher leaves out the run it scores), not each run's own with the run, as
-    `--store` hands the human matcher its judgments. `make` builds the matcher from a MatcherOptions."""
+    `--store` hands the human matcher its judgments. `make` builds the matcher from a MatcherOptions.
+    `opt_in`: `sepia metaeval adversarial` compares it only when given one of its own options (a server
+    to ask). `versions(extra)`: what decides its scores beyond its options (a model's identity, a
+    prompt's digest), kept in the settings and the report's `versions`; ValueError when it cannot tell."""
     name: str
     label: str
     automatic: bool
@@ -85,6 +88,8 @@ class MatcherKind:
     needs_judgments: bool = False
     learns_from_other_runs: bool = False
     summary: str = ""
+    opt_in: bool = False
+    versions: Callable[[Mapping[str, str]], dict[str, str]] | None = None
 
     @property
     def title(self) -> str:

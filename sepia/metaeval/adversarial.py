@@ -159,9 +159,11 @@ def run_probes(gold: GoldStandard, matchers: Sequence[str] = (), number_rules: S
 
 
 def _default_matchers(settings: Settings) -> list[str]:
-    """Every automatic matcher; one that learns from other runs' judgments only when given one of its
-    own options (the probes have no judgments: the learned matcher needs model=MODEL)."""
+    """Every automatic matcher; one that learns from other runs' judgments or must be told where to ask
+    (`opt_in`) only when given one of its own options (the probes have no judgments: the learned matcher
+    needs model=MODEL; the llm matcher, base_url=URL)."""
     from sepia import matchers as registered
 
-    return [n for n in registered.names(automatic_only=True) if not registered.kind(n).learns_from_other_runs
+    return [n for n in registered.names(automatic_only=True)
+            if not (registered.kind(n).learns_from_other_runs or registered.kind(n).opt_in)
             or set(settings.matcher_options) & set(registered.kind(n).extra)]

@@ -87,6 +87,8 @@ class Settings:
             described["numbers"] = self.numbers
         if self.matcher_options:
             described["options"] = dict(sorted(self.matcher_options.items()))
+        if kind and kind.versions:  # a model's identity, a prompt's digest: ValueError when it cannot tell
+            described["versions"] = kind.versions(self.matcher_options)
         if self.depth is not None:
             described["depth"] = self.depth
         return described

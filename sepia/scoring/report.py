@@ -10,7 +10,7 @@ from sepia import vocab
 from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import RunScore
 from sepia.text.columns import aligned
-from sepia.versions import analyzer_versions
+from sepia.versions import report_versions
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def json_document(runs: Iterable[str], settings: dict | None = None) -> Iterator
         yield ('{\n  "runs": [\n' if first else ",\n") + text
         first = False
     tail = '{\n  "runs": []' if first else "\n  ]"
-    for key, value in {**({"settings": settings} if settings else {}), "versions": analyzer_versions()}.items():
+    for key, value in {**({"settings": settings} if settings else {}), "versions": report_versions(settings)}.items():
         tail += f',\n  "{key}": ' + _nested(json.dumps(value, ensure_ascii=False, indent=2), 1).lstrip()
     yield tail + "\n}"
 

@@ -79,6 +79,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         PROXY_COUNT=_env_int("SEPIA_PROXY_COUNT", 0),
         MAX_RUN_BYTES=_env_int("SEPIA_MAX_RUN_BYTES", DEFAULT_MAX_UPLOAD_BYTES - 64 * 1024),
         RELEVANCE_LEVELS=_env_int("SEPIA_RELEVANCE_LEVELS", 3),  # L0 (not relevant) to L2, as ACLIA
+        # "Suggest nuggets" asks this LLM server (docs/llm.md): the llm matcher's options
+        LLM_OPTIONS={k: v for k, v in (("base_url", os.environ.get("SEPIA_LLM_BASE_URL")),
+                                       ("model", os.environ.get("SEPIA_LLM_MODEL")),
+                                       ("api_key_env", os.environ.get("SEPIA_LLM_API_KEY_ENV"))) if v},
     )
     if config:
         app.config.update(config)

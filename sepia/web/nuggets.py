@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm.exc import StaleDataError
 
 from sepia.store import nugget_copies
 from sepia.store.models import AnswerText, Nugget, Topic
 from sepia.vocab import TOPIC_COMPLETED
-from sepia.web.db import db
+from sepia.web.db import db, store
 from sepia.web.forms import NUGGET_MAX_CHARS, FormError, bounded_text, parse_id, parse_ids
 from sepia.web.security import roles_required
 from sepia.web.topics import NUGGETS, get_topic, topic_rows, topic_view
@@ -71,11 +71,33 @@ def _completed_topic(topic_id: str) -> Topic:
     return _completed(get_topic(topic_id, NUGGETS))
 
 
-def _page(topic_id: str, form, editing: dict) -> str:
-    """The topic's nugget page; answer texts are numbered A1, A2, ... in the order they were saved."""
+def _page(topic_id: str, form, editing: dict, suggested=()) -> str:
+    """The topic's nugget page; answer texts are numbered A1, A2, ... in the order they were saved;
+    `suggested`: the LLM's suggestions, each to accept (as is or edited) or discard."""
     topic = _completed(topic_view(topic_id, answers=True, nuggets=True, votes=True, links=True))
     numbers = {answer.id: number for number, answer in enumerate(topic.answer_texts, 1)}
-    return render_template("nuggets/topic.html", topic=topic, numbers=numbers, form=form, editing=editing)
+    return render_template("nuggets/topic.html", topic=topic, numbers=numbers, form=form, editing=editing,
+                           suggested=suggested, can_suggest=bool(current_app.config.get("LLM_OPTIONS")))
+
+
+@bp.route("/<topic_id>/suggest", methods=["POST"])
+@roles_required(*EDITORS)
+def suggest(topic_id: str):
+    """The LLM's nugget suggestions from the topic's saved answer texts, shown beside the form; nothing
+    is stored until the nugget creator adds one."""
+    from sepia.services.nugget_suggestions import suggestions
+
+    topic = _completed_topic(topic_id)
+    answer_ids = [a.id for a in sorted(topic.answer_texts, key=lambda a: a.id)]
+    db().close()  # the model may take a while: no transaction is held open meanwhile
+    try:
+        found, _ = suggestions(store(), topic_id, current_app.config.get("LLM_OPTIONS") or {})
+    except ValueError as error:
+        return _refuse(topic_id, f"No suggestions: {error}", 502)
+    suggested = [{"text": s.text, "docids": s.docids, "answer_ids": [str(answer_ids[i]) for i in s.passages]}
+                 for s in found]
+    flash(f"{len(suggested)} nuggets suggested: add the ones you keep, edited if need be.", "info")
+    return _page(topic_id, {}, {}, suggested)
 
 
 @bp.route("/")

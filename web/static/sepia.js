@@ -50,6 +50,10 @@ function setupForms() {
   window.addEventListener("beforeunload", (event) => {
     if (dirtyForms.size) { event.preventDefault(); event.returnValue = ""; }
   });
+  // A suggestion the nugget creator does not keep leaves the page; nothing was stored for it.
+  for (const button of $$("[data-discard]")) {
+    button.addEventListener("click", () => button.closest(button.dataset.discard).remove());
+  }
   for (const form of $$("form[data-confirm]")) {
     form.addEventListener("submit", (event) => {
       if (!window.confirm(form.dataset.confirm)) event.preventDefault();
