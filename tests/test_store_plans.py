@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from sepia.cli import main
 from sepia.store.io import ImportRefused
-from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic
+from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic, utcnow
 from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
 from sepia.store.pools import assign_pool, build_pool
 
@@ -247,3 +247,43 @@ def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(plan_campaign):
     assert changed.exit_code == 0 and "CS had 6 topics when the plan was drawn and has 5 now" in changed.stderr
     drawn = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace", "--topics", "3", "--seed", "1"])
     assert drawn.exit_code == 0 and "judging plan: 3 topics (3, strata none, seed 1)" in drawn.output
+
+
+def _holders(session) -> dict[int, list[str]]:
+    held: dict[int, list[str]] = {}
+    for entry_id, assessor in session.execute(select(Assignment.entry_id, Assignment.assessor)):
+        held.setdefault(entry_id, []).append(assessor)
+    return held
+
+
+def test_topics_added_to_a_plan_go_out_without_handing_judged_items_again(plan_campaign):
+    """Issue 33: `pool plan --add` then `pool assign --overlap 0` gave one assessor every item of a
+    topic two others had judged: the added topics shifted the topics' turns, and an item was only
+    kept from the assessor who held it, not from everyone else. A topic shared out stays with its
+    assessors; the new topics alone are shared out; the overlap counts what is held."""
+    assessors = ["a1", "a2", "a3"]
+    with plan_campaign.transaction() as session:
+        build_pool(session, "p", "cclqa", 30)
+        make_plan(session, "p", "2", seed=1)
+        first = assign_pool(session, "p", assessors, overlap=0.4, seed=0)
+        before = _holders(session)
+        for assignment in session.scalars(select(Assignment)):
+            assignment.judged_at = utcnow()  # every item judged
+        added = add_topics(session, "p", 2, seed=5)
+        more = assign_pool(session, "p", assessors, overlap=0.0, seed=0)
+        after = _holders(session)
+        topic_of = dict(session.execute(select(PoolEntry.id, PoolEntry.topic_id)).all())
+    assert first == len(before) + sum(len(h) == 2 for h in before.values())
+    assert {e: after[e] for e in before} == before  # nothing handed out again
+    new = {e: h for e, h in after.items() if e not in before}
+    assert {topic_of[e] for e in new} == set(added) and all(len(h) == 1 for h in new.values())
+    assert more == len(new)
+    with plan_campaign.transaction() as session:  # asking for overlap now doubles only the new topics' items
+        doubled = assign_pool(session, "p", assessors, overlap=0.4, seed=0)
+        again = _holders(session)
+    assert {e: again[e] for e in before} == before
+    for topic in added:
+        items = [e for e in new if topic_of[e] == topic]
+        assert sum(len(again[e]) == 2 for e in items) == round(0.4 * len(items))
+        assert all(len(set(again[e])) == len(again[e]) for e in items)
+    assert doubled == sum(round(0.4 * len([e for e in new if topic_of[e] == t])) for t in added)
