@@ -160,8 +160,8 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
             by_topic.setdefault(entry.topic_id, []).append(entry)
     rng = random.Random(f"{seed}:{name}")
     wanted: list[tuple[db.PoolEntry, str]] = []
-    for turn, (_topic_id, items) in enumerate(sorted(by_topic.items())):
-        first, second = _topic_assessors(assessors, turn, [holders[e.id] for e in items])
+    for (_topic_id, items), (first, second) in zip(sorted(by_topic.items()),
+                                                   _topic_assessors(assessors, by_topic, holders)):
         fresh = [e for e in items if not holders[e.id]]
         wanted += [(e, first) for e in fresh]
         held = [holders[e.id] or {first} for e in items]
@@ -188,13 +188,26 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     return added
 
 
-def _topic_assessors(assessors: list[str], turn: int, held: list[set[str]]) -> tuple[str, str]:
-    """(first, second) assessor of a topic: by turn for a topic nobody holds yet; else those of the
-    named assessors who hold most of its items already."""
-    by_turn = [assessors[(turn + k) % len(assessors)] for k in range(len(assessors))]
-    counts = {a: sum(a in h for h in held) for a in assessors}
-    ranked = sorted(by_turn, key=lambda a: -counts[a])  # stable: ties keep the turn's order
-    return ranked[0], ranked[1 % len(ranked)]
+def _topic_assessors(assessors: list[str], by_topic: dict[str, list[db.PoolEntry]],
+                     holders: dict[int, set[str]]) -> list[tuple[str, str]]:
+    """(first, second) assessor of each topic, in topic ID order. A topic shared out already keeps the
+    named assessors who hold most of its items; a topic nobody holds goes to the one with the fewest
+    topics so far (in turn where they tie, as on a first assignment), its overlap to the next one."""
+    topics = sorted(by_topic)
+    held = {t: {a: sum(a in holders[e.id] for e in by_topic[t]) for a in assessors} for t in topics}
+    chosen: dict[str, list[str]] = {}
+    load = dict.fromkeys(assessors, 0)
+    for t in topics:
+        if any(held[t].values()):
+            chosen[t] = sorted(assessors, key=lambda a: -held[t][a])  # stable: ties in the assessors' order
+            load[chosen[t][0]] += 1
+    for turn, t in enumerate(topics):
+        if t not in chosen:
+            by_turn = [assessors[(turn + k) % len(assessors)] for k in range(len(assessors))]
+            first = min(by_turn, key=lambda a: load[a])
+            load[first] += 1
+            chosen[t] = [first, assessors[(assessors.index(first) + 1) % len(assessors)]]
+    return [(chosen[t][0], chosen[t][1 % len(chosen[t])]) for t in topics]
 
 
 def _holders(session: Session, pool: db.Pool, entries: list[db.PoolEntry]) -> dict[int, set[str]]:
