@@ -414,6 +414,14 @@ def judging_plans(progress) -> dict:
     return plans_overview(db(), progress)
 
 
+@bp.app_template_global()
+def no_interval(group: dict) -> str | None:
+    """`sepia.services.plan_estimates.no_interval`, for the estimates shown on the pools and results pages."""
+    from sepia.services.plan_estimates import no_interval as why
+
+    return why(group)
+
+
 @bp.route("/pools/<int:pool_id>/estimates")
 @roles_required("organiser")
 def estimates(pool_id: int):
