@@ -1,6 +1,7 @@
 """Helpers the commands share: read inputs or exit with every problem listed."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -174,3 +175,27 @@ def score_or_exit(scorer, *args, **kwargs):
         return scorer(*args, **kwargs)
     except NothingToScore as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def output_folder(path: str | Path) -> Path:
+    """The folder a command writes `path` into, created if missing; one line (exit 1) when it cannot be."""
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(f"{path}: cannot create its folder {folder}: {exc.strerror or exc}") from None
+    return folder
+
+
+def write_output(path: str | Path, data: bytes | str) -> None:
+    """Write a command's output file in one rename (never half a file), creating its folder; one line
+    (exit 1) when it cannot be written."""
+    output_folder(path)
+    target = Path(path)
+    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        staging.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(staging, target)
+    except OSError as exc:
+        staging.unlink(missing_ok=True)
+        raise click.ClickException(f"{path}: cannot write: {exc.strerror or exc}") from None

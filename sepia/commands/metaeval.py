@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_options, key_values,
-                                   load_auto_matchers, load_or_exit, made_or_exit, warn)
+                                   load_auto_matchers, load_or_exit, made_or_exit, output_folder, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
@@ -356,6 +356,7 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
     if not results:
         raise click.ClickException("no language pair has two runs or more")
     if plot_path:
+        output_folder(plot_path)
         plot_tukey(results, plot_path)
     if output == "json":
         click.echo(json.dumps(stamped({"language_pairs": {pair: r.as_dict() for pair, r in results.items()}}),

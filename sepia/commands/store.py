@@ -8,7 +8,7 @@ import click
 
 from sepia import config
 from sepia.campaign.submission import stored_topics
-from sepia.commands.common import warn
+from sepia.commands.common import warn, write_output
 from sepia.formats import model
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import judgments_to_tsv
@@ -116,11 +116,10 @@ def export():
 
 
 def _write(data: bytes | str, out: str | None) -> None:
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     if out:
-        Path(out).write_bytes(payload)
+        write_output(out, data)
     else:
-        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 _out = click.option("--out", type=click.Path(dir_okay=False), help="File to write (default: standard output).")

@@ -94,11 +94,14 @@ class TrainedModel:
         p = self.classifier.probabilities(np.hstack([pairs.features, reuse]))
         return dict(zip(pairs.keys, p.tolist()))
 
-    def save(self, path: str | Path) -> None:
+    def to_json(self) -> str:
         document = {"format": FORMAT, "model_version": MODEL_VERSION, "features": list(ALL_FEATURES),
                     "versions": self.versions, "training": self.training,
                     "classifier": self.classifier.as_dict(), "references": self.references}
-        Path(path).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        return json.dumps(document, ensure_ascii=False)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json(), encoding="utf-8")
 
 
 def train(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment]) -> TrainedModel:
