@@ -53,3 +53,34 @@ def test_store_exports_create_their_folder(tmp_path, sepia_home):
         target = tmp_path / "exports" / args[-1] / f"{'-'.join(args)}.xml"
         result = runner.invoke(main, [*args, "--out", str(target)])
         assert result.exit_code == 0 and target.read_bytes().startswith(b"<?xml"), (args, result.output)
+
+
+def test_metaeval_budget_takes_the_scoring_options_of_evaluate():
+    """Issue 33: `metaeval budget` had no --allowance (nor --partial, --numbers, --stem, ...) though
+    `evaluate` has them: the simulation scored with other settings than the campaign's."""
+    import json
+
+    from sepia.formats.judgments import read_judgments
+    from sepia.formats.read import read_file
+    from sepia.metaeval.budget import paired_scores
+
+    base = ["metaeval", "budget", "--gold", str(CS / "gold.xml"), "--runs", str(CS / "runs"), "--judgments",
+            str(CS / "judgments.tsv"), "--budgets", "50", "--trials", "20", "--format", "json"]
+    runner = CliRunner()
+    default, tight = (runner.invoke(main, base + extra) for extra in ([], ["--allowance", "5", "--numbers", "strict",
+                                                                         "--partial", "1"]))
+    assert default.exit_code == tight.exit_code == 0, tight.output
+    assert {k: v for k, v in json.loads(default.stdout).items() if k != "sepia"} != \
+        {k: v for k, v in json.loads(tight.stdout).items() if k != "sepia"}
+    gold = read_file(CS / "gold.xml", "gold")
+    runs = [read_file(p, "cclqa") for p in sorted((CS / "runs").glob("*.xml"))]
+    groups, _ = paired_scores(gold, runs, read_judgments(CS / "judgments.tsv"), "binarized", allowance=5.0,
+                              numbers="strict", partial=1.0)
+    evaluated = json.loads(runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), str(CS / "runs"),
+                                                "--allowance", "5", "--numbers", "strict", "--format", "json"]).stdout)
+    f = {r["run_id"]: r["score"] for r in evaluated["runs"]}
+    for group in groups:  # the simulation's automatic scores are evaluate's with the same options
+        for run_id, row in zip(group.runs, group.automatic):
+            assert row.mean() == pytest.approx(f[run_id])
+    bad = runner.invoke(main, base + ["--allowance", "ten"])
+    assert bad.exit_code == 2 and "--allowance" in bad.output

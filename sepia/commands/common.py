@@ -47,6 +47,34 @@ def f_score_options(command):
     return command
 
 
+def _allowances(ctx, param, value) -> tuple[dict[str, float], float | None]:
+    from sepia.scoring.allowance import parse_overrides
+
+    try:
+        return parse_overrides(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allowance") from None
+
+
+allowance_option = click.option(
+    "--allowance", multiple=True, metavar="N|TYPE=N", callback=_allowances,
+    help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
+         "Default: mean gold nugget length per language and type.")
+
+
+def token_options(command):
+    """--stem, --stopwords and --set: how responses and nuggets are tokenised for matching."""
+    options = [
+        click.option("--stem", is_flag=True, help="Stem English words (Snowball English) before matching."),
+        click.option("--stopwords", is_flag=True,
+                     help="Drop English stop words (SEPIA's list, Snowball's) before matching."),
+        click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 partial_option = click.option(
     "--partial", type=click.Choice(["0", "0.5", "1"]), default="0.5", show_default=True, callback=lambda c, p, v: float(v),
     help="Human matcher: what a partial support (judgment 0.5) counts for in F: half a match, none or a whole one.")
