@@ -84,3 +84,20 @@ def test_metaeval_budget_takes_the_scoring_options_of_evaluate():
             assert row.mean() == pytest.approx(f[run_id])
     bad = runner.invoke(main, base + ["--allowance", "ten"])
     assert bad.exit_code == 2 and "--allowance" in bad.output
+
+
+@pytest.mark.parametrize("command, gold, run", [
+    ("evaluate", ["--gold", str(CS / "gold.xml")], JA / "runs" / "TEAMA-JA-JA-01-T.xml"),
+    ("evaluate-ir4qa", ["--qrels", str(CS / "qrels.tsv")], JA / "ir4qa" / "TEAMA-JA-JA-01-T.xml"),
+    ("evaluate-qa", ["--topics", str(CS / "topics.xml")], JA / "qa" / "TEAMA-JA-JA-01-T.xml"),
+])
+def test_a_run_of_a_language_the_gold_lacks_exits_1_everywhere(command, gold, run):
+    """Issue 33: a JA run against a CS gold standard exited 0 with "0 topics" in `evaluate` but 1 in
+    `evaluate-ir4qa`. Every scoring command now shows the run, then exits 1 naming it."""
+    result = CliRunner().invoke(main, [command, *gold, str(run)])
+    assert result.exit_code == 1, result.output
+    assert "error: no topic scored for TEAMA-JA-JA-01-T (see the warnings above)" in result.stderr
+    assert "TEAMA-JA-JA-01-T" in result.stdout  # the output that shows it comes first
+    both = CliRunner().invoke(main, [command, *gold, str(run), str(Path(str(run).replace("/ja/", "/cs/")
+                                                                        .replace("JA-JA", "CS-CS")))])
+    assert both.exit_code == 1 and "TEAMA-CS-CS-01-T" in both.stdout

@@ -227,3 +227,11 @@ def write_output(path: str | Path, data: bytes | str) -> None:
     except OSError as exc:
         staging.unlink(missing_ok=True)
         raise click.ClickException(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def exit_if_unscored(run_ids: list[str]) -> None:
+    """A run without a scored topic (none of its language in the gold standard or qrels) is an error
+    (exit status 1), after the output that shows it: `evaluate`, `evaluate-ir4qa` and `evaluate-qa` alike."""
+    if run_ids:
+        click.echo(f"error: no topic scored for {', '.join(run_ids)} (see the warnings above)", err=True)
+        raise SystemExit(1)

@@ -7,7 +7,7 @@ from typing import Iterable
 import click
 
 from sepia.commands.common import (MatcherName, allowance_option, auto_judgments_option, check_store_use,
-                                   expand_run_paths, token_options,
+                                   exit_if_unscored, expand_run_paths, token_options,
                                    f_score_options, load_auto_matchers, load_or_exit, matcher_help,
                                    made_or_exit, matcher_option_flags, partial_option, score_or_exit, store_options,
                                    warn)
@@ -87,6 +87,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
                 + (f"; the first {depth} responses per topic" if depth else ""))
 
     out.write(lambda text: click.echo(text, nl=False), title)
+    exit_if_unscored(out.unscored)
 
 
 def _check_matcher_options(settings: Settings) -> None:
