@@ -101,3 +101,27 @@ def test_a_run_of_a_language_the_gold_lacks_exits_1_everywhere(command, gold, ru
     both = CliRunner().invoke(main, [command, *gold, str(run), str(Path(str(run).replace("/ja/", "/cs/")
                                                                         .replace("JA-JA", "CS-CS")))])
     assert both.exit_code == 1 and "TEAMA-CS-CS-01-T" in both.stdout
+
+
+def test_a_learned_model_records_its_languages_and_warns_about_another(tmp_path):
+    """Issue 33: a model trained on CS runs gave JA runs 0.81 against a human 0.06 without a word."""
+    import json
+
+    runner = CliRunner()
+    model = tmp_path / "cs.json"
+    trained = runner.invoke(main, ["matcher", "train", "--gold", str(CS / "gold.xml"), "--judgments",
+                                   str(CS / "judgments.tsv"), "--run", str(CS / "runs"), "--out", str(model)])
+    assert trained.exit_code == 0 and " CS runs; training data" in trained.output, trained.output
+    assert json.loads(model.read_text(encoding="utf-8"))["training"]["languages"] == ["CS"]
+    learned = ["--matcher", "learned", "--matcher-option", f"model={model}"]
+    ja = runner.invoke(main, ["evaluate", "--gold", str(JA / "gold.xml"), str(JA / "runs"), *learned])
+    assert ja.exit_code == 0, ja.output
+    assert ("warning: the model was trained on CS runs only: its scores of the JA runs TEAMA-JA-JA-01-T, "
+            "TEAMB-JA-JA-01-T, TEAMC-JA-JA-01-T, TEAMX-EN-JA-01-T are not learnt from JA judgments") in ja.stderr
+    cs = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), str(CS / "runs"), *learned])
+    assert cs.exit_code == 0 and "was trained on" not in cs.stderr
+    document = json.loads(model.read_text(encoding="utf-8"))
+    del document["training"]["languages"]  # a model made before the languages were recorded
+    model.write_text(json.dumps(document), encoding="utf-8")
+    old = runner.invoke(main, ["evaluate", "--gold", str(JA / "gold.xml"), str(JA / "runs"), *learned])
+    assert "the model records no languages it was trained on" in old.stderr

@@ -35,4 +35,4 @@ def train(gold_path, judgments_path, run_paths, out_path):
         raise click.ClickException(str(exc)) from None
     write_output(out_path, model.to_json())
     click.echo(f"{out_path}: learned matcher trained on {model.training['pairs']} judged pairs of "
-               f"{len(model.training['runs'])} runs; training data sha256 {model.training['digest']}")
+               f"{len(model.training['runs'])} {'/'.join(model.training['languages'])} runs; training data sha256 {model.training['digest']}")

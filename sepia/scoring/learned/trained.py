@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia import __version__
+from sepia import __version__, vocab
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.scoring.learned.crossrun import RATE_COLUMNS, BlockSimilarities
 from sepia.scoring.learned.model import Classifier, fit_classifier
@@ -119,9 +119,16 @@ def train(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judg
                         pairs.features[i, RATE_COLUMNS].tolist()] for i in rows if judged[i]]
         if judged_rows:
             references.setdefault(topic, {})[nugget] = {"text": nugget_texts[topic, nugget], "judged": judged_rows}
-    training = {"digest": training_digest(pairs, gold, runs), "pairs": int(judged.sum()),
-                "runs": sorted({k[0] for k, j in zip(pairs.keys, judged) if j})}
+    judged_runs = sorted({k[0] for k, j in zip(pairs.keys, judged) if j})
+    training = {"digest": training_digest(pairs, gold, runs), "pairs": int(judged.sum()), "runs": judged_runs,
+                "languages": sorted({run_language(r) for r in judged_runs})}
     return TrainedModel(classifier, references, training, versions())
+
+
+def run_language(run_id: str) -> str:
+    """The target language of a run's responses, as its ID names it ("?" when it names none)."""
+    parsed = vocab.parse_run_id(run_id)
+    return parsed.target_lang if parsed else "?"
 
 
 def versions() -> dict:
