@@ -32,6 +32,7 @@ def validate(files, format_name, max_size, gold_path, quiet):
         gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     invalid = 0
     for path in files:
+        obj: object | None
         if is_qrels(path, format_name):  # told, or by its header: topic_id docid level
             obj, problems = validate_qrels(path)
         else:

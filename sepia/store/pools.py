@@ -8,7 +8,7 @@ inconsistently)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
@@ -210,7 +210,7 @@ def _topic_assessors(assessors: list[str], by_topic: dict[str, list[db.PoolEntry
     return [(chosen[t][0], chosen[t][1 % len(chosen[t])]) for t in topics]
 
 
-def _holders(session: Session, pool: db.Pool, entries: list[db.PoolEntry]) -> dict[int, set[str]]:
+def _holders(session: Session, pool: db.Pool, entries: Sequence[db.PoolEntry]) -> dict[int, set[str]]:
     """Entry ID -> the assessors who hold the item: assigned it, or judged it (imported judgments too;
     the organiser's adjudication is nobody's)."""
     from sepia.scoring.adjudication import ADJUDICATED
@@ -226,12 +226,12 @@ def _holders(session: Session, pool: db.Pool, entries: list[db.PoolEntry]) -> di
                 held[by_response[response_id]].add(assessor)
     else:
         by_doc = {(e.topic_id, e.docid): e.id for e in entries}
-        judged = session.execute(select(db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid,
-                                        db.RelevanceJudgment.assessor).distinct()
-                                 .join(db.PoolEntry, (db.PoolEntry.topic_id == db.RelevanceJudgment.topic_id)
-                                       & (db.PoolEntry.docid == db.RelevanceJudgment.docid))
-                                 .where(db.PoolEntry.pool_id == pool.id))
-        for topic_id, docid, assessor in judged:
+        relevance = session.execute(select(db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid,
+                                           db.RelevanceJudgment.assessor).distinct()
+                                    .join(db.PoolEntry, (db.PoolEntry.topic_id == db.RelevanceJudgment.topic_id)
+                                          & (db.PoolEntry.docid == db.RelevanceJudgment.docid))
+                                    .where(db.PoolEntry.pool_id == pool.id))
+        for topic_id, docid, assessor in relevance:
             if (topic_id, docid) in by_doc:
                 held[by_doc[(topic_id, docid)]].add(assessor)
     for h in held.values():
