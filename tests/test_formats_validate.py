@@ -224,3 +224,26 @@ def test_a_flood_of_schema_errors_is_cut_short_with_a_count(tmp_path):
     attributes = " ".join(f'A{i}="x"' for i in range(3000))
     found = problems_of(tmp_path, f"<TOPIC_SET {attributes}/>", name="flood.xml")
     assert len(found) == 1001 and any(p.endswith("2,000 more schema problems not shown") for p in found)
+
+
+def test_qrels_are_validated_by_their_header_or_when_told(tmp_path):
+    """Issue 33: `sepia validate corpora/cs/qrels.tsv` (a file SEPIA ships) failed with the judgments
+    header message, and --format had no qrels. A qrels header tells one, as `sepia import` does."""
+    from sepia.resources import resource_dir
+
+    runner = CliRunner()
+    shipped = resource_dir("corpora") / "cs" / "qrels.tsv"
+    result = runner.invoke(main, ["validate", str(shipped)])
+    assert result.exit_code == 0 and f"{shipped}: valid qrels file" in result.output, result.output
+    bad = tmp_path / "qrels.txt"
+    bad.write_text("topic_id\tdocid\tlevel\nX-CS-1\td1\tL2\nX-CS-1\td2\thigh\nX-CS-1\td1\t1\n", encoding="utf-8")
+    result = runner.invoke(main, ["validate", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}:3:" in result.output and "level must be" in result.output
+    assert f"{bad}:4:1: document d1 is judged twice" in result.output
+    told = tmp_path / "relevance.data"
+    told.write_text("topic_id\tdocid\tlevel\nX-CS-1\td1\t0\n", encoding="utf-8")
+    assert runner.invoke(main, ["validate", "--format", "qrels", str(told)]).exit_code == 0
+    judgments = resource_dir("corpora") / "cs" / "judgments.tsv"
+    assert runner.invoke(main, ["validate", "--format", "qrels", str(judgments)]).exit_code == 1
+    assert "valid judgments file" in runner.invoke(main, ["validate", str(judgments)]).output

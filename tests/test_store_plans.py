@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 
 from sepia.cli import main
 from sepia.store.io import ImportRefused
-from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic
+from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic, utcnow
 from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
 from sepia.store.pools import assign_pool, build_pool
 
@@ -90,7 +90,7 @@ def test_cli_plan_and_estimates_equal_the_file_ones(plan_campaign, tmp_path):
     files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
                                  "--calibrate", sample, "--format", "json", "--level", "0.9"])
     from_store, from_file = (json.loads(r.stdout) for r in (stored, files))
-    extra = ("planned", "mean_width", "projected_width")          # the store's report also projects widths
+    extra = ("planned", "mean_width", "projected_width", "more_for_interval")  # the store's report also projects widths
     groups = [{k: v for k, v in g.items() if k not in extra} for g in from_store["language_pairs"]]
     assert groups == from_file["language_pairs"] and groups[0]["judged"] == 3
     assert from_store["language_pairs"][0]["planned"] == 3 and from_store["matcher"] == from_file["matcher"]
@@ -247,3 +247,86 @@ def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(plan_campaign):
     assert changed.exit_code == 0 and "CS had 6 topics when the plan was drawn and has 5 now" in changed.stderr
     drawn = runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace", "--topics", "3", "--seed", "1"])
     assert drawn.exit_code == 0 and "judging plan: 3 topics (3, strata none, seed 1)" in drawn.output
+
+
+def _holders(session) -> dict[int, list[str]]:
+    held: dict[int, list[str]] = {}
+    for entry_id, assessor in session.execute(select(Assignment.entry_id, Assignment.assessor)):
+        held.setdefault(entry_id, []).append(assessor)
+    return held
+
+
+def test_topics_added_to_a_plan_go_out_without_handing_judged_items_again(plan_campaign):
+    """Issue 33: `pool plan --add` then `pool assign --overlap 0` gave one assessor every item of a
+    topic two others had judged: the added topics shifted the topics' turns, and an item was only
+    kept from the assessor who held it, not from everyone else. A topic shared out stays with its
+    assessors; the new topics alone are shared out; the overlap counts what is held."""
+    assessors = ["a1", "a2", "a3"]
+    with plan_campaign.transaction() as session:
+        build_pool(session, "p", "cclqa", 30)
+        make_plan(session, "p", "2", seed=1)
+        first = assign_pool(session, "p", assessors, overlap=0.4, seed=0)
+        before = _holders(session)
+        for assignment in session.scalars(select(Assignment)):
+            assignment.judged_at = utcnow()  # every item judged
+        added = add_topics(session, "p", 2, seed=5)
+        more = assign_pool(session, "p", assessors, overlap=0.0, seed=0)
+        after = _holders(session)
+        topic_of = dict(session.execute(select(PoolEntry.id, PoolEntry.topic_id)).all())
+    assert first == len(before) + sum(len(h) == 2 for h in before.values())
+    assert {e: after[e] for e in before} == before  # nothing handed out again
+    new = {e: h for e, h in after.items() if e not in before}
+    assert {topic_of[e] for e in new} == set(added) and all(len(h) == 1 for h in new.values())
+    assert more == len(new)
+    with plan_campaign.transaction() as session:  # asking for overlap now doubles only the new topics' items
+        doubled = assign_pool(session, "p", assessors, overlap=0.4, seed=0)
+        again = _holders(session)
+    assert {e: again[e] for e in before} == before
+    for topic in added:
+        items = [e for e in new if topic_of[e] == topic]
+        assert sum(len(again[e]) == 2 for e in items) == round(0.4 * len(items))
+        assert all(len(set(again[e])) == len(again[e]) for e in items)
+    assert doubled == sum(round(0.4 * len([e for e in new if topic_of[e] == t])) for t in added)
+
+
+def _plan_report(runner, tmp_path, planned: int, judged: int) -> tuple[dict, str]:
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--topics", str(planned), "--seed", "1"]
+                         ).exit_code == 0
+    status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    topics = [t["topic_id"] for t in status["by_stratum"][0]["topics"]]
+    assert runner.invoke(main, ["import", _judgments(tmp_path, topics[:judged])]).exit_code == 0
+    report = json.loads(runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"]).stdout)
+    return report["language_pairs"][0], runner.invoke(main, ["evaluate", "--store", "--plan", "p"]).stdout
+
+
+def test_one_judged_topic_ranks_no_run_and_says_what_gives_an_interval(plan_campaign, tmp_path):
+    """Issue 33: with 1 of 2 planned topics judged the runs were ranked by estimates without an
+    interval (λ 0.00). No interval, no ranking: the report says why and how many more topics."""
+    group, text = _plan_report(CliRunner(), tmp_path, planned=2, judged=1)
+    assert group["judged"] == 1 and all(r["low"] is None for r in group["runs"])
+    assert group["more_for_interval"] == 1 and group["mean_width"] is None
+    assert ("No interval yet: an interval needs two judged topics, and 1 of the 2 planned topics is judged; judge 1 "
+            "more planned topic for intervals and the width projected for the plan. Until then the runs are not "
+            "ranked.") in text
+    assert "ESTIMATE" not in text and "TEAMA" not in text
+
+
+def test_interval_widths_are_of_the_intervals_shown(plan_campaign, tmp_path):
+    """Issue 33: "Mean interval width now 1.915" for a score in [0, 1]: the width was the unclipped
+    intervals'. Now it is the mean of the clipped intervals' widths, and the projected width is the
+    mean of each run's unclipped interval narrowed by the t and finite-population factor, then clipped."""
+    from scipy import stats
+
+    group, text = _plan_report(CliRunner(), tmp_path, planned=4, judged=2)
+    runs = group["runs"]
+    assert all(0 <= r["low"] <= r["high"] <= 1 for r in runs) and group.get("more_for_interval", 0) == 0
+    assert group["mean_width"] == pytest.approx(sum(r["high"] - r["low"] for r in runs) / len(runs))
+    assert group["mean_width"] <= 1
+    n, m, population = 2, 4, group["topics"]
+    factor = (stats.t.ppf(0.975, m - 1) * (1 / m - 1 / population) ** 0.5) / (
+        stats.t.ppf(0.975, n - 1) * (1 / n - 1 / population) ** 0.5)
+    projected = [min(1, (r["raw_low"] + r["raw_high"]) / 2 + factor * (r["raw_high"] - r["raw_low"]) / 2)
+                 - max(0, (r["raw_low"] + r["raw_high"]) / 2 - factor * (r["raw_high"] - r["raw_low"]) / 2) for r in runs]
+    assert group["projected_width"] == pytest.approx(sum(projected) / len(projected))
+    assert group["projected_width"] <= group["mean_width"]
+    assert f"mean interval width {group['mean_width']:.3f} now" in text

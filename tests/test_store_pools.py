@@ -112,3 +112,18 @@ def test_assignment_shares_topics_out_with_the_overlap_asked(store):
     with pytest.raises(ValueError, match="overlap needs at least two"):
         with store.transaction() as session:
             assign_pool(session, "p", ["a1"], overlap=0.5)
+
+
+def test_an_imported_relevance_judgment_keeps_the_document_from_its_assessor(filled):
+    """Issue 33: an item already judged by an assessor is never handed out to them again, judged
+    through an assignment or imported (here a relevance judgment of d1 by a1): a1 keeps the topic,
+    d1 goes to nobody, the other documents to a1."""
+    from sepia.store.models import RelevanceJudgment
+
+    with filled.transaction() as session:
+        build_pool(session, "p", "ir4qa", depth=2, max_priority=1)
+        session.add(RelevanceJudgment(topic_id="X-CS-1", docid="d1", assessor="a1", level=1))
+        session.flush()
+        assert assign_pool(session, "p", ["a2", "a1"]) == 2
+        rows = sorted(session.execute(select(PoolEntry.docid, Assignment.assessor).join(Assignment)).all())
+    assert rows == [("d2", "a1"), ("d4", "a1")]

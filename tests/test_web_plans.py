@@ -144,3 +144,38 @@ def test_results_page_says_when_the_estimate_is_the_exact_human_f3(app, web_stor
     assert "every topic judged: the exact human F3" in results and "estimates with 95% intervals:" not in results
     human = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     assert "every topic judged: the exact human F3" in human
+
+
+def test_the_pools_page_adds_topics_to_a_plan_and_shares_them_out(app, web_store):
+    """Issue 33: a plan could be extended only with `sepia pool plan --add`. The form draws as the
+    command does (the same seeded draw) and assigns the new topics; a topic already shared out keeps
+    its assessor, and a bad count stores nothing."""
+    from sepia.store.models import PlanTopic
+
+    campaign(web_store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "1", "seed": "3"})
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    org.post(f"/pools/{pool_id}/assign", {"assessors": ["as1"], "overlap": "0"})
+    with web_store.transaction() as session:
+        first = set(session.execute(select(PoolEntry.topic_id, Assignment.assessor).join(Assignment)).all())
+        (planned,) = session.scalars(select(PlanTopic.topic_id)).all()
+    page = org.get("/pools/").get_data(as_text=True)
+    assert f'action="/pools/{pool_id}/plan/add"' in page
+    for bad in ({"count": "many", "seed": "0"}, {"count": "1", "seed": "-2"}, {"count": "0", "seed": "0"}):
+        org.post(f"/pools/{pool_id}/plan/add", bad)
+        assert "planned: nothing added" in org.get("/pools/").get_data(as_text=True), bad
+    with web_store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(PlanTopic)) == 1
+    response = org.post(f"/pools/{pool_id}/plan/add", {"count": "2", "seed": "4", "assessors": ["as1", "as2"],
+                                                        "overlap": "0"})
+    assert response.status_code == 302
+    added = sorted(random.Random(4).sample([t for t in TOPICS if t != planned], 2))
+    page = org.get("/pools/").get_data(as_text=True)
+    assert f"planned: 2 topics added to the judging plan (seed 4): {', '.join(added)}; 2 items assigned to as1, as2." \
+        in page
+    assert "CS 3 of 4 topics, 0 judged" in page
+    with web_store.transaction() as session:
+        now = set(session.execute(select(PoolEntry.topic_id, Assignment.assessor).join(Assignment)).all())
+    assert first < now and {t for t, _ in now - first} == set(added)
+    assert {t: a for t, a in now}[planned] == "as1" and len({t for t, _ in now}) == len(now)

@@ -162,6 +162,7 @@ def calibrate_tsv(report: dict) -> str:
 
 def calibrate_text(report: dict) -> str:
     from sepia.metaeval.render import align, fmt
+    from sepia.services.plan_estimates import no_interval
 
     level = f"{100 * report['level']:g}%"
     sample = ("a sample of every topic's nuggets (item-level plan: PPI on each topic's sums, jackknife over the "
@@ -175,6 +176,9 @@ def calibrate_text(report: dict) -> str:
                  else f"{group['judged_nuggets']} of the {group['nuggets']} nuggets judged on every topic" if "judged_nuggets" in group
                  else f"{group['judged']} of {group['topics']} topics judged")
         lines += ["", f"{group['language_pair']} ({state})"]
+        if (why := no_interval(group)) is not None:
+            lines.append(why)
+            continue
         if group.get("projected_width") is not None and group["planned"] > group["judged"]:
             lines.append(f"mean interval width {group['mean_width']:.3f} now, {group['projected_width']:.3f} projected "
                          f"once the {group['planned']} planned topics are judged")

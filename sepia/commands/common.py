@@ -1,6 +1,7 @@
 """Helpers the commands share: read inputs or exit with every problem listed."""
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -40,6 +41,34 @@ def f_score_options(command):
         click.option("--theta", type=float, default=0.5, show_default=True,
                      help="BINARIZED: a nugget matches when its best softmatch is strictly above this."),
         click.option("--weights", type=click.Choice(SCHEMES), default="pyramid", show_default=True),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _allowances(ctx, param, value) -> tuple[dict[str, float], float | None]:
+    from sepia.scoring.allowance import parse_overrides
+
+    try:
+        return parse_overrides(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allowance") from None
+
+
+allowance_option = click.option(
+    "--allowance", multiple=True, metavar="N|TYPE=N", callback=_allowances,
+    help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
+         "Default: mean gold nugget length per language and type.")
+
+
+def token_options(command):
+    """--stem, --stopwords and --set: how responses and nuggets are tokenised for matching."""
+    options = [
+        click.option("--stem", is_flag=True, help="Stem English words (Snowball English) before matching."),
+        click.option("--stopwords", is_flag=True,
+                     help="Drop English stop words (SEPIA's list, Snowball's) before matching."),
+        click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag."),
     ]
     for option in reversed(options):
         command = option(command)
@@ -174,3 +203,35 @@ def score_or_exit(scorer, *args, **kwargs):
         return scorer(*args, **kwargs)
     except NothingToScore as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def output_folder(path: str | Path) -> Path:
+    """The folder a command writes `path` into, created if missing; one line (exit 1) when it cannot be."""
+    folder = Path(path).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.ClickException(f"{path}: cannot create its folder {folder}: {exc.strerror or exc}") from None
+    return folder
+
+
+def write_output(path: str | Path, data: bytes | str) -> None:
+    """Write a command's output file in one rename (never half a file), creating its folder; one line
+    (exit 1) when it cannot be written."""
+    output_folder(path)
+    target = Path(path)
+    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        staging.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(staging, target)
+    except OSError as exc:
+        staging.unlink(missing_ok=True)
+        raise click.ClickException(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def exit_if_unscored(run_ids: list[str]) -> None:
+    """A run without a scored topic (none of its language in the gold standard or qrels) is an error
+    (exit status 1), after the output that shows it: `evaluate`, `evaluate-ir4qa` and `evaluate-qa` alike."""
+    if run_ids:
+        click.echo(f"error: no topic scored for {', '.join(run_ids)} (see the warnings above)", err=True)
+        raise SystemExit(1)

@@ -1,13 +1,11 @@
 """`sepia convert`: turn other campaigns' files into SEPIA's exchange formats."""
 from __future__ import annotations
 
-import os
 import sys
-from pathlib import Path
 
 import click
 
-from sepia.commands.common import expand_run_paths, load_or_exit, warn
+from sepia.commands.common import expand_run_paths, load_or_exit, warn, write_output
 from sepia.convert.nuggetizer import (OutputExists, check_output_dir, convert_nuggetizer, read_mapping,
                                       write_conversion)
 from sepia.formats.model import CCLQARun, GoldStandard, TopicSet
@@ -110,17 +108,11 @@ def backwards(path) -> dict[str, str]:
 
 
 def _write(text: str, out: str | None) -> None:
-    """To `out` in one rename (never half a file), or to standard output."""
+    """To `out` in one rename (never half a file, its folder created), or to standard output."""
     if not out:
         sys.stdout.write(text)
         return
-    staging = Path(f"{out}.{os.getpid()}.tmp")
-    try:
-        staging.write_text(text, encoding="utf-8")
-        os.replace(staging, out)
-    except OSError as exc:
-        staging.unlink(missing_ok=True)
-        raise click.ClickException(str(exc)) from None
+    write_output(out, text)
 
 
 @convert.command("to-rag-topics")

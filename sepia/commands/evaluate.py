@@ -6,7 +6,8 @@ from typing import Iterable
 
 import click
 
-from sepia.commands.common import (MatcherName, auto_judgments_option, check_store_use, expand_run_paths,
+from sepia.commands.common import (MatcherName, allowance_option, auto_judgments_option, check_store_use,
+                                   exit_if_unscored, expand_run_paths, token_options,
                                    f_score_options, load_auto_matchers, load_or_exit, matcher_help,
                                    made_or_exit, matcher_option_flags, partial_option, score_or_exit, store_options,
                                    warn)
@@ -14,7 +15,6 @@ from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
-from sepia.scoring.allowance import parse_overrides
 from sepia.scoring.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.heap import keep_freed_memory
@@ -32,17 +32,13 @@ from sepia.scoring.tokenize import Tokenizer
 @click.option("--judgments", "judgments_path", type=click.Path(exists=True, dir_okay=False),
               help="Human nugget judgments TSV (needed by --matcher human).")
 @f_score_options
-@click.option("--allowance", multiple=True, metavar="N|TYPE=N",
-              help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
-                   "Default: mean gold nugget length per language and type.")
+@allowance_option
 @partial_option
 @matcher_option_flags
 @click.option("--measures", "measures", multiple=True, type=click.Choice(["f", "nuggetizer"]),
               help="Add TREC RAG's four nugget scores (strict vital, vital, strict all, all; castorini/"
                    "nuggetizer) beside F, averaged over all topics and over the answered topics.")
-@click.option("--stem", is_flag=True, help="Stem English words (Snowball English) before matching.")
-@click.option("--stopwords", is_flag=True, help="Drop English stop words (SEPIA's list, Snowball's) before matching.")
-@click.option("--set", "as_set", is_flag=True, help="Count tokens as a set instead of a bag.")
+@token_options
 @click.option("--depth", type=click.IntRange(1), default=None,
               help="Scoring depth: only the first N responses (by rank) of a run per topic count.")
 @calibrate_options
@@ -57,10 +53,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     check_store_use(from_store, {"--gold": gold_path, "--run": run_paths + more_runs,
                                  "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs},
                     run_ids, lang_pairs)
-    try:
-        per_type, everywhere = parse_overrides(allowance)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--allowance") from None
+    per_type, everywhere = allowance
     settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
                         as_set, partial, depth, numbers, matcher_options)
     _check_matcher_options(settings)
@@ -94,6 +87,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
                 + (f"; the first {depth} responses per topic" if depth else ""))
 
     out.write(lambda text: click.echo(text, nl=False), title)
+    exit_if_unscored(out.unscored)
 
 
 def _check_matcher_options(settings: Settings) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from sepia.commands.common import write_output
 from sepia.vocab import LANGUAGES
 
 
@@ -26,8 +27,7 @@ def export(lang: str | None, out: str | None) -> None:
     finally:
         store.dispose()
     if out:
-        with open(out, "wb") as handle:
-            handle.write(data)
+        write_output(out, data)
         click.echo(f"Gold standard written to {out}.", err=True)
     else:
         click.echo(data, nl=False)

@@ -7,7 +7,8 @@ from typing import Iterable, Iterator
 
 import click
 
-from sepia.commands.common import check_store_use, expand_run_paths, load_or_exit, score_or_exit, store_options, warn
+from sepia.commands.common import (check_store_use, exit_if_unscored, expand_run_paths, load_or_exit, score_or_exit,
+                                   store_options, warn)
 from sepia.ir4qa import trec
 from sepia.ir4qa.evaluate import (MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa,
                                   read_xml_rankings, stored_measures)
@@ -80,7 +81,7 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
             unscored += [] if r.topics else [r.run_id]
         click.echo(f"note: the 'all' lines are means over {over} (num_q of them)"
                    + ("" if average == "trec_eval" else "; trec_eval's: --average trec_eval"), err=True)
-        _exit_if_unscored(unscored)
+        exit_if_unscored(unscored)
         return
     # the other formats rank the runs: each run's scores are kept (not its documents)
     results = IR4QAResults(ranked_ir4qa(runs), gain_list, cutoff, options)
@@ -100,19 +101,12 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
                  "Q with beta 1" + (", condensed lists" if condensed else "")
                  + (", AP@k and Q@k over min(k, R)" if ntcireval_cutoff else "") + f"; means over {over}")
         click.echo(ir4qa_table(results.runs, title, shown), nl=False)
-    _exit_if_unscored([r.run_id for r in results.runs if not r.topics])
+    exit_if_unscored([r.run_id for r in results.runs if not r.topics])
 
 
 def _mean(run, measure: str, digits: int) -> str:
     """A run's mean of a measure, '-' when no topic was scored (never 0)."""
     return f"{run.means[measure]:.{digits}f}" if run.topics else "-"
-
-
-def _exit_if_unscored(run_ids: list[str]) -> None:
-    """A run without a scored topic is an error (exit status 1), after the output that shows it as '-'."""
-    if run_ids:
-        click.echo(f"error: no topic scored for {', '.join(run_ids)} (see the warnings above)", err=True)
-        raise SystemExit(1)
 
 
 def _warn(messages: Iterable[str], warned: set[str]) -> None:

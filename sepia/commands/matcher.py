@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from sepia.commands.common import expand_run_paths, load_or_exit
+from sepia.commands.common import expand_run_paths, load_or_exit, write_output
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import expect, read_file
@@ -33,6 +33,6 @@ def train(gold_path, judgments_path, run_paths, out_path):
         model = train_model(gold, runs, judgments)
     except ValueError as exc:  # ModelError, or judgments with one decision only
         raise click.ClickException(str(exc)) from None
-    model.save(out_path)
+    write_output(out_path, model.to_json())
     click.echo(f"{out_path}: learned matcher trained on {model.training['pairs']} judged pairs of "
-               f"{len(model.training['runs'])} runs; training data sha256 {model.training['digest']}")
+               f"{len(model.training['runs'])} {'/'.join(model.training['languages'])} runs; training data sha256 {model.training['digest']}")

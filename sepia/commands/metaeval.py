@@ -6,8 +6,9 @@ from pathlib import Path
 
 import click
 
-from sepia.commands.common import (MatcherName, auto_judgments_option, f_score_options, key_values,
-                                   load_auto_matchers, load_or_exit, made_or_exit, warn)
+from sepia.commands.common import (MatcherName, allowance_option, auto_judgments_option, f_score_options, key_values,
+                                   load_auto_matchers, load_or_exit, made_or_exit, matcher_option_flags, output_folder,
+                                   partial_option, token_options, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
@@ -185,6 +186,10 @@ def parse_budgets(ctx, param, value: str) -> list[float]:
 @click.option("--matcher", type=MatcherName(automatic_only=True), default="binarized", show_default=True)
 @auto_judgments_option
 @f_score_options
+@allowance_option
+@partial_option
+@matcher_option_flags
+@token_options
 @click.option("--budgets", default="10,20,30,50", show_default=True, callback=parse_budgets,
               help="Shares of each language pair's topics judged, in per cent, comma-separated.")
 @click.option("--trials", type=click.IntRange(1), default=1000, show_default=True,
@@ -193,8 +198,8 @@ def parse_budgets(ctx, param, value: str) -> list[float]:
               help="Confidence level of the intervals.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
-def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, theta, beta, weights, budgets, trials,
-           level, seed, output):
+def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, theta, beta, weights, allowance,
+           partial, numbers, matcher_options, stem, stopwords, as_set, budgets, trials, level, seed, output):
     """Judging part of the topics: from fully judged runs, re-sample topic-level judging plans and
     report per budget the coverage and width of the PPI++ intervals (against human-only intervals
     from the same topics) for run means and run differences, and Kendall's tau of the estimated ranking.
@@ -220,13 +225,18 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
     name = matcher if isinstance(matcher, str) else matcher.name
     if isinstance(matcher, str) and matcher_kind(matcher).learns_from_other_runs:
         raise click.ClickException(LEARNER_REFUSED.format(name))
-    groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, beta=beta, theta=theta,
-                                    weights=weights)
+    from sepia.scoring.tokenize import Tokenizer
+
+    settings = {"beta": beta, "theta": theta, "weights": weights, "allowance_per_type": allowance[0],
+                "allowance": allowance[1], "partial": partial, "numbers": numbers,
+                "matcher_options": matcher_options, "tokenizer": Tokenizer(stem=stem, stopwords=stopwords),
+                "as_set": as_set}  # the scoring options of `sepia evaluate`
+    groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, **settings)
     for message in warnings:
         warn(message)
     if not groups:
         raise click.ClickException("no run is scored on any topic of the gold standard")
-    items = item_scores(gold, runs, judgments, matcher, beta=beta, theta=theta, weights=weights)
+    items = item_scores(gold, runs, judgments, matcher, **settings)
     report = json_ready(budget_report(groups, budgets, trials, seed, level, items, beta))
     if output == "json":
         click.echo(json.dumps(stamped({"matcher": name, **report}), indent=1))
@@ -358,6 +368,7 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
     if not results:
         raise click.ClickException("no language pair has two runs or more")
     if plot_path:
+        output_folder(plot_path)
         plot_tukey(results, plot_path)
     if output == "json":
         click.echo(json.dumps(stamped({"language_pairs": {pair: r.as_dict() for pair, r in results.items()}}),

@@ -5,7 +5,7 @@ import sys
 
 import click
 
-from sepia.commands.common import check_store_use, expand_run_paths, score_or_exit, store_options, warn
+from sepia.commands.common import check_store_use, exit_if_unscored, expand_run_paths, score_or_exit, store_options, warn
 from sepia.convert.validate import validate_any_file
 from sepia.formats.model import GoldStandard, QARun, Topic, TopicSet
 from sepia.qa.evaluate import SETTINGS, evaluate_qa
@@ -49,6 +49,7 @@ def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, 
                                   "and precision"), nl=False)
         if confusion:
             click.echo(confusion_tables(results), nl=False)
+    exit_if_unscored([r.run_id for r in results if not r.topics])
 
 
 def _validated(path: str, format_name: str | None, kinds: tuple[type, ...]):

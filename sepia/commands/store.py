@@ -8,7 +8,7 @@ import click
 
 from sepia import config
 from sepia.campaign.submission import stored_topics
-from sepia.commands.common import warn
+from sepia.commands.common import warn, write_output
 from sepia.formats import model
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import judgments_to_tsv
@@ -17,11 +17,9 @@ from sepia.formats.validate import JUDGMENTS, is_judgments, validate_file, valid
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
-from sepia.services.validation import missing_in_configured_store
+from sepia.services.validation import QRELS, is_qrels, missing_in_configured_store, validate_qrels
 from sepia.store import io, relevance
 from sepia.store.db import Store
-
-QRELS = "qrels"
 
 
 def _read_all(paths, format_name):
@@ -41,8 +39,8 @@ def _read_all(paths, format_name):
 
 
 def _validate(path, format_name):
-    if _is_qrels(path, format_name):
-        return *_validate_qrels(path), None
+    if is_qrels(path, format_name):
+        return *validate_qrels(path), None
     if is_judgments(path, format_name):
         return *validate_file(path, JUDGMENTS), None
     try:
@@ -54,21 +52,6 @@ def _validate(path, format_name):
     if kind is not None and kind.importer is None:
         return None, [*problems, Problem(str(path), 1, 1, f"{kind.name} files are not kept in the store")], None
     return obj, problems, xml.data  # a run's bytes are kept as they were checked
-
-
-def _is_qrels(path, format_name) -> bool:
-    """Qrels when told, or a .tsv / .txt file whose header is a qrels header (else judgments)."""
-    if format_name is not None or not str(path).endswith((".tsv", ".txt")):
-        return format_name == QRELS
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return qrels_tsv.is_qrels_header(handle.readline(4096).rstrip("\r\n"))
-
-
-def _validate_qrels(path):
-    try:
-        return qrels_tsv.QrelsFile(qrels_tsv.read_qrels_rows(path)), []
-    except FormatError as exc:
-        return None, exc.problems
 
 
 def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor: str) -> str:
@@ -133,11 +116,10 @@ def export():
 
 
 def _write(data: bytes | str, out: str | None) -> None:
-    payload = data.encode("utf-8") if isinstance(data, str) else data
     if out:
-        Path(out).write_bytes(payload)
+        write_output(out, data)
     else:
-        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 _out = click.option("--out", type=click.Path(dir_okay=False), help="File to write (default: standard output).")

@@ -6,12 +6,12 @@ import click
 from sepia.convert.validate import JSONL_FORMATS, validate_any_file
 from sepia.formats.registry import format_of, names
 from sepia.formats.validate import JUDGMENTS
-from sepia.services.validation import missing_in_configured_store
+from sepia.services.validation import QRELS, is_qrels, missing_in_configured_store, validate_qrels
 
 
 @click.command()
 @click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--format", "format_name", type=click.Choice(names() + (JUDGMENTS,) + JSONL_FORMATS),
+@click.option("--format", "format_name", type=click.Choice(names() + (JUDGMENTS, QRELS) + JSONL_FORMATS),
               help="The files' format; detected from each file when not given.")
 @click.option("--max-size", type=int, default=None, help="Refuse files over this many bytes.")
 @click.option("--gold", "gold_path", type=click.Path(exists=True, dir_okay=False),
@@ -21,7 +21,8 @@ def validate(files, format_name, max_size, gold_path, quiet):
     """Check run, topic, gold standard and judgment files against the spec.
 
     TREC RAG answer and topic files (JSON lines, told apart by their first line) are checked against
-    the track's rules. Every problem is printed as PATH:LINE:COLUMN: message."""
+    the track's rules; qrels (a `topic_id docid level` header, or --format qrels) as `sepia import`
+    reads them. Every problem is printed as PATH:LINE:COLUMN: message."""
     gold = None
     if gold_path:
         from sepia.commands.common import load_or_exit
@@ -31,8 +32,12 @@ def validate(files, format_name, max_size, gold_path, quiet):
         gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     invalid = 0
     for path in files:
-        obj, problems = validate_any_file(path, format_name, max_size, gold, gold_path or "",
-                                          missing_in_configured_store)
+        obj: object | None
+        if is_qrels(path, format_name):  # told, or by its header: topic_id docid level
+            obj, problems = validate_qrels(path)
+        else:
+            obj, problems = validate_any_file(path, format_name, max_size, gold, gold_path or "",
+                                              missing_in_configured_store)
         for problem in problems:
             click.echo(str(problem))
         if obj is None:
@@ -46,4 +51,4 @@ def _kind(obj) -> str:
     if (xml := format_of(obj)) is not None:
         return xml.label
     return {"AnswersConversion": "TREC RAG answer file",
-            "TopicsConversion": "TREC RAG topic file"}.get(type(obj).__name__, "judgments file")
+            "TopicsConversion": "TREC RAG topic file", "QrelsFile": "qrels file"}.get(type(obj).__name__, "judgments file")

@@ -30,8 +30,11 @@ class RankedOutput:
         self._spool = tempfile.SpooledTemporaryFile(IN_MEMORY)
         self._entries: list[tuple] = []  # (group, -score, run ID, start, end of warnings, end, table row)
         self._topic_ids: dict[tuple[str, ...], tuple[str, ...]] = {}  # one tuple for all equal ones
+        self.unscored: list[str] = []  # runs of a language the gold standard has no topic of
 
     def add(self, result: RunScore, group: int = 0) -> None:
+        if not result.topics and result.run_id not in self.unscored:
+            self.unscored.append(result.run_id)
         warnings = "".join(w + "\n" for w in result.warnings).encode()
         if self.output == "json":
             text = json_run(result, self.measures)

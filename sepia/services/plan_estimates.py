@@ -3,6 +3,8 @@ of every topic of the plan's population and the human judgments of the planned t
 (`sepia evaluate --store --plan`, the web tool's estimates page). Runs are read one at a time."""
 from __future__ import annotations
 
+import math
+import statistics
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
@@ -58,13 +60,40 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
 
 
 def projection(group: dict, level: float) -> dict:
-    """The mean interval width of the runs now, and as projected once every planned topic is judged."""
-    widths = [r["raw_high"] - r["raw_low"] for r in group["runs"] if r["raw_low"] is not None]
-    if not widths:
-        return {"mean_width": None, "projected_width": None}
-    now = sum(widths) / len(widths)
-    return {"mean_width": now, "projected_width": json_ready(
-        projected_width(now, group["judged"], group["planned"], group["topics"], level))}
+    """The mean width of the runs' intervals as shown (clipped to [0, 1]) now, and as projected once
+    every planned topic is judged: each run's unclipped interval narrowed about its middle by the
+    projected factor, then clipped. An interval needs two judged topics: `more_for_interval` says how
+    many more planned topics must be judged before there is one (0 once there is)."""
+    more = 0 if group["complete"] else max(0, 2 - group["judged"])
+    runs = [r for r in group["runs"] if r["low"] is not None and r["raw_low"] is not None]
+    if not runs:
+        return {"mean_width": None, "projected_width": None, "more_for_interval": more}
+    factor = projected_width(1.0, group["judged"], group["planned"], group["topics"], level)
+    projected = None
+    if math.isfinite(factor):
+        ends = [((r["raw_low"] + r["raw_high"]) / 2, factor * (r["raw_high"] - r["raw_low"]) / 2) for r in runs]
+        projected = statistics.fmean(min(1.0, mid + half) - max(0.0, mid - half) for mid, half in ends)
+    return {"mean_width": statistics.fmean(r["high"] - r["low"] for r in runs), "projected_width": projected,
+            "more_for_interval": more}
+
+
+def no_interval(group: dict) -> str | None:
+    """Why a language pair's estimates have no interval, and what gives them one, in words (None when
+    they have one): shown instead of ranking the runs by estimates nobody can trust yet. A group of a
+    plan's report names its planned topics; one of `sepia metaeval calibrate`, all topics."""
+    more = group.get("more_for_interval", 0 if any(r["low"] is not None for r in group["runs"]) else 2)
+    if not more or group["complete"]:
+        return None
+    planned = "planned" in group
+    kind = "planned topic" if planned else "topic"
+    of = group["planned"] if planned else group["topics"]
+    if more <= of - group["judged"]:
+        step = f"judge {more} more {kind}{'s' if more > 1 else ''} for intervals"
+        step += " and the width projected for the plan" if planned else ""
+    else:
+        step = "add topics to the plan (the Pools page, or sepia pool plan NAME --add N)"
+    return (f"No interval yet: an interval needs two judged topics, and {group['judged']} of the {of} {kind}s "
+            f"{'is' if group['judged'] == 1 else 'are'} judged; {step}. Until then the runs are not ranked.")
 
 
 def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:

@@ -8,7 +8,7 @@ inconsistently)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import func, literal, select
@@ -190,8 +190,13 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     """Share a pool's items out to assessors, topic by topic in turn (each topic's items to one
     assessor, so an assessor keeps a topic in mind), and a share `overlap` of every topic's items to a
     second assessor as well, for agreement. Each assessor's queue is in a random order fixed for that
-    assessor (items of a topic stay together). Items already assigned are kept; returns how many
-    assignments were added. With a judging plan (sepia.store.plans), only its topics are shared out."""
+    assessor (items of a topic stay together). With a judging plan (sepia.store.plans), only its topics
+    are shared out. Returns how many assignments were added.
+
+    What is there counts: an item assigned to or judged by an assessor is never handed to them again; a
+    topic already shared out stays with its assessors (topics added to a plan later shift the turns
+    of the others, which must not move); an item held by one assessor needs nobody else, and only the
+    overlap a topic still lacks (items held by two or more count towards it) is added."""
     if not assessors:
         raise ValueError("name at least one assessor")
     if not 0 <= overlap <= 1:
@@ -204,25 +209,26 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
                                                          db.PoolEntry.control_id.is_(None))
                               .options(selectinload(db.PoolEntry.assignments)).order_by(db.PoolEntry.id)).all()
+    holders = _holders(session, pool, entries)
     planned = planned_topics(session, pool.id)
-    if planned is not None:  # a judging plan: only its topics go to the assessors
-        entries = [e for e in entries if e.topic_id in planned]
     by_topic: dict[str, list[db.PoolEntry]] = {}
     for entry in entries:
-        by_topic.setdefault(entry.topic_id, []).append(entry)
+        if planned is None or entry.topic_id in planned:  # a judging plan: only its topics go to the assessors
+            by_topic.setdefault(entry.topic_id, []).append(entry)
     rng = random.Random(f"{seed}:{name}")
     wanted: list[tuple[db.PoolEntry, str]] = []
-    for turn, (_topic_id, items) in enumerate(sorted(by_topic.items())):
-        first = assessors[turn % len(assessors)]
-        second = assessors[(turn + 1) % len(assessors)]
-        doubled = set(rng.sample(range(len(items)), round(overlap * len(items))))
-        for i, entry in enumerate(items):
-            wanted.append((entry, first))
-            if i in doubled:
-                wanted.append((entry, second))
+    for (_topic_id, items), (first, second) in zip(sorted(by_topic.items()),
+                                                   _topic_assessors(assessors, by_topic, holders)):
+        fresh = [e for e in items if not holders[e.id]]
+        wanted += [(e, first) for e in fresh]
+        held = [holders[e.id] or {first} for e in items]
+        single = [i for i, h in enumerate(held) if len(h) == 1]
+        lacking = round(overlap * len(items)) - sum(len(h) > 1 for h in held)
+        for i in sorted(single[k] for k in rng.sample(range(len(single)), max(0, min(lacking, len(single))))):
+            wanted.append((items[i], second if second not in held[i] else first))
     added = 0
     for assessor in assessors:
-        mine = [e for e, a in wanted if a == assessor and all(x.assessor != assessor for x in e.assignments)]
+        mine = [e for e, a in wanted if a == assessor]
         order = random.Random(f"{seed}:{name}:{assessor}")
         topics = sorted({e.topic_id for e in mine})
         order.shuffle(topics)
@@ -237,3 +243,54 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
             added += 1
     session.flush()
     return added
+
+
+def _topic_assessors(assessors: list[str], by_topic: dict[str, list[db.PoolEntry]],
+                     holders: dict[int, set[str]]) -> list[tuple[str, str]]:
+    """(first, second) assessor of each topic, in topic ID order. A topic shared out already keeps the
+    named assessors who hold most of its items; a topic nobody holds goes to the one with the fewest
+    topics so far (in turn where they tie, as on a first assignment), its overlap to the next one."""
+    topics = sorted(by_topic)
+    held = {t: {a: sum(a in holders[e.id] for e in by_topic[t]) for a in assessors} for t in topics}
+    chosen: dict[str, list[str]] = {}
+    load = dict.fromkeys(assessors, 0)
+    for t in topics:
+        if any(held[t].values()):
+            chosen[t] = sorted(assessors, key=lambda a: -held[t][a])  # stable: ties in the assessors' order
+            load[chosen[t][0]] += 1
+    for turn, t in enumerate(topics):
+        if t not in chosen:
+            by_turn = [assessors[(turn + k) % len(assessors)] for k in range(len(assessors))]
+            first = min(by_turn, key=lambda a: load[a])
+            load[first] += 1
+            chosen[t] = [first, assessors[(assessors.index(first) + 1) % len(assessors)]]
+    return [(chosen[t][0], chosen[t][1 % len(chosen[t])]) for t in topics]
+
+
+def _holders(session: Session, pool: db.Pool, entries: Sequence[db.PoolEntry]) -> dict[int, set[str]]:
+    """Entry ID -> the assessors who hold the item: assigned it, or judged it (imported judgments too;
+    the organiser's adjudication is nobody's)."""
+    from sepia.scoring.adjudication import ADJUDICATED
+
+    held = {e.id: {a.assessor for a in e.assignments} for e in entries}
+    if pool.kind == "cclqa":
+        by_response = {e.response_id: e.id for e in entries}
+        judged = session.execute(select(db.NuggetJudgment.response_id, db.NuggetJudgment.assessor).distinct()
+                                 .join(db.PoolEntry, db.PoolEntry.response_id == db.NuggetJudgment.response_id)
+                                 .where(db.PoolEntry.pool_id == pool.id))
+        for response_id, assessor in judged:
+            if response_id in by_response:
+                held[by_response[response_id]].add(assessor)
+    else:
+        by_doc = {(e.topic_id, e.docid): e.id for e in entries}
+        relevance = session.execute(select(db.RelevanceJudgment.topic_id, db.RelevanceJudgment.docid,
+                                           db.RelevanceJudgment.assessor).distinct()
+                                    .join(db.PoolEntry, (db.PoolEntry.topic_id == db.RelevanceJudgment.topic_id)
+                                          & (db.PoolEntry.docid == db.RelevanceJudgment.docid))
+                                    .where(db.PoolEntry.pool_id == pool.id))
+        for topic_id, docid, assessor in relevance:
+            if (topic_id, docid) in by_doc:
+                held[by_doc[(topic_id, docid)]].add(assessor)
+    for h in held.values():
+        h.discard(ADJUDICATED)
+    return held

@@ -390,12 +390,49 @@ def _draw_plan(form, name: str, kind: str):
         raise FormError(str(error)) from None
 
 
+@bp.route("/pools/<int:pool_id>/plan/add", methods=["POST"])
+@roles_required("organiser")
+def add_plan_topics(pool_id: int):
+    """Draw more topics into the pool's judging plan (`sepia pool plan --add N --seed S`) and, when
+    assessors are ticked, share the new topics out to them (`sepia pool assign`: nothing anyone holds
+    is handed out again)."""
+    from sepia.store.plans import MAX_SEED, add_topics
+
+    pool = get_or_404(Pool, pool_id, "pool")
+    count, seed = request.form.get("count", "").strip(), request.form.get("seed", "").strip() or "0"
+    assessors = [a for a in request.form.getlist("assessors") if a]
+    try:
+        if not count.isdigit() or not seed.isdigit() or int(seed) > MAX_SEED:
+            raise ValueError(f"give a number of topics to add and a seed from 0 to {MAX_SEED}")
+        added = add_topics(db(), pool.name, int(count), int(seed))
+        assigned = assign_pool(db(), pool.name, assessors, float(request.form.get("overlap") or 0) / 100) \
+            if assessors else 0
+        db().commit()
+    except (ValueError, ImportRefused) as error:
+        db().rollback()
+        flash(f"{pool.name}: nothing added: {error}.", "error")
+        return redirect(url_for("judging.pools") + f"#pool-{pool_id}")
+    shared = f"; {assigned} items assigned to {', '.join(assessors)}" if assessors else \
+        "; assign them with the Assign button"
+    flash(f"{pool.name}: {len(added)} topics added to the judging plan (seed {seed}): {', '.join(added)}{shared}.",
+          "success")
+    return redirect(url_for("judging.pools") + f"#pool-{pool_id}")
+
+
 @bp.app_template_global()
 def judging_plans(progress) -> dict:
     """Pool ID -> its judging plan, for the pools page (a few queries for all pools)."""
     from sepia.store.plans import plans_overview
 
     return plans_overview(db(), progress)
+
+
+@bp.app_template_global()
+def no_interval(group: dict) -> str | None:
+    """`sepia.services.plan_estimates.no_interval`, for the estimates shown on the pools and results pages."""
+    from sepia.services.plan_estimates import no_interval as why
+
+    return why(group)
 
 
 @bp.route("/pools/<int:pool_id>/estimates")

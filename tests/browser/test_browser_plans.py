@@ -132,3 +132,60 @@ def test_an_item_level_plan_from_the_form_to_the_judging_screen(chromium, site, 
     with store.transaction() as session:
         judged = set(session.scalars(select(Nugget.label).join(NuggetJudgment)))
     assert judged == planned                          # the plan's nuggets only, the first one matched
+
+
+def test_organiser_adds_topics_to_a_plan_and_shares_them_out(chromium, site, artifacts):
+    """Issue 33: a plan extended from the pools page, the new topics assigned at once; the topics
+    shared out before keep their assessors (nobody is handed an item someone holds).
+    Screenshot: test-artifacts/plans-added.png."""
+    page = log_in(chromium, site, "org")
+    build_cs_pool(page, site, "CS two", "2", fills={"seed": "1"})
+    first = sorted(random.Random(1).sample(CS_TOPICS, 2))
+    page.check("input[name=assessors][value=as1]")
+    page.check("input[name=assessors][value=as2]")
+    page.fill("input[name=overlap]", "0")
+    with page.expect_navigation():
+        page.click("button:has-text('Assign')")
+    before = set(zip(page.locator("table.table tbody tr td.docid").all_inner_texts(),
+                     page.locator("table.table tbody tr td:nth-child(2)").all_inner_texts()))
+    form = page.locator("form.plan-add")
+    form.locator("input[name=count]").fill("2")
+    form.locator("input[name=seed]").fill("4")
+    form.locator("input[name=assessors][value=as1]").check()
+    form.locator("input[name=assessors][value=as2]").check()
+    with page.expect_navigation():
+        form.locator("button:has-text('Add to the plan')").click()
+    added = sorted(random.Random(4).sample([t for t in CS_TOPICS if t not in first], 2))
+    assert f"2 topics added to the judging plan (seed 4): {', '.join(added)}" in page.inner_text("#flashes")
+    assert "CS 4 of 6 topics" in " ".join(page.locator(".plan").first.inner_text().split())
+    after = set(zip(page.locator("table.table tbody tr td.docid").all_inner_texts(),
+                    page.locator("table.table tbody tr td:nth-child(2)").all_inner_texts()))
+    assert before < after and {t for t, _ in after - before} == set(added)
+    assert len({t for t, _ in after}) == len(after)  # one assessor a topic: nothing handed out twice
+    page.screenshot(path=str(artifacts / "plans-added.png"), full_page=True)
+
+
+def test_estimates_of_one_judged_topic_rank_no_run(chromium, site, artifacts, tmp_path):
+    """Issue 33: with 1 of 2 planned topics judged the page ranked the runs with no interval and
+    λ 0.00. Now it says in words that an interval needs another judged topic, and shows no ranking,
+    on the estimates page and on the results page. Screenshot: test-artifacts/plans-no-interval.png."""
+    page = log_in(chromium, site, "org")
+    build_cs_pool(page, site, "CS pair", "2", fills={"seed": "1"})
+    first = sorted(random.Random(1).sample(CS_TOPICS, 2))[0]
+    lines = (resource_dir("corpora") / "cs" / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    sample = tmp_path / "one.tsv"
+    sample.write_text("\n".join([lines[0]] + [x for x in lines[1:] if x.split("\t")[0] == first]) + "\n",
+                      encoding="utf-8")
+    assert CliRunner().invoke(main, ["import", str(sample)]).exit_code == 0
+    with page.expect_navigation():
+        page.click("a:has-text('Estimated scores')")
+    with page.expect_navigation():
+        page.click("button:has-text('Estimate now')")
+    section = page.locator("#pair-CS-CS")
+    assert ("No interval yet: an interval needs two judged topics, and 1 of the 2 planned topics is judged; judge 1 "
+            "more planned topic") in section.inner_text()
+    assert section.locator("table").count() == 0 and "λ" not in section.inner_text()
+    page.screenshot(path=str(artifacts / "plans-no-interval.png"), full_page=True)
+    page.goto(f"{site.url}/results/")
+    card = page.locator("section[id^=plan-]").first
+    assert "No interval yet" in card.inner_text() and card.locator("table").count() == 0

@@ -38,4 +38,23 @@ def from_model(path, gold: GoldStandard, runs: Sequence[CCLQARun], threshold: fl
     warnings = (f"the model learnt from the judgments of {', '.join(seen)}: their scores are not estimates "
                 "for unjudged runs",) if seen else ()
     return LearnedMatcher(model.probabilities(gold, runs), threshold, trained_on=frozenset(model.training["runs"]),
-                          warnings=warnings)
+                          warnings=(*warnings, *_other_languages(model.training, runs)))
+
+
+def _other_languages(training: dict, runs: Sequence[CCLQARun]) -> tuple[str, ...]:
+    """A loud warning for runs of a language the model was not trained on: what it learnt of one
+    language's judgments (and tokens) does not carry over (a CS model gave JA runs 0.81 against a human
+    0.06); a model that records no languages (made before they were recorded) is named as such."""
+    from sepia.scoring.learned.trained import run_language
+
+    known = training.get("languages")
+    if known is None:
+        return ("the model records no languages it was trained on (made by an earlier SEPIA): train it again "
+                "so that runs of another language are warned about",)
+    other: dict[str, list[str]] = {}
+    for run in runs:
+        if (lang := run_language(run.run_id)) not in known:
+            other.setdefault(lang, []).append(run.run_id)
+    return tuple(f"the model was trained on {'/'.join(known)} runs only: its scores of the {lang} runs "
+                 f"{', '.join(sorted(ids))} are not learnt from {lang} judgments; check them against human judgments "
+                 "before publishing them" for lang, ids in sorted(other.items()))

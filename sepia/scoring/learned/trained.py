@@ -15,7 +15,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia import __version__
+from sepia import __version__, vocab
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.scoring.learned.crossrun import RATE_COLUMNS, BlockSimilarities
 from sepia.scoring.learned.model import Classifier, fit_classifier
@@ -94,11 +94,14 @@ class TrainedModel:
         p = self.classifier.probabilities(np.hstack([pairs.features, reuse]))
         return dict(zip(pairs.keys, p.tolist()))
 
-    def save(self, path: str | Path) -> None:
+    def to_json(self) -> str:
         document = {"format": FORMAT, "model_version": MODEL_VERSION, "features": list(ALL_FEATURES),
                     "versions": self.versions, "training": self.training,
                     "classifier": self.classifier.as_dict(), "references": self.references}
-        Path(path).write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+        return json.dumps(document, ensure_ascii=False)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json(), encoding="utf-8")
 
 
 def train(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment]) -> TrainedModel:
@@ -116,9 +119,16 @@ def train(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judg
                         pairs.features[i, RATE_COLUMNS].tolist()] for i in rows if judged[i]]
         if judged_rows:
             references.setdefault(topic, {})[nugget] = {"text": nugget_texts[topic, nugget], "judged": judged_rows}
-    training = {"digest": training_digest(pairs, gold, runs), "pairs": int(judged.sum()),
-                "runs": sorted({k[0] for k, j in zip(pairs.keys, judged) if j})}
+    judged_runs = sorted({k[0] for k, j in zip(pairs.keys, judged) if j})
+    training = {"digest": training_digest(pairs, gold, runs), "pairs": int(judged.sum()), "runs": judged_runs,
+                "languages": sorted({run_language(r) for r in judged_runs})}
     return TrainedModel(classifier, references, training, versions())
+
+
+def run_language(run_id: str) -> str:
+    """The target language of a run's responses, as its ID names it ("?" when it names none)."""
+    parsed = vocab.parse_run_id(run_id)
+    return parsed.target_lang if parsed else "?"
 
 
 def versions() -> dict:
