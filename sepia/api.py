@@ -1,0 +1,325 @@
+"""SEPIA as a library: the calls a notebook makes, with the numbers `sepia evaluate` and
+`sepia evaluate-ir4qa` print (tests/test_api.py compares them).
+
+    import sepia
+    result = sepia.evaluate(gold="gold.xml", runs=["runs/"], matcher="binarized")
+    result.to_pandas()          # one row per run and topic
+
+Options are keyword-only and checked once, before anything is read, against the matcher registry's
+descriptors. A file that cannot be used raises `sepia.formats.errors.FormatError`, whose `problems`
+are every `PATH:LINE:COLUMN: message`; an option that cannot be used raises ValueError (one line).
+The heavy modules are imported on first use, so `import sepia` stays light.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from sepia.formats.model import CCLQARun, GoldStandard
+    from sepia.ir4qa.evaluate import IRRunScore
+    from sepia.scoring.evaluate import RunScore, Settings
+
+__all__ = ["Evaluation", "IR4QAEvaluation", "OptionError", "Validation", "check_matcher_options", "evaluate", "evaluate_ir4qa",
+           "run_files", "validate"]
+
+PARTIALS = (0.0, 0.5, 1.0)
+F_MEASURES = ("f", "nuggetizer")
+AVERAGES = ("sepia", "trec_eval")
+
+
+def run_files(paths: str | Path | Sequence[str | Path]) -> list[str]:
+    """Files as given; a folder stands for the .xml files in it, in name order."""
+    files: list[str] = []
+    for path in map(Path, [paths] if isinstance(paths, (str, Path)) else paths):
+        files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
+    return files
+
+
+class _Table:
+    """Records in, a DataFrame out (pandas is optional)."""
+
+    def to_records(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def to_pandas(self):
+        try:
+            import pandas  # type: ignore[import-untyped]  # an optional dependency
+        except ImportError:
+            raise ImportError("to_pandas needs pandas, which SEPIA does not install: pip install pandas "
+                              "(or use to_records())") from None
+        return pandas.DataFrame.from_records(self.to_records())
+
+
+# -- CCLQA runs: F(beta) with a matcher ------------------------------------------------------------
+
+@dataclass
+class Evaluation(_Table):
+    """Scored runs, in the order `sepia evaluate` prints them: per matcher (in the order given), best
+    score first, ties by run ID."""
+    runs: list[RunScore]
+    config: Settings
+    measures: tuple[str, ...] = ()
+    groups: list[int] = field(default_factory=list)  # each run's matcher group (several with auto_judgments)
+    judged: bool = False  # automatic assessors' judgments: partial support shows in the titles
+
+    @property
+    def settings(self) -> dict:
+        """The settings as the JSON output's "settings" holds them."""
+        return self.config.describe()
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every run's warnings, each once, in the order of the runs."""
+        return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run and topic: the run's mean F beside the topic's F, recall, precision,
+        matched nuggets a, length L and allowance."""
+        return [{"run_id": r.run_id, "matcher": r.matcher, "run_score": r.score, **t.as_dict()}
+                for r in self.runs for t in r.topics]
+
+    def scores(self) -> dict[str, float]:
+        """Each run's F (macro average over its topics), by run ID (of the first matcher's group)."""
+        found: dict[str, float] = {}
+        for r in self.runs:
+            found.setdefault(r.run_id, r.score)
+        return found
+
+    def render(self, output: str = "table") -> str:
+        """The text `sepia evaluate --format OUTPUT` prints (table, tsv or json)."""
+        from sepia.scoring.output import RankedOutput
+
+        out = RankedOutput(output, self.measures, self.settings)
+        for group, run in zip(self.groups or [0] * len(self.runs), self.runs):
+            out.add(run, group)
+        pieces: list[str] = []
+        out.write(pieces.append, self.title)
+        return "".join(pieces)
+
+    def title(self, name: str) -> str:
+        """The heading of a matcher's table."""
+        c, described = self.config, self.settings
+        shown = replace(c, matcher=name).describe()  # a group's own matcher: its options only
+        return (f"F{c.beta:g} with the {name.upper()} matcher"
+                + (f" (theta {c.theta:g})" if shown["theta"] is not None else "")
+                + (f" (numbers {shown['numbers']})" if "numbers" in shown else "")
+                + "".join(f" ({k} {v})" for k, v in shown.get("options", {}).items())
+                + (f" (partial support counts {c.partial:g})" if self.judged or name == "human" else "")
+                + f", {c.weights} weights, {described['allowance']}; tokens: {described['tokens']}"
+                + (f"; the first {c.depth} responses per topic" if c.depth else ""))
+
+
+class OptionError(ValueError):
+    """An option the matcher does not take; `option` names it (numbers or matcher_options)."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
+def check_matcher_options(settings: Settings) -> None:
+    """A matcher's own options must be ones its descriptor names, and numbers="strict" needs a matcher
+    that reads it: OptionError before anything is read. (`sepia evaluate` checks its options here.)"""
+    kind = settings.matcher_kind()
+    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
+        from sepia import matchers
+
+        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
+        raise OptionError("numbers", f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})")
+    unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
+    if unknown:
+        takes = ", ".join(kind.extra) if kind and kind.extra else "none"
+        raise OptionError("matcher_options",
+                          f"the {settings.matcher} matcher takes no option {', '.join(unknown)} (its own: {takes})")
+
+
+def evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+             matcher: str = "binarized", judgments: str | Path | None = None, auto_judgments: Sequence[str] = (),
+             beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid", allowance: float | None = None,
+             allowance_per_type: Mapping[str, float] | None = None, partial: float = 0.5,
+             numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None,
+             measures: Sequence[str] = (), stem: bool = False, stopwords: bool = False, as_set: bool = False,
+             depth: int | None = None) -> Evaluation:
+    """Score CCLQA runs against a gold standard, as `sepia evaluate` does with the same options.
+
+    `gold` and `runs` are paths (a folder of runs stands for its .xml files) or objects already read;
+    `judgments` a human judgments TSV (the human matcher needs it); `auto_judgments` automatic
+    assessors' files (`[NAME=]FILE`), each scored as a matcher of its own; `allowance` sets C for
+    every answer type, `allowance_per_type` for the types it names; `measures=["nuggetizer"]` adds
+    TREC RAG's four nugget scores."""
+    from sepia import matchers
+    from sepia.matchers.base import NUMBER_RULES
+    from sepia.scoring.evaluate import Settings
+    from sepia.scoring.tokenize import Tokenizer
+    from sepia.scoring.weights import SCHEMES
+
+    kind = matchers.kind(matcher)  # ValueError naming the matchers there are
+    _one_of("weights", weights, SCHEMES)
+    _one_of("numbers", numbers, NUMBER_RULES)
+    _one_of("partial", float(partial), PARTIALS)
+    for name in measures:
+        _one_of("measures", name, F_MEASURES)
+    if not beta > 0:
+        raise ValueError(f"beta must be above 0, not {beta}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth}")
+    settings = Settings(matcher=matcher, beta=float(beta), theta=float(theta), weights=weights,
+                        allowance_per_type=dict(allowance_per_type or {}), allowance=allowance,
+                        tokenizer=Tokenizer(stem=stem, stopwords=stopwords), as_set=as_set, partial=float(partial),
+                        depth=depth, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    check_matcher_options(settings)
+    if kind.needs_judgments and judgments is None:
+        raise ValueError(f"the {matcher} matcher needs judgments (judgments=FILE.tsv)")
+    scored, groups = _score(gold, runs, judgments, settings, tuple(auto_judgments))
+    return Evaluation(scored, settings, tuple(measures), groups, bool(auto_judgments))
+
+
+def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
+    """Every run scored by every matcher, ranked within each matcher's group."""
+    from sepia.formats.judgments import read_judgments
+    from sepia.scoring.decisions import read_decisions
+    from sepia.scoring.evaluate import Evaluator
+
+    gold = _gold(gold)
+    kind = settings.matcher_kind()
+    reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
+    read: Any = reader(judgments) if judgments is not None else None  # judgments or decisions
+    if auto_specs:
+        from sepia.scoring.autojudgments import auto_matchers
+
+        evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
+                      for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
+    else:
+        evaluators = [Evaluator(gold, settings, read)]
+    loaded = _runs(runs)
+    ids = [r.run_id for r in loaded]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(f"the same run ID is given more than once: {', '.join(repeated)}")
+    for evaluator in evaluators:
+        if evaluator.learns:
+            evaluator.learn(loaded)
+    keyed = sorted(((g, -s.score, s.run_id), s) for g, e in enumerate(evaluators) for s in map(e.evaluate, loaded))
+    return [s for _, s in keyed], [k[0] for k, _ in keyed]
+
+
+def _gold(gold) -> GoldStandard:
+    from sepia.formats.model import GoldStandard
+    from sepia.formats.read import expect, read_file
+
+    if isinstance(gold, GoldStandard):
+        return gold
+    return expect(read_file(str(gold), "gold"), GoldStandard, str(gold))
+
+
+def _runs(runs) -> list[CCLQARun]:
+    from sepia.formats.model import CCLQARun
+    from sepia.formats.read import expect, read_file
+
+    given = [runs] if isinstance(runs, (str, Path, CCLQARun)) else list(runs)
+    loaded = [r for r in given if isinstance(r, CCLQARun)]
+    paths = run_files([r for r in given if not isinstance(r, CCLQARun)])
+    loaded += [expect(read_file(p, "cclqa"), CCLQARun, p) for p in paths]
+    if not loaded:
+        raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
+    return loaded
+
+
+def _one_of(option: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{option} {value!r} is not one of {', '.join(map(str, choices))}")
+
+
+# -- IR4QA runs: document rankings against graded qrels --------------------------------------------
+
+@dataclass
+class IR4QAEvaluation(_Table):
+    """IR4QA runs' scores, best first (as `sepia evaluate-ir4qa` ranks them)."""
+    runs: list[IRRunScore]
+    measures: tuple[str, ...]
+    settings: dict
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run and topic: each measure shown, R (relevant documents) and the relevant
+        documents retrieved."""
+        return [{"run_id": r.run_id, "topic_id": t, **{m: s.values[m] for m in self.measures}, "R": s.relevant,
+                 "relevant_retrieved": s.retrieved_relevant} for r in self.runs for t, s in r.topics.items()]
+
+    def means(self) -> dict[str, dict[str, float | None]]:
+        """Each run's mean of each measure (None for a run without a scored topic)."""
+        return {r.run_id: {m: r.means[m] if r.topics else None for m in self.measures} for r in self.runs}
+
+    def to_json(self) -> str:
+        """The text `sepia evaluate-ir4qa --format json` prints."""
+        from sepia.versions import stamped
+
+        document = {"runs": [{"run_id": r.run_id, **self.means()[r.run_id],
+                              "topics": [{k: v for k, v in rec.items() if k != "run_id"}
+                                         for rec in self.to_records() if rec["run_id"] == r.run_id]}
+                             for r in self.runs], "settings": self.settings}
+        return json.dumps(stamped(document), indent=2) + "\n"
+
+
+def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], gains: str | None = None,
+                   cutoff: int = 1000, measures: Sequence[str] = (), condensed: bool = False,
+                   ntcireval_cutoff: bool = False, average: str = "sepia") -> IR4QAEvaluation:
+    """Score IR4QA runs (SEPIA XML or TREC run files) against graded qrels (SEPIA TSV or TREC qrels),
+    as `sepia evaluate-ir4qa` does: `gains` "G1:G2:..." (default the level itself), `measures` names
+    of `sepia.ir4qa.registry` (default AP, Q, nDCG)."""
+    from sepia.ir4qa import trec
+    from sepia.ir4qa.evaluate import IR4QAEvaluator, IR4QAResults, ranked_ir4qa, read_xml_rankings
+    from sepia.ir4qa.measures import default_gains, parse_gains
+    from sepia.ir4qa.registry import parse_measures
+
+    shown = parse_measures(tuple(measures))
+    _one_of("average", average, AVERAGES)
+    if cutoff < 1:
+        raise ValueError(f"cutoff must be at least 1, not {cutoff}")
+    options: dict[str, Any] = {"measures": shown, "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
+    if average != "sepia":
+        options["average"] = average
+    read = trec.read_any_qrels(str(qrels))
+    gain_list = parse_gains(gains) if gains else default_gains(read)
+    evaluator = IR4QAEvaluator(read, gain_list, cutoff, **options)
+    paths = run_files(runs)
+    if not paths:
+        raise ValueError("give at least one run (a run file or a folder of run files)")
+    scored = [evaluator.score(run_id, rankings) for path in paths
+              for run_id, rankings in (trec.read_trec_runs(path) if trec.is_trec_run_file(path)
+                                       else [read_xml_rankings(path)])]
+    results = IR4QAResults(ranked_ir4qa(scored), gain_list, cutoff, options)
+    return IR4QAEvaluation(results.runs, tuple(shown), results.settings)
+
+
+# -- files: validation -----------------------------------------------------------------------------
+
+@dataclass
+class Validation:
+    """A file's check: the object read (None when invalid) and every problem, `PATH:LINE:COLUMN: message`."""
+    path: str
+    value: object | None
+    problems: list[str]
+
+    @property
+    def valid(self) -> bool:
+        return self.value is not None
+
+
+def validate(path: str | Path, *, format: str | None = None, max_size: int | None = None,
+             gold: str | Path | None = None) -> Validation:
+    """Check a run, topic, gold standard, judgments or TREC RAG file as `sepia validate` does (the
+    format detected unless given); with `gold`, judgments naming a nugget it lacks are reported."""
+    from sepia.convert.validate import validate_any_file
+    from sepia.services.validation import missing_in_configured_store
+
+    read_gold = _gold(gold) if gold is not None else None
+    value, problems = validate_any_file(path, format, max_size, read_gold, str(gold or ""),
+                                        missing_in_configured_store)
+    return Validation(str(path), value, [str(p) for p in problems])

@@ -1,0 +1,148 @@
+"""The public API (sepia.api): the same numbers and text as the commands on the sample corpora,
+options refused before anything is read, records and DataFrames, and a light `import sepia`."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import sepia
+from sepia import api
+from sepia.cli import main
+from sepia.formats.errors import FormatError
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPORA = ROOT / "corpora"
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+# (CLI options, the API's keywords): each corpus is scored both ways with every output format
+CASES = [
+    ((), {}),
+    (("--matcher", "human", "--judgments", "{c}/judgments.tsv", "--partial", "1"),
+     {"matcher": "human", "judgments": "{c}/judgments.tsv", "partial": 1}),
+    (("--matcher", "exact", "--weights", "binary", "--beta", "1", "--depth", "2"),
+     {"matcher": "exact", "weights": "binary", "beta": 1, "depth": 2}),
+    (("--numbers", "strict", "--allowance", "20", "--theta", "0.4", "--set", "--measures", "nuggetizer"),
+     {"numbers": "strict", "allowance": 20.0, "theta": 0.4, "as_set": True, "measures": ["nuggetizer"]}),
+    (("--auto-judgments", "{c}/judgments.tsv"), {"auto_judgments": ["{c}/judgments.tsv"]}),  # 2 assessors
+]
+
+
+@pytest.mark.parametrize("lang", ["cs", "ct", "ja"])
+@pytest.mark.parametrize("options,keywords", CASES)
+def test_evaluate_gives_the_commands_output_byte_for_byte(lang, options, keywords):
+    c = str(CORPORA / lang)
+    keywords = {k: [x.format(c=c) for x in v] if isinstance(v, list) else v.format(c=c) if isinstance(v, str) else v
+                for k, v in keywords.items()}
+    result = api.evaluate(gold=f"{c}/gold.xml", runs=[f"{c}/runs"], **keywords)
+    for output in ("table", "tsv", "json"):
+        printed = cli("evaluate", "--gold", f"{c}/gold.xml", "--run", f"{c}/runs",
+                      *(o.format(c=c) for o in options), "--format", output)
+        assert result.render(output) == printed, (lang, options, output)
+    document = json.loads(result.render("json"))
+    assert [r["score"] for r in document["runs"]] == [r.score for r in result.runs]
+    assert result.settings == document["settings"]
+
+
+def test_the_package_root_and_the_module_are_one_api():
+    assert sepia.evaluate is api.evaluate and sepia.evaluate_ir4qa is api.evaluate_ir4qa
+    with pytest.raises(AttributeError):
+        sepia.no_such_thing  # noqa: B018
+
+
+def test_records_and_dataframe_hold_every_run_and_topic():
+    c = CORPORA / "cs"
+    result = sepia.evaluate(gold=c / "gold.xml", runs=[c / "runs"], matcher="binarized")
+    records = result.to_records()
+    assert len(records) == 4 * 6  # 4 runs, 6 topics each (a topic not answered scores 0)
+    by_run: dict[str, list[float]] = {}
+    for r in records:
+        by_run.setdefault(r["run_id"], []).append(r["f"])
+    # a run's score is the mean of its topics' F, as the records show it
+    assert {k: sum(v) / len(v) for k, v in by_run.items()} == pytest.approx(result.scores(), abs=1e-12)
+    frame = result.to_pandas()
+    assert list(frame["run_id"]) == [r["run_id"] for r in records]
+    assert frame.groupby("run_id")["f"].mean().to_dict() == pytest.approx(result.scores(), abs=1e-12)
+
+
+def test_to_pandas_without_pandas_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    c = CORPORA / "cs"
+    result = sepia.evaluate(gold=c / "gold.xml", runs=c / "runs" / "TEAMA-CS-CS-01-T.xml")
+    with pytest.raises(ImportError, match="pip install pandas"):
+        result.to_pandas()
+    assert result.to_records()
+
+
+@pytest.mark.parametrize("keywords,message", [
+    ({"matcher": "nonesuch"}, "unknown matcher 'nonesuch'"),
+    ({"matcher": "exact", "numbers": "strict"}, "the exact matcher has no number rule"),
+    ({"matcher_options": {"depth": "2"}}, "takes no option depth"),
+    ({"weights": "flat"}, "weights 'flat' is not one of pyramid, proportion, binary"),
+    ({"partial": 0.3}, "partial 0.3 is not one of"),
+    ({"beta": 0}, "beta must be above 0"),
+    ({"depth": 0}, "depth must be at least 1"),
+    ({"measures": ["map"]}, "measures 'map' is not one of f, nuggetizer"),
+    ({"matcher": "human"}, "the human matcher needs judgments"),
+])
+def test_options_are_refused_before_any_file_is_read(keywords, message):
+    with pytest.raises(ValueError, match=message):
+        api.evaluate(gold="no/such/gold.xml", runs=["no/such/run.xml"], **keywords)
+
+
+def test_a_bad_file_raises_every_problem_with_its_place(tmp_path):
+    bad = tmp_path / "gold.xml"
+    bad.write_text("<GOLD_STANDARD><TOPIC>\n", encoding="utf-8")
+    with pytest.raises(FormatError) as caught:
+        api.evaluate(gold=bad, runs=[CORPORA / "cs" / "runs"])
+    assert all(str(p).startswith(f"{bad}:") for p in caught.value.problems)
+
+
+def test_the_same_run_twice_is_refused():
+    c = CORPORA / "cs"
+    with pytest.raises(ValueError, match="the same run ID is given more than once: TEAMA-CS-CS-01-T"):
+        api.evaluate(gold=c / "gold.xml", runs=[c / "runs", c / "runs" / "TEAMA-CS-CS-01-T.xml"])
+
+
+@pytest.mark.parametrize("lang", ["cs", "ct", "ja"])
+@pytest.mark.parametrize("options,keywords", [
+    ((), {}),
+    (("--measures", "AP,nDCG@10,P@5,RR", "--gains", "1:3", "--cutoff", "10", "--condensed"),
+     {"measures": ["AP,nDCG@10,P@5,RR"], "gains": "1:3", "cutoff": 10, "condensed": True}),
+    (("--average", "trec_eval", "--ntcireval-cutoff"), {"average": "trec_eval", "ntcireval_cutoff": True}),
+])
+def test_evaluate_ir4qa_gives_the_commands_json(lang, options, keywords):
+    c = CORPORA / lang
+    result = api.evaluate_ir4qa(qrels=c / "qrels.tsv", runs=[c / "ir4qa"], **keywords)
+    assert result.to_json() == cli("evaluate-ir4qa", "--qrels", str(c / "qrels.tsv"), "--run", str(c / "ir4qa"),
+                                   *options, "--format", "json")
+    records = result.to_records()
+    assert len(records) == 6 and all(0 <= r[m] <= 1 for r in records for m in result.measures)
+
+
+def test_validate_reports_problems_as_the_command_prints_them(tmp_path):
+    good = api.validate(CORPORA / "cs" / "gold.xml")
+    assert good.valid and good.problems == []
+    bad = tmp_path / "run.xml"
+    bad.write_text('<?xml version="1.0"?>\n<CCLQA_RUN>\n<TOPIC ID="x">\n', encoding="utf-8")
+    checked = api.validate(bad)
+    assert not checked.valid and checked.problems
+    printed = CliRunner().invoke(main, ["validate", str(bad)])
+    assert printed.exit_code == 1 and printed.stdout.splitlines() == checked.problems
+
+
+def test_import_sepia_stays_light():
+    code = ("import sys, sepia; heavy = [m for m in ('sepia.api', 'sepia.scoring', 'sepia.formats', 'click') "
+            "if m in sys.modules]; print(heavy)")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert shown.stdout.strip() == "[]"
