@@ -22,19 +22,19 @@ if TYPE_CHECKING:
     from sepia.ir4qa.evaluate import IRRunScore
     from sepia.scoring.evaluate import RunScore, Settings
 
-__all__ = ["Evaluation", "IR4QAEvaluation", "OptionError", "Validation", "check_matcher_options", "evaluate", "evaluate_ir4qa",
-           "run_files", "validate"]
+__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "OptionError", "Validation", "check_matcher_options", "evaluate", "evaluate_ir4qa",
+           "agreement", "files_in", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
 AVERAGES = ("sepia", "trec_eval")
 
 
-def run_files(paths: str | Path | Sequence[str | Path]) -> list[str]:
-    """Files as given; a folder stands for the .xml files in it, in name order."""
+def files_in(paths: str | Path | Sequence[str | Path], pattern: str = "*.xml") -> list[str]:
+    """Files as given; a folder stands for its files that match the pattern, in name order."""
     files: list[str] = []
     for path in map(Path, [paths] if isinstance(paths, (str, Path)) else paths):
-        files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
+        files += sorted(map(str, path.glob(pattern))) if path.is_dir() else [str(path)]
     return files
 
 
@@ -221,7 +221,7 @@ def _runs(runs) -> list[CCLQARun]:
 
     given = [runs] if isinstance(runs, (str, Path, CCLQARun)) else list(runs)
     loaded = [r for r in given if isinstance(r, CCLQARun)]
-    paths = run_files([r for r in given if not isinstance(r, CCLQARun)])
+    paths = files_in([r for r in given if not isinstance(r, CCLQARun)])
     loaded += [expect(read_file(p, "cclqa"), CCLQARun, p) for p in paths]
     if not loaded:
         raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
@@ -288,7 +288,7 @@ def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path]
     read = trec.read_any_qrels(str(qrels))
     gain_list = parse_gains(gains) if gains else default_gains(read)
     evaluator = IR4QAEvaluator(read, gain_list, cutoff, **options)
-    paths = run_files(runs)
+    paths = files_in(runs)
     if not paths:
         raise ValueError("give at least one run (a run file or a folder of run files)")
     scored = [evaluator.score(run_id, rankings) for path in paths
@@ -323,3 +323,98 @@ def validate(path: str | Path, *, format: str | None = None, max_size: int | Non
     value, problems = validate_any_file(path, format, max_size, read_gold, str(gold or ""),
                                         missing_in_configured_store)
     return Validation(str(path), value, [str(p) for p in problems])
+
+
+# -- assessors: agreement on votes and judgments ---------------------------------------------------
+
+GROUPINGS = ("assessor", "topic", "type", "lang", "run")
+
+
+@dataclass
+class Agreement(_Table):
+    """How far assessors agree: `report` is what `sepia agreement --format json` prints (without the
+    versions): "agreement" (kappa and alpha per language and kind), "assessors", "disputed", and "by"
+    and "changes" when asked for."""
+    report: dict
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The agreement table: one record per language and kind of label."""
+        return [dict(row) for row in self.report["agreement"]]
+
+    def render(self, output: str = "table") -> str:
+        """The text `sepia agreement --format OUTPUT` prints (table or json)."""
+        if output == "json":
+            from sepia.versions import stamped
+
+            return json.dumps(stamped(self.report), ensure_ascii=False, indent=1) + "\n"
+        from sepia.metaeval.assessors_render import changes_text, quality_text, rates_text
+        from sepia.metaeval.render import agreement_text
+
+        report, grouped = self.report, self.report.get("by", {})
+        text = agreement_text(report["agreement"], report["assessors"], report["disputed"])
+        if "assessor" in grouped:
+            text += "\n" + quality_text(grouped["assessor"]["quality"], grouped["assessor"]["kappa"])
+        for by, rows in grouped.get("disputes", {}).items():
+            text += "\n" + rates_text(by, rows)
+        if "changes" in report:
+            text += "\n" + changes_text(report["changes"])
+        return text
+
+
+def agreement(*, gold: str | Path | Sequence[str | Path], judgments: str | Path | Sequence[str | Path] = (),
+              limit: int | None = 20, by: Sequence[str] = (), after: str | Path | Sequence[str | Path] = (),
+              runs: str | Path | Sequence[str | Path] = ()) -> Agreement:
+    """Fleiss' kappa and Krippendorff's alpha of the gold standards' vital votes and of nugget
+    judgments (TSV files or folders of them), lone dissent per assessor and the `limit` most
+    disputed items (None: all), as `sepia agreement` does; `by` adds per-assessor quality and
+    dispute rates; `after` (a second round of judgments) with `runs` splits each run's human F change."""
+    from sepia.metaeval.disputes import agreement_table, assessor_disputes, judgment_items, split_items, vote_items
+    from sepia.metaeval.render import json_ready
+
+    for name in by:
+        _one_of("by", name, GROUPINGS)
+    if bool(after) != bool(runs):
+        raise ValueError("after and runs go together: the runs whose score change is split")
+    golds = [_gold(p) for p in ([gold] if isinstance(gold, (str, Path)) else gold)]
+    labelled = [pair for g in golds for pair in vote_items(g)]
+    langs = {g.lang for g in golds if g.lang}
+    read = _judgments(judgments)
+    labelled += judgment_items(read, langs.pop() if len(langs) == 1 else None)
+    items = [item for _, item in labelled]
+    report: dict[str, Any] = {"agreement": [r.as_dict() for r in agreement_table(labelled)],
+                              "assessors": [a.as_dict() for a in assessor_disputes(items)],
+                              "disputed": [s.as_dict() for s in split_items(items, limit or None)]}
+    merged = _merged(golds)
+    if by:
+        report["by"] = _grouped(merged, read, by)
+    if after:
+        from sepia.metaeval.rounds import score_change
+
+        report["changes"] = [c.as_dict() for c in score_change(merged, _runs(runs), read, _judgments(after))]
+    return Agreement(json_ready(report))
+
+
+def _judgments(paths) -> list:
+    from sepia.formats.judgments import read_judgments
+
+    return [j for p in files_in(paths, "*.tsv") for j in read_judgments(p)]
+
+
+def _merged(golds: list[GoldStandard]) -> GoldStandard:
+    from sepia.formats.model import GoldStandard
+
+    langs = {g.lang for g in golds}
+    return GoldStandard(langs.pop() if len(langs) == 1 else None, [t for g in golds for t in g.topics])
+
+
+def _grouped(gold: GoldStandard, judgments, groupings) -> dict:
+    from sepia.metaeval.assessors import assessor_quality, dispute_rates, kappa_matrix, match_units, vote_units
+
+    units = vote_units(gold) + match_units(judgments, gold)
+    grouped: dict[str, Any] = {}
+    for by in dict.fromkeys(groupings):
+        if by == "assessor":
+            grouped[by] = {"quality": [r.as_dict() for r in assessor_quality(units)],
+                           "kappa": [p.as_dict() for p in kappa_matrix(units)]}
+        grouped.setdefault("disputes", {})[by] = [r.as_dict() for r in dispute_rates(units, by)]
+    return grouped

@@ -146,3 +146,42 @@ def test_import_sepia_stays_light():
             "if m in sys.modules]; print(heavy)")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert shown.stdout.strip() == "[]"
+
+
+def fleiss_kappa(counts: list[tuple[int, int]]) -> float:
+    """Fleiss' kappa of items each decided yes/no by the same number of raters: (yes, no) per item."""
+    n = sum(counts[0])
+    agreement = sum((y * y + m * m - n) / (n * (n - 1)) for y, m in counts) / len(counts)
+    yes = sum(y for y, _ in counts) / (n * len(counts))
+    chance = yes * yes + (1 - yes) * (1 - yes)
+    return (agreement - chance) / (1 - chance)
+
+
+def test_agreement_kappa_of_the_votes_is_fleiss_kappa_counted_from_the_file():
+    import xml.etree.ElementTree as ET
+
+    gold = CORPORA / "cs" / "gold.xml"
+    counts = []
+    for nugget in ET.parse(gold).iter("NUGGET"):
+        votes = [v.get("VITAL") == "1" for v in nugget.iter("VOTE")]
+        counts.append((sum(votes), len(votes) - sum(votes)))
+    result = sepia.agreement(gold=gold, judgments=CORPORA / "cs" / "judgments.tsv")
+    [votes] = [r for r in result.to_records() if r["kind"] == "vote"]
+    assert votes["items"] == len(counts) == 30
+    assert votes["kappa"] == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+
+
+@pytest.mark.parametrize("options,keywords", [
+    ((), {}),
+    (("--by", "assessor", "--by", "topic", "--limit", "0", "--format", "json"), {"by": ["assessor", "topic"], "limit": 0}),
+    (("--after", "{c}/judgments.tsv", "--run", "{c}/runs"), {"after": "{c}/judgments.tsv", "runs": "{c}/runs"}),
+])
+def test_agreement_gives_the_commands_output(options, keywords):
+    c = str(CORPORA / "ct")
+    keywords = {k: v.format(c=c) if isinstance(v, str) else v for k, v in keywords.items()}
+    result = api.agreement(gold=f"{c}/gold.xml", judgments=f"{c}/judgments.tsv", **keywords)
+    output = "json" if "json" in options else "table"
+    assert result.render(output) == cli("agreement", "--gold", f"{c}/gold.xml", "--judgments", f"{c}/judgments.tsv",
+                                        *(o.format(c=c) for o in options))
+    with pytest.raises(ValueError, match="after and runs go together"):
+        api.agreement(gold=f"{c}/gold.xml", after=f"{c}/judgments.tsv")

@@ -6,7 +6,7 @@ import sys
 import click
 
 from sepia import vocab
-from sepia.api import run_files as expand_run_paths  # noqa: F401 (the commands' name for it)
+from sepia.api import files_in as expand_run_paths  # noqa: F401 (the commands' name for it)
 from sepia.formats.errors import FormatError
 from sepia.scoring.weights import SCHEMES
 
