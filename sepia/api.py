@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from sepia.ir4qa.evaluate import IRRunScore
     from sepia.scoring.evaluate import RunScore, Settings
 
-__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "OptionError", "Validation", "check_matcher_options", "evaluate", "evaluate_ir4qa",
-           "agreement", "files_in", "validate"]
+__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "OptionError", "Validation", "agreement",
+           "check_matcher_options", "evaluate", "evaluate_ir4qa", "files_in", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
@@ -361,7 +361,8 @@ class Agreement(_Table):
         return text
 
 
-def agreement(*, gold: str | Path | Sequence[str | Path], judgments: str | Path | Sequence[str | Path] = (),
+def agreement(*, gold: str | Path | GoldStandard | Sequence[str | Path | GoldStandard],
+              judgments: str | Path | Sequence[str | Path] = (),
               limit: int | None = 20, by: Sequence[str] = (), after: str | Path | Sequence[str | Path] = (),
               runs: str | Path | Sequence[str | Path] = ()) -> Agreement:
     """Fleiss' kappa and Krippendorff's alpha of the gold standards' vital votes and of nugget
@@ -375,7 +376,9 @@ def agreement(*, gold: str | Path | Sequence[str | Path], judgments: str | Path 
         _one_of("by", name, GROUPINGS)
     if bool(after) != bool(runs):
         raise ValueError("after and runs go together: the runs whose score change is split")
-    golds = [_gold(p) for p in ([gold] if isinstance(gold, (str, Path)) else gold)]
+    from sepia.formats.model import GoldStandard
+
+    golds = [_gold(p) for p in ([gold] if isinstance(gold, (str, Path, GoldStandard)) else gold)]
     labelled = [pair for g in golds for pair in vote_items(g)]
     langs = {g.lang for g in golds if g.lang}
     read = _judgments(judgments)

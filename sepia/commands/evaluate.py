@@ -1,4 +1,4 @@
-"""`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as the spec's section 3 defines."""
+"""`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as docs/spec.md (F-score) defines."""
 from __future__ import annotations
 
 from dataclasses import replace
