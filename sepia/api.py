@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 if TYPE_CHECKING:
     from sepia.formats.model import CCLQARun, GoldStandard
@@ -171,6 +171,8 @@ def evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str
                         tokenizer=Tokenizer(stem=stem, stopwords=stopwords), as_set=as_set, partial=float(partial),
                         depth=depth, numbers=numbers, matcher_options=dict(matcher_options or {}))
     check_matcher_options(settings)
+    if isinstance(runs, Sequence) and not isinstance(runs, str) and not runs:
+        raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
     if kind.needs_judgments and judgments is None:
         raise ValueError(f"the {matcher} matcher needs judgments (judgments=FILE.tsv)")
     scored, groups = _score(gold, runs, judgments, settings, tuple(auto_judgments))
@@ -194,15 +196,21 @@ def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...
                       for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
     else:
         evaluators = [Evaluator(gold, settings, read)]
-    loaded = _runs(runs)
-    ids = [r.run_id for r in loaded]
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise ValueError(f"the same run ID is given more than once: {', '.join(repeated)}")
-    for evaluator in evaluators:
-        if evaluator.learns:
-            evaluator.learn(loaded)
-    keyed = sorted(((g, -s.score, s.run_id), s) for g, e in enumerate(evaluators) for s in map(e.evaluate, loaded))
+    each: Iterable[CCLQARun] = _each_run(runs)  # one run in memory at a time ...
+    if any(e.learns for e in evaluators):  # ... but a matcher that learns from other runs sees them all first
+        each = list(each)
+        for evaluator in evaluators:
+            evaluator.learn(each)
+    keyed, seen = [], set()
+    for run in each:
+        if run.run_id in seen:
+            raise ValueError(f"the same run ID is given more than once: {run.run_id}")
+        seen.add(run.run_id)
+        keyed += [((group, -score.score, score.run_id), score)
+                  for group, score in enumerate(e.evaluate(run) for e in evaluators)]
+    if not seen:
+        raise ValueError("no run to score: the folders given hold no .xml file")
+    keyed.sort(key=lambda pair: pair[0])
     return [s for _, s in keyed], [k[0] for k, _ in keyed]
 
 
@@ -215,17 +223,16 @@ def _gold(gold) -> GoldStandard:
     return expect(read_file(str(gold), "gold"), GoldStandard, str(gold))
 
 
-def _runs(runs) -> list[CCLQARun]:
+def _each_run(runs) -> Iterator[CCLQARun]:
+    """The runs in the order given, each file read when its turn comes."""
     from sepia.formats.model import CCLQARun
     from sepia.formats.read import expect, read_file
 
-    given = [runs] if isinstance(runs, (str, Path, CCLQARun)) else list(runs)
-    loaded = [r for r in given if isinstance(r, CCLQARun)]
-    paths = files_in([r for r in given if not isinstance(r, CCLQARun)])
-    loaded += [expect(read_file(p, "cclqa"), CCLQARun, p) for p in paths]
-    if not loaded:
-        raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
-    return loaded
+    for given in [runs] if isinstance(runs, (str, Path, CCLQARun)) else runs:
+        if isinstance(given, CCLQARun):
+            yield given
+        else:
+            yield from (expect(read_file(p, "cclqa"), CCLQARun, p) for p in files_in(given))
 
 
 def _one_of(option: str, value, choices) -> None:
@@ -393,7 +400,7 @@ def agreement(*, gold: str | Path | GoldStandard | Sequence[str | Path | GoldSta
     if after:
         from sepia.metaeval.rounds import score_change
 
-        report["changes"] = [c.as_dict() for c in score_change(merged, _runs(runs), read, _judgments(after))]
+        report["changes"] = [c.as_dict() for c in score_change(merged, list(_each_run(runs)), read, _judgments(after))]
     return Agreement(json_ready(report))
 
 

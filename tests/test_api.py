@@ -34,6 +34,9 @@ CASES = [
      {"matcher": "exact", "weights": "binary", "beta": 1, "depth": 2}),
     (("--numbers", "strict", "--allowance", "20", "--theta", "0.4", "--set", "--measures", "nuggetizer"),
      {"numbers": "strict", "allowance": 20.0, "theta": 0.4, "as_set": True, "measures": ["nuggetizer"]}),
+    (("--matcher", "softmatch", "--stem", "--stopwords", "--allowance", "DEFINITION=30", "--weights", "proportion"),
+     {"matcher": "softmatch", "stem": True, "stopwords": True, "allowance_per_type": {"DEFINITION": 30},
+      "weights": "proportion"}),
     (("--auto-judgments", "{c}/judgments.tsv"), {"auto_judgments": ["{c}/judgments.tsv"]}),  # 2 assessors
 ]
 
@@ -185,3 +188,12 @@ def test_agreement_gives_the_commands_output(options, keywords):
                                         *(o.format(c=c) for o in options))
     with pytest.raises(ValueError, match="after and runs go together"):
         api.agreement(gold=f"{c}/gold.xml", after=f"{c}/judgments.tsv")
+
+
+def test_a_matcher_that_learns_from_the_other_runs_gives_the_commands_output():
+    c = str(CORPORA / "ja")
+    result = api.evaluate(gold=f"{c}/gold.xml", runs=f"{c}/runs", matcher="learned", judgments=f"{c}/judgments.tsv",
+                          matcher_options={"holdout": "team"})
+    assert result.render("json") == cli("evaluate", "--gold", f"{c}/gold.xml", "--run", f"{c}/runs", "--matcher",
+                                        "learned", "--judgments", f"{c}/judgments.tsv", "--matcher-option",
+                                        "holdout=team", "--format", "json")
