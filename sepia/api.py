@@ -256,22 +256,26 @@ class IR4QAEvaluation(_Table):
     def to_records(self) -> list[dict[str, Any]]:
         """One record per run and topic: each measure shown, R (relevant documents) and the relevant
         documents retrieved."""
-        return [{"run_id": r.run_id, "topic_id": t, **{m: s.values[m] for m in self.measures}, "R": s.relevant,
-                 "relevant_retrieved": s.retrieved_relevant} for r in self.runs for t, s in r.topics.items()]
+        return [{"run_id": r.run_id, **topic} for r in self.runs for topic in self._topics(r)]
 
     def means(self) -> dict[str, dict[str, float | None]]:
         """Each run's mean of each measure (None for a run without a scored topic)."""
-        return {r.run_id: {m: r.means[m] if r.topics else None for m in self.measures} for r in self.runs}
+        return {r.run_id: self._means(r) for r in self.runs}
 
     def to_json(self) -> str:
         """The text `sepia evaluate-ir4qa --format json` prints."""
         from sepia.versions import stamped
 
-        document = {"runs": [{"run_id": r.run_id, **self.means()[r.run_id],
-                              "topics": [{k: v for k, v in rec.items() if k != "run_id"}
-                                         for rec in self.to_records() if rec["run_id"] == r.run_id]}
-                             for r in self.runs], "settings": self.settings}
+        document = {"runs": [{"run_id": r.run_id, **self._means(r), "topics": self._topics(r)} for r in self.runs],
+                    "settings": self.settings}
         return json.dumps(stamped(document), indent=2) + "\n"
+
+    def _means(self, run: IRRunScore) -> dict[str, float | None]:
+        return {m: run.means[m] if run.topics else None for m in self.measures}
+
+    def _topics(self, run: IRRunScore) -> list[dict[str, Any]]:
+        return [{"topic_id": t, **{m: s.values[m] for m in self.measures}, "R": s.relevant,
+                 "relevant_retrieved": s.retrieved_relevant} for t, s in run.topics.items()]
 
 
 def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], gains: str | None = None,
