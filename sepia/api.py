@@ -13,17 +13,20 @@ The heavy modules are imported on first use, so `import sepia` stays light.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, cast
 
 if TYPE_CHECKING:
     from sepia.formats.model import CCLQARun, GoldStandard
+    from sepia.formats.errors import Problem
     from sepia.ir4qa.evaluate import IRRunScore
+    from sepia.qa.evaluate import QARunScore
     from sepia.scoring.evaluate import RunScore, Settings
 
-__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "OptionError", "Validation", "agreement",
-           "check_matcher_options", "evaluate", "evaluate_ir4qa", "files_in", "validate"]
+__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "OptionError", "QAEvaluation", "Validation", "agreement",
+           "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa", "files_in", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
@@ -309,31 +312,104 @@ def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path]
     return IR4QAEvaluation(results.runs, tuple(shown), results.settings)
 
 
+# -- Question Analysis runs: answer types and key terms --------------------------------------------
+
+QA_TITLE = "Question Analysis: answer-type accuracy (by gold answer type), key-term recall and precision"
+
+
+@dataclass
+class QAEvaluation(_Table):
+    """Question Analysis runs' scores, best first, as `sepia evaluate-qa` ranks them; `warnings`
+    holds the files' warnings (`PATH:LINE:COLUMN: warning: ...`) and the runs'."""
+    runs: list[QARunScore]
+    warnings: list[str] = field(default_factory=list)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run and topic: gold and predicted answer type, whether they agree, and the
+        topic's key-term recall and precision (None without gold key terms)."""
+        return [{"run_id": r.run_id, "topic_id": t.topic_id, "gold_type": t.gold_type,
+                 "predicted_type": t.predicted_type, "correct": t.correct,
+                 "key_term_recall": t.key_terms.recall if t.key_terms else None,
+                 "key_term_precision": t.key_terms.precision if t.key_terms else None}
+                for r in self.runs for t in r.topics]
+
+    def render(self, output: str = "table", confusion: bool = False) -> str:
+        """The text `sepia evaluate-qa --format OUTPUT [--confusion]` prints."""
+        from sepia.qa.evaluate import SETTINGS
+        from sepia.qa.report import as_json, confusion_tables, table, tsv
+
+        if output == "json":
+            return as_json(self.runs, SETTINGS) + "\n"
+        if output == "tsv":
+            return tsv(self.runs)
+        return table(self.runs, QA_TITLE) + (confusion_tables(self.runs) if confusion else "")
+
+
+def evaluate_qa(*, topics: str | Path, runs: str | Path | Sequence[str | Path]) -> QAEvaluation:
+    """Score Question Analysis runs against a topic set (answer types and gold key terms) or a gold
+    standard (answer types only), as `sepia evaluate-qa` does. Every file is checked as `sepia validate`
+    checks it first: FormatError with every problem of every file that is not valid."""
+    from sepia.formats.errors import FormatError
+    from sepia.formats.model import GoldStandard, QARun, Topic, TopicSet
+    from sepia.qa.evaluate import evaluate_qa as score
+
+    paths = files_in(runs)
+    if not paths:
+        raise ValueError("give at least one run (a run file or a folder of run files)")
+    checked = [validate(topics, kinds=(TopicSet, GoldStandard))] + [validate(p, format="qa", kinds=(QARun,))
+                                                                    for p in paths]
+    if not all(c.valid for c in checked):
+        raise FormatError([p for c in checked for p in c.found])
+    read_topics, read_runs = checked[0].value, [cast(QARun, c.value) for c in checked[1:]]
+    ids = Counter(r.metadata.run_id for r in read_runs)
+    repeated = sorted(i for i, n in ids.items() if n > 1)
+    if repeated:
+        raise ValueError(f"the same run ID is given more than once: {', '.join(repeated)}")
+    if isinstance(read_topics, GoldStandard):  # answer types only, no key terms
+        topic_list = [Topic(t.topic_id, t.questions, answer_type=t.answer_type) for t in read_topics.topics]
+    else:
+        topic_list = cast(TopicSet, read_topics).topics
+    scored = score(topic_list, read_runs)
+    return QAEvaluation(scored, [*(p for c in checked for p in c.problems),
+                                 *dict.fromkeys(w for r in scored for w in r.warnings)])
+
+
 # -- files: validation -----------------------------------------------------------------------------
 
 @dataclass
 class Validation:
-    """A file's check: the object read (None when invalid) and every problem, `PATH:LINE:COLUMN: message`."""
+    """A file's check: the object read (None when invalid) and every problem, `PATH:LINE:COLUMN: message`
+    (warnings too, which leave the file valid)."""
     path: str
     value: object | None
-    problems: list[str]
+    found: list[Problem] = field(default_factory=list, repr=False)
 
     @property
     def valid(self) -> bool:
         return self.value is not None
 
+    @property
+    def problems(self) -> list[str]:
+        return [str(p) for p in self.found]
+
 
 def validate(path: str | Path, *, format: str | None = None, max_size: int | None = None,
-             gold: str | Path | None = None) -> Validation:
+             gold: str | Path | None = None, kinds: tuple[type, ...] = ()) -> Validation:
     """Check a run, topic, gold standard, judgments or TREC RAG file as `sepia validate` does (the
-    format detected unless given); with `gold`, judgments naming a nugget it lacks are reported."""
+    format detected unless given); with `gold`, judgments naming a nugget it lacks are reported; with
+    `kinds`, a file of another kind is invalid."""
     from sepia.convert.validate import validate_any_file
+    from sepia.formats.errors import Problem
     from sepia.services.validation import missing_in_configured_store
 
     read_gold = _gold(gold) if gold is not None else None
     value, problems = validate_any_file(path, format, max_size, read_gold, str(gold or ""),
                                         missing_in_configured_store)
-    return Validation(str(path), value, [str(p) for p in problems])
+    if value is not None and kinds and not isinstance(value, kinds):
+        expected = " or ".join(k.__name__ for k in kinds)
+        problems = [*problems, Problem(str(path), 1, 1, f"expected {expected}, got a {type(value).__name__}")]
+        value = None
+    return Validation(str(path), value, list(problems))
 
 
 # -- assessors: agreement on votes and judgments ---------------------------------------------------

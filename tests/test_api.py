@@ -197,3 +197,26 @@ def test_a_matcher_that_learns_from_the_other_runs_gives_the_commands_output():
     assert result.render("json") == cli("evaluate", "--gold", f"{c}/gold.xml", "--run", f"{c}/runs", "--matcher",
                                         "learned", "--judgments", f"{c}/judgments.tsv", "--matcher-option",
                                         "holdout=team", "--format", "json")
+
+
+@pytest.mark.parametrize("lang", ["cs", "ct", "ja"])
+@pytest.mark.parametrize("topics", ["topics.xml", "gold.xml"])
+def test_evaluate_qa_gives_the_commands_output(lang, topics):
+    c = CORPORA / lang
+    result = sepia.evaluate_qa(topics=c / topics, runs=c / "qa")
+    for output, flags in [("table", ["--confusion"]), ("tsv", []), ("json", [])]:
+        assert result.render(output, confusion=bool(flags)) == cli(
+            "evaluate-qa", "--topics", str(c / topics), "--run", str(c / "qa"), *flags, "--format", output)
+    [run] = result.runs
+    records = result.to_records()
+    assert len(records) == 6 and sum(r["correct"] for r in records) / 6 == run.accuracy == 4 / 6
+
+
+def test_evaluate_qa_lists_every_problem_of_every_file(tmp_path):
+    bad = tmp_path / "qa.xml"
+    bad.write_text('<?xml version="1.0"?>\n<TOPIC_SET>\n', encoding="utf-8")
+    with pytest.raises(FormatError) as caught:
+        sepia.evaluate_qa(topics=CORPORA / "cs" / "runs" / "TEAMA-CS-CS-01-T.xml", runs=[bad])
+    shown = [str(p) for p in caught.value.problems]
+    assert any("TEAMA-CS-CS-01-T.xml:1:1: expected TopicSet or GoldStandard" in p for p in shown)
+    assert any(p.startswith(f"{bad}:") for p in shown)
