@@ -25,8 +25,9 @@ if TYPE_CHECKING:
     from sepia.qa.evaluate import QARunScore
     from sepia.scoring.evaluate import RunScore, Settings
 
-__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "OptionError", "QAEvaluation", "Validation", "agreement",
-           "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa", "files_in", "validate"]
+__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
+           "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa", "files_in",
+           "meta_evaluate", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
@@ -310,6 +311,75 @@ def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path]
                                        else [read_xml_rankings(path)])]
     results = IR4QAResults(ranked_ir4qa(scored), gain_list, cutoff, options)
     return IR4QAEvaluation(results.runs, tuple(shown), results.settings)
+
+
+# -- meta-evaluation: automatic against human scores ------------------------------------------------
+
+@dataclass
+class MetaEvaluation(_Table):
+    """Automatic matchers against the human score of the same runs: `report` is what `sepia metaeval
+    --format json` prints without the versions (correlations at four levels, intervals, discriminative
+    power, ranking consistency, disagreements, warnings, the plots written)."""
+    report: dict
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run: its human F and each matcher's."""
+        return [dict(row) for row in self.report["scores"]]
+
+    def render(self, output: str = "table", limit: int | None = 20) -> str:
+        """The text `sepia metaeval --format OUTPUT --limit LIMIT` prints (0 or None: every disagreement)."""
+        if output == "json":
+            from sepia.versions import stamped
+
+            return json.dumps(stamped(self.report), ensure_ascii=False, indent=1) + "\n"
+        from sepia.metaeval.render import metaeval_text
+
+        report = {k: v for k, v in self.report.items() if k not in ("disagreements", "plots", "warnings")}
+        return (metaeval_text(report, self.report["disagreements"], limit or None)
+                + "".join(f"wrote {path}\n" for path in self.report["plots"]))
+
+
+def meta_evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+             judgments: str | Path | Sequence[str | Path], matchers: Sequence[str] = (),
+             auto_judgments: Sequence[str] = (), beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid",
+             numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None, permutations: int = 1000,
+             repetitions: int = 100, seed: int = 0, plots: str | Path | None = None) -> MetaEvaluation:
+    """Every automatic matcher (default binarized, softmatch and exact) and automatic assessor against
+    the human judgments' F of the same runs, as `sepia metaeval` computes it; `plots` a folder to
+    write the figures (PNG and SVG) to."""
+    from sepia import matchers as registry
+    from sepia.metaeval.disagreement import disagreements
+    from sepia.metaeval.render import json_ready
+    from sepia.metaeval.report import AUTOMATIC, metaeval_report, score_matrices
+
+    for name in matchers:
+        if not registry.kind(name).automatic:
+            raise ValueError(f"{name} is not an automatic matcher")
+    if permutations < 1 or repetitions < 1:
+        raise ValueError("permutations and repetitions must be at least 1")
+    read_gold = _gold(gold)
+    read_runs = list(_each_run(runs))
+    ids = Counter(r.run_id for r in read_runs)
+    repeated = sorted(i for i, n in ids.items() if n > 1)
+    if repeated:
+        raise ValueError(f"the same run ID is given more than once: {', '.join(repeated)}")
+    read = _judgments(judgments)
+    auto = []
+    if auto_judgments:
+        from sepia.scoring.autojudgments import auto_matchers
+
+        auto = list(auto_matchers(auto_judgments, read_gold).values())
+    data = score_matrices(read_gold, read_runs, read, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
+                          theta=theta, weights=weights, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
+    written: list[str] = []
+    if plots is not None:
+        from sepia.metaeval.plots import pvalue_curves, scatter_runs
+
+        written = [str(p) for p in scatter_runs(report, Path(plots)) + pvalue_curves(report, Path(plots))]
+    listing = disagreements(read_gold, read_runs, read, theta=theta).as_dict()
+    return MetaEvaluation(json_ready({**report, "disagreements": listing, "plots": written,
+                                      "warnings": data.warnings}))
 
 
 # -- Question Analysis runs: answer types and key terms --------------------------------------------

@@ -58,7 +58,10 @@ def test_evaluate_gives_the_commands_output_byte_for_byte(lang, options, keyword
 
 
 def test_the_package_root_and_the_module_are_one_api():
-    assert sepia.evaluate is api.evaluate and sepia.evaluate_ir4qa is api.evaluate_ir4qa
+    import sepia.metaeval  # noqa: F401 (a subpackage must not hide a call of the API)
+
+    for name in sepia._API:
+        assert getattr(sepia, name) is getattr(api, name) and name in api.__all__
     with pytest.raises(AttributeError):
         sepia.no_such_thing  # noqa: B018
 
@@ -176,7 +179,8 @@ def test_agreement_kappa_of_the_votes_is_fleiss_kappa_counted_from_the_file():
 
 @pytest.mark.parametrize("options,keywords", [
     ((), {}),
-    (("--by", "assessor", "--by", "topic", "--limit", "0", "--format", "json"), {"by": ["assessor", "topic"], "limit": 0}),
+    (("--by", "assessor", "--by", "topic", "--limit", "0", "--format", "json"),
+     {"by": ["assessor", "topic"], "limit": 0}),
     (("--after", "{c}/judgments.tsv", "--run", "{c}/runs"), {"after": "{c}/judgments.tsv", "runs": "{c}/runs"}),
 ])
 def test_agreement_gives_the_commands_output(options, keywords):
@@ -220,3 +224,21 @@ def test_evaluate_qa_lists_every_problem_of_every_file(tmp_path):
     shown = [str(p) for p in caught.value.problems]
     assert any("TEAMA-CS-CS-01-T.xml:1:1: expected TopicSet or GoldStandard" in p for p in shown)
     assert any(p.startswith(f"{bad}:") for p in shown)
+
+
+@pytest.mark.parametrize("options,keywords", [
+    ((), {}),
+    (("--matcher", "binarized", "--matcher", "exact", "--theta", "0.4", "--numbers", "strict", "--limit", "0",
+      "--format", "json"), {"matchers": ["binarized", "exact"], "theta": 0.4, "numbers": "strict"}),
+])
+def test_metaeval_gives_the_commands_output(options, keywords):
+    c = CORPORA / "ct"
+    small = {"permutations": 50, "repetitions": 5, "seed": 3}
+    result = sepia.meta_evaluate(gold=c / "gold.xml", runs=c / "runs", judgments=c / "judgments.tsv", **small,
+                                 **keywords)
+    output = "json" if "json" in options else "table"
+    assert result.render(output, limit=0 if "--limit" in options else 20) == cli(
+        "metaeval", "--gold", str(c / "gold.xml"), "--run", str(c / "runs"), "--judgments", str(c / "judgments.tsv"),
+        "--permutations", "50", "--repetitions", "5", "--seed", "3", *options)
+    human = sepia.evaluate(gold=c / "gold.xml", runs=c / "runs", matcher="human", judgments=c / "judgments.tsv")
+    assert {r["run_id"]: r["human"] for r in result.to_records()} == pytest.approx(human.scores(), abs=1e-12)
