@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from sepia.scoring.evaluate import RunScore, Settings
 
 __all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
-           "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa", "files_in",
-           "meta_evaluate", "validate"]
+           "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa",
+           "evaluate_stored", "files_in", "meta_evaluate", "settings", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
@@ -141,46 +141,80 @@ def check_matcher_options(settings: Settings) -> None:
 
 
 def evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
-             matcher: str = "binarized", judgments: str | Path | None = None, auto_judgments: Sequence[str] = (),
-             beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid", allowance: float | None = None,
-             allowance_per_type: Mapping[str, float] | None = None, partial: float = 0.5,
-             numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None,
-             measures: Sequence[str] = (), stem: bool = False, stopwords: bool = False, as_set: bool = False,
-             depth: int | None = None) -> Evaluation:
+             judgments: str | Path | None = None, auto_judgments: Sequence[str] = (), measures: Sequence[str] = (),
+             **options: Any) -> Evaluation:
     """Score CCLQA runs against a gold standard, as `sepia evaluate` does with the same options.
 
     `gold` and `runs` are paths (a folder of runs stands for its .xml files) or objects already read;
     `judgments` a human judgments TSV (the human matcher needs it); `auto_judgments` automatic
-    assessors' files (`[NAME=]FILE`), each scored as a matcher of its own; `allowance` sets C for
-    every answer type, `allowance_per_type` for the types it names; `measures=["nuggetizer"]` adds
-    TREC RAG's four nugget scores."""
+    assessors' files (`[NAME=]FILE`), each scored as a matcher of its own; `measures=["nuggetizer"]`
+    adds TREC RAG's four nugget scores; `options` are `settings`' (matcher, beta, theta, weights,
+    allowance, allowance_per_type, partial, numbers, matcher_options, stem, stopwords, as_set, depth)."""
+    chosen = settings(**options)
+    _check_measures(measures)
+    if isinstance(runs, Sequence) and not isinstance(runs, str) and not runs:
+        raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
+    kind = chosen.matcher_kind()
+    if kind and kind.needs_judgments and judgments is None:
+        raise ValueError(f"the {chosen.matcher} matcher needs judgments (judgments=FILE.tsv)")
+    scored, groups = _score(gold, runs, judgments, chosen, tuple(auto_judgments))
+    return Evaluation(scored, chosen, tuple(measures), groups, bool(auto_judgments))
+
+
+def evaluate_stored(*, store: str | None = None, run_ids: Sequence[str] = (), lang_pairs: Sequence[str] = (),
+                    save: bool = False, measures: Sequence[str] = (), **options: Any) -> Evaluation:
+    """Score the CCLQA runs of a campaign store (a database URL; by default SEPIA_HOME's or
+    SEPIA_DATABASE_URL's) against its gold standard and judgments, as `sepia evaluate --store` does:
+    every run, or those of `run_ids` or `lang_pairs`; with `save`, the scores are kept in the store.
+    `options` are `settings`'. ValueError when the store lacks what the scoring needs."""
+    from sepia.services.scores import NothingToScore, score_stored_runs
+    from sepia.store.db import Store
+
+    chosen = settings(**options)
+    _check_measures(measures)
+    opened = Store(store)
+    try:
+        scored = score_stored_runs(opened, chosen, list(run_ids) or None, list(lang_pairs) or None, save=save)
+    except NothingToScore as exc:
+        raise ValueError(str(exc)) from None
+    finally:
+        opened.dispose()
+    return Evaluation(scored, chosen, tuple(measures), [0] * len(scored))
+
+
+def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid",
+             allowance: float | None = None, allowance_per_type: Mapping[str, float] | None = None,
+             partial: float = 0.5, numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None,
+             stem: bool = False, stopwords: bool = False, as_set: bool = False, depth: int | None = None) -> Settings:
+    """F-score settings, every one checked (against the matcher registry's descriptors for the
+    matcher's own): `allowance` sets C for every answer type, `allowance_per_type` for the types it
+    names; `partial` is what a partial support counts for (human matcher); `depth` keeps the first N
+    responses of a run per topic."""
     from sepia import matchers
     from sepia.matchers.base import NUMBER_RULES
     from sepia.scoring.evaluate import Settings
     from sepia.scoring.tokenize import Tokenizer
     from sepia.scoring.weights import SCHEMES
 
-    kind = matchers.kind(matcher)  # ValueError naming the matchers there are
+    matchers.kind(matcher)  # ValueError naming the matchers there are
     _one_of("weights", weights, SCHEMES)
     _one_of("numbers", numbers, NUMBER_RULES)
     _one_of("partial", float(partial), PARTIALS)
-    for name in measures:
-        _one_of("measures", name, F_MEASURES)
     if not beta > 0:
         raise ValueError(f"beta must be above 0, not {beta}")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be at least 1, not {depth}")
-    settings = Settings(matcher=matcher, beta=float(beta), theta=float(theta), weights=weights,
-                        allowance_per_type=dict(allowance_per_type or {}), allowance=allowance,
-                        tokenizer=Tokenizer(stem=stem, stopwords=stopwords), as_set=as_set, partial=float(partial),
-                        depth=depth, numbers=numbers, matcher_options=dict(matcher_options or {}))
-    check_matcher_options(settings)
-    if isinstance(runs, Sequence) and not isinstance(runs, str) and not runs:
-        raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
-    if kind.needs_judgments and judgments is None:
-        raise ValueError(f"the {matcher} matcher needs judgments (judgments=FILE.tsv)")
-    scored, groups = _score(gold, runs, judgments, settings, tuple(auto_judgments))
-    return Evaluation(scored, settings, tuple(measures), groups, bool(auto_judgments))
+    chosen = Settings(matcher=matcher, beta=float(beta), theta=float(theta), weights=weights,
+                      allowance_per_type=dict(allowance_per_type or {}), allowance=allowance,
+                      tokenizer=Tokenizer(stem=stem, stopwords=stopwords), as_set=as_set, partial=float(partial),
+                      depth=depth, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    check_matcher_options(chosen)
+    return chosen
+
+
+def _check_measures(measures: Sequence[str]) -> None:
+    for name in measures:
+        _one_of("measures", name, F_MEASURES)
 
 
 def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:

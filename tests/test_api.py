@@ -242,3 +242,13 @@ def test_metaeval_gives_the_commands_output(options, keywords):
         "--permutations", "50", "--repetitions", "5", "--seed", "3", *options)
     human = sepia.evaluate(gold=c / "gold.xml", runs=c / "runs", matcher="human", judgments=c / "judgments.tsv")
     assert {r["run_id"]: r["human"] for r in result.to_records()} == pytest.approx(human.scores(), abs=1e-12)
+
+
+def test_evaluate_stored_gives_what_the_command_gives_from_the_store(campaign_store, on_store):
+    for options, keywords in [((), {}), (("--matcher", "human", "--lang-pair", "ja-ja", "--format", "tsv"),
+                                         {"matcher": "human", "lang_pairs": ["JA-JA"]})]:
+        result = sepia.evaluate_stored(store=on_store, **keywords)
+        output = "tsv" if "tsv" in options else "table"
+        assert result.render(output) == cli("evaluate", "--store", "--no-save", *options)
+    with pytest.raises(ValueError, match="takes no option"):
+        sepia.evaluate_stored(store=on_store, matcher_options={"nonesuch": "1"})
