@@ -1,3 +1,21 @@
-"""SEPIA: nugget-based evaluation of question answering (NTCIR ACLIA style)."""
+"""SEPIA: nugget-based evaluation of question answering (NTCIR ACLIA style).
+
+The public API (`sepia.api`) is reachable from the package root, imported on first use so that
+`import sepia` stays light: `sepia.evaluate(gold="gold.xml", runs=["run.xml"], matcher="binarized")`."""
 
 __version__ = "0.1.0"
+
+_API = ("agreement", "evaluate", "evaluate_ir4qa", "evaluate_qa", "evaluate_stored", "meta_evaluate", "validate",
+        "Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "QAEvaluation", "Validation")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from sepia import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'sepia' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_API])

@@ -19,7 +19,7 @@ class Entry(NamedTuple):
 
 COMMANDS = {
     "validate": Entry("sepia.commands.validate:validate",
-                      "Check run, topic, gold standard and judgment files against the spec."),
+                      "Check run, topic, gold standard and judgment files against docs/spec.md's formats."),
     "evaluate": Entry("sepia.commands.evaluate:evaluate",
                       "Score CCLQA runs: per topic, macro average over all topics, and by answer type; "
                       "ranked."),

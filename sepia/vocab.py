@@ -1,4 +1,4 @@
-"""The fixed vocabulary of the spec (section 1): languages, answer types, ID patterns."""
+"""The fixed vocabulary of docs/spec.md (Vocabulary): languages, answer types, ID patterns."""
 from __future__ import annotations
 
 import re

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import click
 
 from sepia import vocab
+from sepia.api import files_in as expand_run_paths  # noqa: F401 (the commands' name for it)
 from sepia.formats.errors import FormatError
 from sepia.scoring.weights import SCHEMES
 
@@ -24,14 +24,6 @@ def load_or_exit(reader, *args, **kwargs):
 
 def warn(message: str) -> None:
     click.secho(f"warning: {message}", fg="yellow", err=True)
-
-
-def expand_run_paths(paths) -> list[str]:
-    """Files as given; a folder stands for the .xml files in it, in name order."""
-    files = []
-    for path in map(Path, paths):
-        files += sorted(map(str, path.glob("*.xml"))) if path.is_dir() else [str(path)]
-    return files
 
 
 def f_score_options(command):

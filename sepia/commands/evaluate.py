@@ -1,4 +1,4 @@
-"""`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as the spec's section 3 defines."""
+"""`sepia evaluate`: F(beta) of CCLQA runs against a gold standard, as docs/spec.md (F-score) defines."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -75,36 +75,22 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     for message in out.warnings():
         warn(message)
 
-    def title(name: str) -> str:
-        judged = name == "human" or bool(auto_judgment_specs)
-        shown = replace(settings, matcher=name).describe()  # a group's own matcher: its options only
-        return (f"F{beta:g} with the {name.upper()} matcher"
-                + (f" (theta {theta:g})" if shown["theta"] is not None else "")
-                + (f" (numbers {shown['numbers']})" if "numbers" in shown else "")
-                + "".join(f" ({k} {v})" for k, v in shown.get("options", {}).items())
-                + (f" (partial support counts {partial:g})" if judged else "")
-                + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
-                + (f"; the first {depth} responses per topic" if depth else ""))
+    from sepia.api import Evaluation
 
+    title = Evaluation([], settings, judged=bool(auto_judgment_specs)).title
     out.write(lambda text: click.echo(text, nl=False), title)
     exit_if_unscored(out.unscored)
 
 
 def _check_matcher_options(settings: Settings) -> None:
-    """A matcher's own options must be ones its descriptor names, and --numbers strict needs a matcher
-    that reads it: refused before anything is read."""
-    kind = settings.matcher_kind()
-    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
-        from sepia import matchers
+    """The matcher's options, checked against its descriptor before anything is read."""
+    from sepia.api import OptionError, check_matcher_options
 
-        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
-        raise click.BadParameter(f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})",
-                                 param_hint="--numbers")
-    unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
-    if unknown:
-        takes = ", ".join(kind.extra) if kind and kind.extra else "none"
-        raise click.BadParameter(f"the {settings.matcher} matcher takes no option {', '.join(unknown)} "
-                                 f"(its own: {takes})", param_hint="--matcher-option")
+    try:
+        check_matcher_options(settings)
+    except OptionError as exc:
+        hint = {"numbers": "--numbers", "matcher_options": "--matcher-option"}[exc.option]
+        raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
 def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):

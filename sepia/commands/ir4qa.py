@@ -2,7 +2,6 @@
 IR4QA runs (SEPIA XML or TREC runs) against graded qrels (SEPIA TSV or TREC qrels)."""
 from __future__ import annotations
 
-import json
 from typing import Iterable, Iterator
 
 import click
@@ -15,7 +14,6 @@ from sepia.ir4qa.evaluate import (MEASURES, IR4QAEvaluator, IR4QAResults, IRRunS
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.ir4qa.registry import parse_measures
 from sepia.scoring.report import grouped_table
-from sepia.versions import stamped
 
 
 @click.command("evaluate-ir4qa")
@@ -88,8 +86,9 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     _warn((w for r in results.runs for w in r.warnings), set())
     settings = results.settings
     if output == "json":
-        click.echo(json.dumps(stamped({"runs": [_as_dict(r, shown) for r in results.runs], "settings": settings}),
-                              indent=2))
+        from sepia.api import IR4QAEvaluation
+
+        click.echo(IR4QAEvaluation(results.runs, tuple(shown), settings).to_json(), nl=False)
     elif output == "tsv":
         click.echo("\t".join(["run_id", "topic_id", *shown, "R"]))
         for r in results.runs:
@@ -115,13 +114,6 @@ def _warn(messages: Iterable[str], warned: set[str]) -> None:
         if message not in warned:
             warned.add(message)
             warn(message)
-
-
-def _as_dict(run, shown) -> dict:
-    """The JSON of one run: its means and per-topic values of the measures shown."""
-    return {"run_id": run.run_id, **{m: run.means[m] if run.topics else None for m in shown},
-            "topics": [{"topic_id": t, **{m: s.values[m] for m in shown}, "R": s.relevant,
-                        "relevant_retrieved": s.retrieved_relevant} for t, s in run.topics.items()]}
 
 
 def ir4qa_table(runs, title: str, measures=MEASURES) -> str:

@@ -18,7 +18,7 @@ from sepia.services.validation import QRELS, is_qrels, missing_in_configured_sto
               help="Gold standard XML: warn about judgments that name a nugget it lacks.")
 @click.option("-q", "--quiet", is_flag=True, help="Print problems only, no summary line per valid file.")
 def validate(files, format_name, max_size, gold_path, quiet):
-    """Check run, topic, gold standard and judgment files against the spec.
+    """Check run, topic, gold standard and judgment files against docs/spec.md's formats.
 
     TREC RAG answer and topic files (JSON lines, told apart by their first line) are checked against
     the track's rules; qrels (a `topic_id docid level` header, or --format qrels) as `sepia import`

@@ -1,4 +1,4 @@
-"""The checks the XML formats share, beyond what a schema can say (spec section 2): each format's
+"""The checks the XML formats share, beyond what a schema can say (docs/spec.md, Formats): each format's
 reader collects its problems here, all reported together as one FormatError."""
 from __future__ import annotations
 

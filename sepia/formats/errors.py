@@ -1,4 +1,4 @@
-"""Problems found in input files, reported as `PATH:LINE:COLUMN: message` (spec section 2)."""
+"""Problems found in input files, reported as `PATH:LINE:COLUMN: message` (docs/spec.md, Formats)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

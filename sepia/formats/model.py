@@ -1,4 +1,4 @@
-"""Plain in-memory forms of the exchange formats (spec section 2), independent of XML and database.
+"""Plain in-memory forms of the exchange formats (docs/spec.md, Formats), independent of XML and database.
 
 Readers build these from files, writers turn them back into XML, the store imports and exports them,
 and scoring reads them. Order is kept everywhere, so that export after import gives the same file.

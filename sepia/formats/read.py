@@ -1,7 +1,7 @@
 """Read the XML exchange formats into `sepia.formats.model` objects, validating as we go.
 
 Every file is checked against its XSD and then against the rules a schema cannot express
-(spec section 2), by its format's reader (sepia/formats/registry.py names them); all problems are
+(docs/spec.md, Formats), by its format's reader (sepia/formats/registry.py names them); all problems are
 collected and raised together as one FormatError.
 """
 from __future__ import annotations

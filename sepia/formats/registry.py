@@ -1,4 +1,4 @@
-"""The XML exchange formats (spec section 2), one entry each: every caller reads this table — the
+"""The XML exchange formats (docs/spec.md, Formats), one entry each: every caller reads this table — the
 format detection, the reading and schema checks, the writer, the DOCID check, `sepia import` and
 `sepia validate` — so that adding a format is its schema, its module and one entry (docs/architecture.md)."""
 from __future__ import annotations

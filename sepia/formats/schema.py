@@ -13,7 +13,7 @@ from sepia.formats.xmlsafe import LoadedXml
 # lxml names the element of every schema error by counting the siblings before it, so errors on many
 # siblings would cost their product: the root's children are validated this many at a time.
 WINDOW = 100
-# Below the root no element may hold more children than this (the spec's limit of 1,000 documents a
+# Below the root no element may hold more children than this (docs/spec.md's limit of 1,000 documents a
 # topic, for every element): the excess is reported, not validated, so that an error costs at most
 # this many siblings' count whatever the file.
 MAX_CHILDREN = 1000

@@ -1,5 +1,5 @@
-"""Write `sepia.formats.model` objects as the spec's XML (UTF-8, indented, text kept exactly), each by
-its format's writer (sepia/formats/registry.py)."""
+"""Write `sepia.formats.model` objects as the XML of docs/spec.md (Formats): UTF-8, indented, text kept
+exactly, each by its format's writer (sepia/formats/registry.py)."""
 from __future__ import annotations
 
 from lxml import etree

@@ -1,4 +1,4 @@
-"""IR4QA scoring as NTCIREVAL defines it (spec section 4): AP, Q-measure and nDCG at a cut-off by
+"""IR4QA scoring as NTCIREVAL defines it (docs/spec.md, IR4QA measures): AP, Q-measure and nDCG at a cut-off by
 default, and every other measure of `sepia.ir4qa.registry`, which defines them all.
 
 Unjudged documents count as non-relevant. R is the number of judged relevant documents (level > 0)

@@ -1,4 +1,4 @@
-"""BINARIZED (ACLIA's official automatic matcher, spec section 3): a nugget matches when its best
+"""BINARIZED (ACLIA's official automatic matcher, docs/spec.md, Matching): a nugget matches when its best
 softmatch score is strictly above theta."""
 from __future__ import annotations
 

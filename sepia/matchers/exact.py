@@ -1,4 +1,4 @@
-"""exact (spec section 3): the nugget's token sequence occurs as a contiguous run in some response's
+"""exact (docs/spec.md, Matching): the nugget's token sequence occurs as a contiguous run in some response's
 token sequence, so white space and punctuation never decide a match (`GDP 增长` matches `GDP增长`)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""human (spec section 3): the assessors' judgments; a nugget's value is its best judgment over the
+"""human (docs/spec.md, Matching): the assessors' judgments; a nugget's value is its best judgment over the
 topic's responses (1, 0.5 or 0), a partial support counting `--partial` in F."""
 from __future__ import annotations
 

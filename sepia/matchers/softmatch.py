@@ -1,4 +1,4 @@
-"""softmatch (POURPRE, spec section 3): each nugget scores its best response's s(n, x), the share of
+"""softmatch (POURPRE, docs/spec.md, Matching): each nugget scores its best response's s(n, x), the share of
 the nugget's tokens the response has (a bag: a token twice in the nugget needs two)."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def overlap(nugget: Counter, response: Counter) -> int:
 
 def softmatch(nugget_text: str, response_text: str, tokenizer: Tokenizer = DEFAULT_TOKENIZER,
               as_set: bool = False) -> float:
-    """The spec's s(n, x) = |tok(n) ∩ tok(x)| / |tok(n)| (0 for a nugget without tokens)."""
+    """docs/spec.md's s(n, x) = |tok(n) ∩ tok(x)| / |tok(n)| (0 for a nugget without tokens)."""
     n, x = tokenizer.counts(nugget_text), tokenizer.counts(response_text)
     if as_set:
         n, x = Counter(set(n)), Counter(set(x))

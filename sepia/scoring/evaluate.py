@@ -33,8 +33,8 @@ class RunScore:
         return vocab.language_pair_of(self.run_id)
 
     def as_dict(self, measures: Sequence[str] = ()) -> dict:
-        """The spec's JSON object; with "nuggetizer" in `measures`, also TREC RAG's four scores
-        (per topic, and per run over all topics and over the answered topics)."""
+        """The JSON object of docs/spec.md (Command-line contract); with "nuggetizer" in `measures`, also
+        TREC RAG's four scores (per topic, and per run over all topics and over the answered topics)."""
         with_nuggetizer = "nuggetizer" in measures and self.nuggetizer is not None
         topics = [t.as_dict() | ({"nuggetizer": t.nuggetizer} if with_nuggetizer else {}) for t in self.topics]
         document = {"run_id": self.run_id, "matcher": self.matcher, "score": self.score, "by_type": self.by_type,

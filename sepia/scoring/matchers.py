@@ -1,4 +1,4 @@
-"""Who decides that a system response contains a nugget (spec section 3).
+"""Who decides that a system response contains a nugget (docs/spec.md, Matching).
 
 Each matcher gives, for one topic of one run, a score per gold nugget: 1 or 0 for the binary
 matchers (human, exact, binarized), the best softmatch score in [0, 1] for softmatch. The automatic

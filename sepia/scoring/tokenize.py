@@ -1,4 +1,4 @@
-"""Normalisation and tokens for nugget matching (spec section 3).
+"""Normalisation and tokens for nugget matching (docs/spec.md, Tokens).
 
 Text is NFKC-normalised and lower-cased. Every CJK ideograph, hiragana, katakana and hangul
 character is a token on its own (character unigrams); a run of other letters or digits is one word
@@ -31,7 +31,7 @@ def normalize(text: str) -> str:
 
 
 def char_length(text: str) -> int:
-    """Length in characters (code points), not counting white space: the spec's L."""
+    """Length in characters (code points), not counting white space: docs/spec.md's L."""
     if text.isprintable():  # then its only white space is " " (the others are separators or controls)
         return len(text) - text.count(" ")
     # str.split() cuts at exactly the characters that \s matches (str.isspace), at C speed.
@@ -40,7 +40,7 @@ def char_length(text: str) -> int:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    """The spec's tokenizer; `stem` and `stopwords` change English words only."""
+    """The tokenizer of docs/spec.md; `stem` and `stopwords` change English words only."""
     stem: bool = False
     stopwords: bool = False
 

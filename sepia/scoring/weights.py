@@ -1,4 +1,4 @@
-"""Nugget weights from the assessors' vital votes (spec section 3)."""
+"""Nugget weights from the assessors' vital votes (docs/spec.md, Nugget weights)."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -13,7 +13,7 @@ def nugget_weights(nuggets: Sequence[GoldNugget], scheme: str = "pyramid") -> tu
 
     pyramid: v(n) / max v(m); proportion: v(n) / voters of n; binary: 1 if a majority voted vital.
     A nugget that records no votes keeps the WEIGHT its file gave (1 when none). When no nugget of
-    the topic gets any weight, every nugget weighs 1 (the spec's rule for a topic without vital votes).
+    the topic gets any weight, every nugget weighs 1 (the rule of docs/spec.md for a topic without vital votes).
     """
     if scheme not in SCHEMES:
         raise ValueError(f"unknown weighting scheme {scheme!r}; choose one of {', '.join(SCHEMES)}")

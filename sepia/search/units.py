@@ -25,7 +25,7 @@ class Unit(NamedTuple):
 
 
 def normalize_term(text: str) -> str:
-    """NFKC then lower case, as the spec normalises text (full-width Ａ = a)."""
+    """NFKC then lower case, as docs/spec.md (Tokens) normalises text (full-width Ａ = a)."""
     return unicodedata.normalize("NFKC", text).lower()
 
 

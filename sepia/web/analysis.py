@@ -23,7 +23,7 @@ def gold_nugget(nugget: Nugget) -> GoldNugget:
 
 
 def topic_weights(topic: Topic) -> tuple[dict[str, list[float]], list[str]]:
-    """Weights of the topic's nuggets (in order) under each scheme of the spec (section 3), and
+    """Weights of the topic's nuggets (in order) under each scheme of docs/spec.md (Nugget weights), and
     the warnings scoring gave (e.g. no vital vote yet, so every nugget weighs 1)."""
     nuggets = [gold_nugget(n) for n in topic.nuggets]
     weights, warnings = {}, []

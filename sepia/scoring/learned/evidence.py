@@ -2,7 +2,7 @@
 character bigrams, numbers and dates, entity-like words.
 
 Works for EN (stemmed words without stop words) and CS, CT, JA (every ideograph and kana a token,
-as the spec's tokenizer has it, plus character bigrams, which carry most of the meaning of Chinese
+as the tokenizer of docs/spec.md has it, plus character bigrams, which carry most of the meaning of Chinese
 and Japanese words).
 """
 from __future__ import annotations
@@ -80,7 +80,7 @@ def entities(text: str) -> frozenset[str]:
 
 
 def char_bigrams(text: str) -> frozenset[str]:
-    """Character bigrams within each token of the spec's tokenizer run over the normalised text
+    """Character bigrams within each token of the tokenizer of docs/spec.md run over the normalised text
     (CJK runs count as one stretch), so that both word parts and CJK words are covered."""
     stretch = "".join(c if TOKEN_RE.match(c) else " " for c in normalize(text))
     return frozenset(w[i:i + 2] for w in stretch.split() for i in range(len(w) - 1))

@@ -18,7 +18,7 @@ THETA = 0.5
 
 # One name per column of `pair_features`, in order.
 FEATURES = (
-    "softmatch",                # the spec's s(n, x), default tokens, as a bag
+    "softmatch",                # docs/spec.md's s(n, x), default tokens, as a bag
     "binarized",                # softmatch > 0.5: BINARIZED's decision
     "recall",                   # weighted share of the nugget's content words in the response
     "sentence_recall",          # the same in the response's best sentence

@@ -1,0 +1,614 @@
+"""SEPIA as a library: the calls a notebook makes, with the numbers `sepia evaluate` and
+`sepia evaluate-ir4qa` print (tests/test_api.py compares them).
+
+    import sepia
+    result = sepia.evaluate(gold="gold.xml", runs=["runs/"], matcher="binarized")
+    result.to_pandas()          # one row per run and topic
+
+Options are keyword-only and checked once, before anything is read, against the matcher registry's
+descriptors. A file that cannot be used raises `sepia.formats.errors.FormatError`, whose `problems`
+are every `PATH:LINE:COLUMN: message`; an option that cannot be used raises ValueError (one line).
+The heavy modules are imported on first use, so `import sepia` stays light.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, cast
+
+if TYPE_CHECKING:
+    from sepia.formats.model import CCLQARun, GoldStandard
+    from sepia.formats.errors import Problem
+    from sepia.ir4qa.evaluate import IRRunScore
+    from sepia.qa.evaluate import QARunScore
+    from sepia.scoring.evaluate import RunScore, Settings
+
+__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
+           "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa",
+           "evaluate_stored", "files_in", "meta_evaluate", "settings", "validate"]
+
+PARTIALS = (0.0, 0.5, 1.0)
+F_MEASURES = ("f", "nuggetizer")
+AVERAGES = ("sepia", "trec_eval")
+
+
+def files_in(paths: str | Path | Sequence[str | Path], pattern: str = "*.xml") -> list[str]:
+    """Files as given; a folder stands for its files that match the pattern, in name order."""
+    files: list[str] = []
+    for path in map(Path, [paths] if isinstance(paths, (str, Path)) else paths):
+        files += sorted(map(str, path.glob(pattern))) if path.is_dir() else [str(path)]
+    return files
+
+
+class _Table:
+    """Records in, a DataFrame out (pandas is optional)."""
+
+    def to_records(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def to_pandas(self):
+        try:
+            import pandas  # type: ignore[import-untyped]  # an optional dependency
+        except ImportError:
+            raise ImportError("to_pandas needs pandas, which SEPIA does not install: pip install pandas "
+                              "(or use to_records())") from None
+        return pandas.DataFrame.from_records(self.to_records())
+
+
+# -- CCLQA runs: F(beta) with a matcher ------------------------------------------------------------
+
+@dataclass
+class Evaluation(_Table):
+    """Scored runs, in the order `sepia evaluate` prints them: per matcher (in the order given), best
+    score first, ties by run ID."""
+    runs: list[RunScore]
+    config: Settings
+    measures: tuple[str, ...] = ()
+    groups: list[int] = field(default_factory=list)  # each run's matcher group (several with auto_judgments)
+    judged: bool = False  # automatic assessors' judgments: partial support shows in the titles
+
+    @property
+    def settings(self) -> dict:
+        """The settings as the JSON output's "settings" holds them."""
+        return self.config.describe()
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every run's warnings, each once, in the order of the runs."""
+        return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run and topic: the run's mean F beside the topic's F, recall, precision,
+        matched nuggets a, length L and allowance."""
+        return [{"run_id": r.run_id, "matcher": r.matcher, "run_score": r.score, **t.as_dict()}
+                for r in self.runs for t in r.topics]
+
+    def scores(self) -> dict[str, float]:
+        """Each run's F (macro average over its topics), by run ID (of the first matcher's group)."""
+        found: dict[str, float] = {}
+        for r in self.runs:
+            found.setdefault(r.run_id, r.score)
+        return found
+
+    def render(self, output: str = "table") -> str:
+        """The text `sepia evaluate --format OUTPUT` prints (table, tsv or json)."""
+        from sepia.scoring.output import RankedOutput
+
+        out = RankedOutput(output, self.measures, self.settings)
+        for group, run in zip(self.groups or [0] * len(self.runs), self.runs):
+            out.add(run, group)
+        pieces: list[str] = []
+        out.write(pieces.append, self.title)
+        return "".join(pieces)
+
+    def title(self, name: str) -> str:
+        """The heading of a matcher's table."""
+        c, described = self.config, self.settings
+        shown = replace(c, matcher=name).describe()  # a group's own matcher: its options only
+        return (f"F{c.beta:g} with the {name.upper()} matcher"
+                + (f" (theta {c.theta:g})" if shown["theta"] is not None else "")
+                + (f" (numbers {shown['numbers']})" if "numbers" in shown else "")
+                + "".join(f" ({k} {v})" for k, v in shown.get("options", {}).items())
+                + (f" (partial support counts {c.partial:g})" if self.judged or name == "human" else "")
+                + f", {c.weights} weights, {described['allowance']}; tokens: {described['tokens']}"
+                + (f"; the first {c.depth} responses per topic" if c.depth else ""))
+
+
+class OptionError(ValueError):
+    """An option the matcher does not take; `option` names it (numbers or matcher_options)."""
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
+def check_matcher_options(settings: Settings) -> None:
+    """A matcher's own options must be ones its descriptor names, and numbers="strict" needs a matcher
+    that reads it: OptionError before anything is read. (`sepia evaluate` checks its options here.)"""
+    kind = settings.matcher_kind()
+    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
+        from sepia import matchers
+
+        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
+        raise OptionError("numbers", f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})")
+    unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
+    if unknown:
+        takes = ", ".join(kind.extra) if kind and kind.extra else "none"
+        raise OptionError("matcher_options",
+                          f"the {settings.matcher} matcher takes no option {', '.join(unknown)} (its own: {takes})")
+
+
+def evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+             judgments: str | Path | None = None, auto_judgments: Sequence[str] = (), measures: Sequence[str] = (),
+             **options: Any) -> Evaluation:
+    """Score CCLQA runs against a gold standard, as `sepia evaluate` does with the same options.
+
+    `gold` and `runs` are paths (a folder of runs stands for its .xml files) or objects already read;
+    `judgments` a human judgments TSV (the human matcher needs it); `auto_judgments` automatic
+    assessors' files (`[NAME=]FILE`), each scored as a matcher of its own; `measures=["nuggetizer"]`
+    adds TREC RAG's four nugget scores; `options` are `settings`' (matcher, beta, theta, weights,
+    allowance, allowance_per_type, partial, numbers, matcher_options, stem, stopwords, as_set, depth)."""
+    chosen = settings(**options)
+    _check_measures(measures)
+    if isinstance(runs, Sequence) and not isinstance(runs, str) and not runs:
+        raise ValueError("give at least one run (a run file, a folder of run files or a CCLQARun)")
+    kind = chosen.matcher_kind()
+    if kind and kind.needs_judgments and judgments is None:
+        raise ValueError(f"the {chosen.matcher} matcher needs judgments (judgments=FILE.tsv)")
+    scored, groups = _score(gold, runs, judgments, chosen, tuple(auto_judgments))
+    return Evaluation(scored, chosen, tuple(measures), groups, bool(auto_judgments))
+
+
+def evaluate_stored(*, store: str | None = None, run_ids: Sequence[str] = (), lang_pairs: Sequence[str] = (),
+                    save: bool = False, measures: Sequence[str] = (), **options: Any) -> Evaluation:
+    """Score the CCLQA runs of a campaign store (a database URL; by default SEPIA_HOME's or
+    SEPIA_DATABASE_URL's) against its gold standard and judgments, as `sepia evaluate --store` does:
+    every run, or those of `run_ids` or `lang_pairs`; with `save`, the scores are kept in the store.
+    `options` are `settings`'. ValueError when the store lacks what the scoring needs."""
+    from sepia.services.scores import NothingToScore, score_stored_runs
+    from sepia.store.db import Store
+
+    chosen = settings(**options)
+    _check_measures(measures)
+    opened = Store(store)
+    try:
+        scored = score_stored_runs(opened, chosen, list(run_ids) or None, list(lang_pairs) or None, save=save)
+    except NothingToScore as exc:
+        raise ValueError(str(exc)) from None
+    finally:
+        opened.dispose()
+    return Evaluation(scored, chosen, tuple(measures), [0] * len(scored))
+
+
+def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid",
+             allowance: float | None = None, allowance_per_type: Mapping[str, float] | None = None,
+             partial: float = 0.5, numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None,
+             stem: bool = False, stopwords: bool = False, as_set: bool = False, depth: int | None = None) -> Settings:
+    """F-score settings, every one checked (against the matcher registry's descriptors for the
+    matcher's own): `allowance` sets C for every answer type, `allowance_per_type` for the types it
+    names; `partial` is what a partial support counts for (human matcher); `depth` keeps the first N
+    responses of a run per topic."""
+    from sepia import matchers
+    from sepia.matchers.base import NUMBER_RULES
+    from sepia.scoring.evaluate import Settings
+    from sepia.scoring.tokenize import Tokenizer
+    from sepia.scoring.weights import SCHEMES
+
+    matchers.kind(matcher)  # ValueError naming the matchers there are
+    _one_of("weights", weights, SCHEMES)
+    _one_of("numbers", numbers, NUMBER_RULES)
+    _one_of("partial", float(partial), PARTIALS)
+    if not beta > 0:
+        raise ValueError(f"beta must be above 0, not {beta}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be at least 1, not {depth}")
+    chosen = Settings(matcher=matcher, beta=float(beta), theta=float(theta), weights=weights,
+                      allowance_per_type=dict(allowance_per_type or {}), allowance=allowance,
+                      tokenizer=Tokenizer(stem=stem, stopwords=stopwords), as_set=as_set, partial=float(partial),
+                      depth=depth, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    check_matcher_options(chosen)
+    return chosen
+
+
+def _check_measures(measures: Sequence[str]) -> None:
+    for name in measures:
+        _one_of("measures", name, F_MEASURES)
+
+
+def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
+    """Every run scored by every matcher, ranked within each matcher's group."""
+    from sepia.formats.judgments import read_judgments
+    from sepia.scoring.decisions import read_decisions
+    from sepia.scoring.evaluate import Evaluator
+
+    gold = _gold(gold)
+    kind = settings.matcher_kind()
+    reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
+    read: Any = reader(judgments) if judgments is not None else None  # judgments or decisions
+    if auto_specs:
+        from sepia.scoring.autojudgments import auto_matchers
+
+        evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
+                      for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
+    else:
+        evaluators = [Evaluator(gold, settings, read)]
+    each: Iterable[CCLQARun] = _each_run(runs)  # one run in memory at a time ...
+    if any(e.learns for e in evaluators):  # ... but a matcher that learns from other runs sees them all first
+        each = list(each)
+        for evaluator in evaluators:
+            evaluator.learn(each)
+    keyed, seen = [], set()
+    for run in each:
+        if run.run_id in seen:
+            raise ValueError(f"the same run ID is given more than once: {run.run_id}")
+        seen.add(run.run_id)
+        keyed += [((group, -score.score, score.run_id), score)
+                  for group, score in enumerate(e.evaluate(run) for e in evaluators)]
+    if not seen:
+        raise ValueError("no run to score: the folders given hold no .xml file")
+    keyed.sort(key=lambda pair: pair[0])
+    return [s for _, s in keyed], [k[0] for k, _ in keyed]
+
+
+def _gold(gold) -> GoldStandard:
+    from sepia.formats.model import GoldStandard
+    from sepia.formats.read import expect, read_file
+
+    if isinstance(gold, GoldStandard):
+        return gold
+    return expect(read_file(str(gold), "gold"), GoldStandard, str(gold))
+
+
+def _each_run(runs) -> Iterator[CCLQARun]:
+    """The runs in the order given, each file read when its turn comes."""
+    from sepia.formats.model import CCLQARun
+    from sepia.formats.read import expect, read_file
+
+    for given in [runs] if isinstance(runs, (str, Path, CCLQARun)) else runs:
+        if isinstance(given, CCLQARun):
+            yield given
+        else:
+            yield from (expect(read_file(p, "cclqa"), CCLQARun, p) for p in files_in(given))
+
+
+def _one_of(option: str, value, choices) -> None:
+    if value not in choices:
+        raise ValueError(f"{option} {value!r} is not one of {', '.join(map(str, choices))}")
+
+
+# -- IR4QA runs: document rankings against graded qrels --------------------------------------------
+
+@dataclass
+class IR4QAEvaluation(_Table):
+    """IR4QA runs' scores, best first (as `sepia evaluate-ir4qa` ranks them)."""
+    runs: list[IRRunScore]
+    measures: tuple[str, ...]
+    settings: dict
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(dict.fromkeys(w for r in self.runs for w in r.warnings))
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run and topic: each measure shown, R (relevant documents) and the relevant
+        documents retrieved."""
+        return [{"run_id": r.run_id, **topic} for r in self.runs for topic in self._topics(r)]
+
+    def means(self) -> dict[str, dict[str, float | None]]:
+        """Each run's mean of each measure (None for a run without a scored topic)."""
+        return {r.run_id: self._means(r) for r in self.runs}
+
+    def to_json(self) -> str:
+        """The text `sepia evaluate-ir4qa --format json` prints."""
+        from sepia.versions import stamped
+
+        document = {"runs": [{"run_id": r.run_id, **self._means(r), "topics": self._topics(r)} for r in self.runs],
+                    "settings": self.settings}
+        return json.dumps(stamped(document), indent=2) + "\n"
+
+    def _means(self, run: IRRunScore) -> dict[str, float | None]:
+        return {m: run.means[m] if run.topics else None for m in self.measures}
+
+    def _topics(self, run: IRRunScore) -> list[dict[str, Any]]:
+        return [{"topic_id": t, **{m: s.values[m] for m in self.measures}, "R": s.relevant,
+                 "relevant_retrieved": s.retrieved_relevant} for t, s in run.topics.items()]
+
+
+def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], gains: str | None = None,
+                   cutoff: int = 1000, measures: Sequence[str] = (), condensed: bool = False,
+                   ntcireval_cutoff: bool = False, average: str = "sepia") -> IR4QAEvaluation:
+    """Score IR4QA runs (SEPIA XML or TREC run files) against graded qrels (SEPIA TSV or TREC qrels),
+    as `sepia evaluate-ir4qa` does: `gains` "G1:G2:..." (default the level itself), `measures` names
+    of `sepia.ir4qa.registry` (default AP, Q, nDCG)."""
+    from sepia.ir4qa import trec
+    from sepia.ir4qa.evaluate import IR4QAEvaluator, IR4QAResults, ranked_ir4qa, read_xml_rankings
+    from sepia.ir4qa.measures import default_gains, parse_gains
+    from sepia.ir4qa.registry import parse_measures
+
+    shown = parse_measures(tuple(measures))
+    _one_of("average", average, AVERAGES)
+    if cutoff < 1:
+        raise ValueError(f"cutoff must be at least 1, not {cutoff}")
+    options: dict[str, Any] = {"measures": shown, "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
+    if average != "sepia":
+        options["average"] = average
+    read = trec.read_any_qrels(str(qrels))
+    gain_list = parse_gains(gains) if gains else default_gains(read)
+    evaluator = IR4QAEvaluator(read, gain_list, cutoff, **options)
+    paths = files_in(runs)
+    if not paths:
+        raise ValueError("give at least one run (a run file or a folder of run files)")
+    scored = [evaluator.score(run_id, rankings) for path in paths
+              for run_id, rankings in (trec.read_trec_runs(path) if trec.is_trec_run_file(path)
+                                       else [read_xml_rankings(path)])]
+    results = IR4QAResults(ranked_ir4qa(scored), gain_list, cutoff, options)
+    return IR4QAEvaluation(results.runs, tuple(shown), results.settings)
+
+
+# -- meta-evaluation: automatic against human scores ------------------------------------------------
+
+@dataclass
+class MetaEvaluation(_Table):
+    """Automatic matchers against the human score of the same runs: `report` is what `sepia metaeval
+    --format json` prints without the versions (correlations at four levels, intervals, discriminative
+    power, ranking consistency, disagreements, warnings, the plots written)."""
+    report: dict
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run: its human F and each matcher's."""
+        return [dict(row) for row in self.report["scores"]]
+
+    def render(self, output: str = "table", limit: int | None = 20) -> str:
+        """The text `sepia metaeval --format OUTPUT --limit LIMIT` prints (0 or None: every disagreement)."""
+        if output == "json":
+            from sepia.versions import stamped
+
+            return json.dumps(stamped(self.report), ensure_ascii=False, indent=1) + "\n"
+        from sepia.metaeval.render import metaeval_text
+
+        report = {k: v for k, v in self.report.items() if k not in ("disagreements", "plots", "warnings")}
+        return (metaeval_text(report, self.report["disagreements"], limit or None)
+                + "".join(f"wrote {path}\n" for path in self.report["plots"]))
+
+
+def meta_evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+             judgments: str | Path | Sequence[str | Path], matchers: Sequence[str] = (),
+             auto_judgments: Sequence[str] = (), beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid",
+             numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None, permutations: int = 1000,
+             repetitions: int = 100, seed: int = 0, plots: str | Path | None = None) -> MetaEvaluation:
+    """Every automatic matcher (default binarized, softmatch and exact) and automatic assessor against
+    the human judgments' F of the same runs, as `sepia metaeval` computes it; `plots` a folder to
+    write the figures (PNG and SVG) to."""
+    from sepia import matchers as registry
+    from sepia.metaeval.disagreement import disagreements
+    from sepia.metaeval.render import json_ready
+    from sepia.metaeval.report import AUTOMATIC, metaeval_report, score_matrices
+
+    for name in matchers:
+        if not registry.kind(name).automatic:
+            raise ValueError(f"{name} is not an automatic matcher")
+    if permutations < 1 or repetitions < 1:
+        raise ValueError("permutations and repetitions must be at least 1")
+    read_gold = _gold(gold)
+    read_runs = list(_each_run(runs))
+    ids = Counter(r.run_id for r in read_runs)
+    repeated = sorted(i for i, n in ids.items() if n > 1)
+    if repeated:
+        raise ValueError(f"the same run ID is given more than once: {', '.join(repeated)}")
+    read = _judgments(judgments)
+    auto = []
+    if auto_judgments:
+        from sepia.scoring.autojudgments import auto_matchers
+
+        auto = list(auto_matchers(auto_judgments, read_gold).values())
+    data = score_matrices(read_gold, read_runs, read, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,
+                          theta=theta, weights=weights, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    report = metaeval_report(data, n_resamples=permutations, repetitions=repetitions, seed=seed)
+    written: list[str] = []
+    if plots is not None:
+        from sepia.metaeval.plots import pvalue_curves, scatter_runs
+
+        written = [str(p) for p in scatter_runs(report, Path(plots)) + pvalue_curves(report, Path(plots))]
+    listing = disagreements(read_gold, read_runs, read, theta=theta).as_dict()
+    return MetaEvaluation(json_ready({**report, "disagreements": listing, "plots": written,
+                                      "warnings": data.warnings}))
+
+
+# -- Question Analysis runs: answer types and key terms --------------------------------------------
+
+QA_TITLE = "Question Analysis: answer-type accuracy (by gold answer type), key-term recall and precision"
+
+
+@dataclass
+class QAEvaluation(_Table):
+    """Question Analysis runs' scores, best first, as `sepia evaluate-qa` ranks them; `warnings`
+    holds the files' warnings (`PATH:LINE:COLUMN: warning: ...`) and the runs'."""
+    runs: list[QARunScore]
+    warnings: list[str] = field(default_factory=list)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per run and topic: gold and predicted answer type, whether they agree, and the
+        topic's key-term recall and precision (None without gold key terms)."""
+        return [{"run_id": r.run_id, "topic_id": t.topic_id, "gold_type": t.gold_type,
+                 "predicted_type": t.predicted_type, "correct": t.correct,
+                 "key_term_recall": t.key_terms.recall if t.key_terms else None,
+                 "key_term_precision": t.key_terms.precision if t.key_terms else None}
+                for r in self.runs for t in r.topics]
+
+    def render(self, output: str = "table", confusion: bool = False) -> str:
+        """The text `sepia evaluate-qa --format OUTPUT [--confusion]` prints."""
+        from sepia.qa.evaluate import SETTINGS
+        from sepia.qa.report import as_json, confusion_tables, table, tsv
+
+        if output == "json":
+            return as_json(self.runs, SETTINGS) + "\n"
+        if output == "tsv":
+            return tsv(self.runs)
+        return table(self.runs, QA_TITLE) + (confusion_tables(self.runs) if confusion else "")
+
+
+def evaluate_qa(*, topics: str | Path, runs: str | Path | Sequence[str | Path]) -> QAEvaluation:
+    """Score Question Analysis runs against a topic set (answer types and gold key terms) or a gold
+    standard (answer types only), as `sepia evaluate-qa` does. Every file is checked as `sepia validate`
+    checks it first: FormatError with every problem of every file that is not valid."""
+    from sepia.formats.errors import FormatError
+    from sepia.formats.model import GoldStandard, QARun, Topic, TopicSet
+    from sepia.qa.evaluate import evaluate_qa as score
+
+    paths = files_in(runs)
+    if not paths:
+        raise ValueError("give at least one run (a run file or a folder of run files)")
+    checked = [validate(topics, kinds=(TopicSet, GoldStandard))] + [validate(p, format="qa", kinds=(QARun,))
+                                                                    for p in paths]
+    if not all(c.valid for c in checked):
+        raise FormatError([p for c in checked for p in c.found])
+    read_topics, read_runs = checked[0].value, [cast(QARun, c.value) for c in checked[1:]]
+    ids = Counter(r.metadata.run_id for r in read_runs)
+    repeated = sorted(i for i, n in ids.items() if n > 1)
+    if repeated:
+        raise ValueError(f"the same run ID is given more than once: {', '.join(repeated)}")
+    if isinstance(read_topics, GoldStandard):  # answer types only, no key terms
+        topic_list = [Topic(t.topic_id, t.questions, answer_type=t.answer_type) for t in read_topics.topics]
+    else:
+        topic_list = cast(TopicSet, read_topics).topics
+    scored = score(topic_list, read_runs)
+    return QAEvaluation(scored, [*(p for c in checked for p in c.problems),
+                                 *dict.fromkeys(w for r in scored for w in r.warnings)])
+
+
+# -- files: validation -----------------------------------------------------------------------------
+
+@dataclass
+class Validation:
+    """A file's check: the object read (None when invalid) and every problem, `PATH:LINE:COLUMN: message`
+    (warnings too, which leave the file valid)."""
+    path: str
+    value: object | None
+    found: list[Problem] = field(default_factory=list, repr=False)
+
+    @property
+    def valid(self) -> bool:
+        return self.value is not None
+
+    @property
+    def problems(self) -> list[str]:
+        return [str(p) for p in self.found]
+
+
+def validate(path: str | Path, *, format: str | None = None, max_size: int | None = None,
+             gold: str | Path | None = None, kinds: tuple[type, ...] = ()) -> Validation:
+    """Check a run, topic, gold standard, judgments or TREC RAG file as `sepia validate` does (the
+    format detected unless given); with `gold`, judgments naming a nugget it lacks are reported; with
+    `kinds`, a file of another kind is invalid."""
+    from sepia.convert.validate import validate_any_file
+    from sepia.formats.errors import Problem
+    from sepia.services.validation import missing_in_configured_store
+
+    read_gold = _gold(gold) if gold is not None else None
+    value, problems = validate_any_file(path, format, max_size, read_gold, str(gold or ""),
+                                        missing_in_configured_store)
+    if value is not None and kinds and not isinstance(value, kinds):
+        expected = " or ".join(k.__name__ for k in kinds)
+        problems = [*problems, Problem(str(path), 1, 1, f"expected {expected}, got a {type(value).__name__}")]
+        value = None
+    return Validation(str(path), value, list(problems))
+
+
+# -- assessors: agreement on votes and judgments ---------------------------------------------------
+
+GROUPINGS = ("assessor", "topic", "type", "lang", "run")
+
+
+@dataclass
+class Agreement(_Table):
+    """How far assessors agree: `report` is what `sepia agreement --format json` prints (without the
+    versions): "agreement" (kappa and alpha per language and kind), "assessors", "disputed", and "by"
+    and "changes" when asked for."""
+    report: dict
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """The agreement table: one record per language and kind of label."""
+        return [dict(row) for row in self.report["agreement"]]
+
+    def render(self, output: str = "table") -> str:
+        """The text `sepia agreement --format OUTPUT` prints (table or json)."""
+        if output == "json":
+            from sepia.versions import stamped
+
+            return json.dumps(stamped(self.report), ensure_ascii=False, indent=1) + "\n"
+        from sepia.metaeval.assessors_render import changes_text, quality_text, rates_text
+        from sepia.metaeval.render import agreement_text
+
+        report, grouped = self.report, self.report.get("by", {})
+        text = agreement_text(report["agreement"], report["assessors"], report["disputed"])
+        if "assessor" in grouped:
+            text += "\n" + quality_text(grouped["assessor"]["quality"], grouped["assessor"]["kappa"])
+        for by, rows in grouped.get("disputes", {}).items():
+            text += "\n" + rates_text(by, rows)
+        if "changes" in report:
+            text += "\n" + changes_text(report["changes"])
+        return text
+
+
+def agreement(*, gold: str | Path | GoldStandard | Sequence[str | Path | GoldStandard],
+              judgments: str | Path | Sequence[str | Path] = (),
+              limit: int | None = 20, by: Sequence[str] = (), after: str | Path | Sequence[str | Path] = (),
+              runs: str | Path | Sequence[str | Path] = ()) -> Agreement:
+    """Fleiss' kappa and Krippendorff's alpha of the gold standards' vital votes and of nugget
+    judgments (TSV files or folders of them), lone dissent per assessor and the `limit` most
+    disputed items (None: all), as `sepia agreement` does; `by` adds per-assessor quality and
+    dispute rates; `after` (a second round of judgments) with `runs` splits each run's human F change."""
+    from sepia.metaeval.disputes import agreement_table, assessor_disputes, judgment_items, split_items, vote_items
+    from sepia.metaeval.render import json_ready
+
+    for name in by:
+        _one_of("by", name, GROUPINGS)
+    if bool(after) != bool(runs):
+        raise ValueError("after and runs go together: the runs whose score change is split")
+    from sepia.formats.model import GoldStandard
+
+    golds = [_gold(p) for p in ([gold] if isinstance(gold, (str, Path, GoldStandard)) else gold)]
+    labelled = [pair for g in golds for pair in vote_items(g)]
+    langs = {g.lang for g in golds if g.lang}
+    read = _judgments(judgments)
+    labelled += judgment_items(read, langs.pop() if len(langs) == 1 else None)
+    items = [item for _, item in labelled]
+    report: dict[str, Any] = {"agreement": [r.as_dict() for r in agreement_table(labelled)],
+                              "assessors": [a.as_dict() for a in assessor_disputes(items)],
+                              "disputed": [s.as_dict() for s in split_items(items, limit or None)]}
+    merged = _merged(golds)
+    if by:
+        report["by"] = _grouped(merged, read, by)
+    if after:
+        from sepia.metaeval.rounds import score_change
+
+        report["changes"] = [c.as_dict() for c in score_change(merged, list(_each_run(runs)), read, _judgments(after))]
+    return Agreement(json_ready(report))
+
+
+def _judgments(paths) -> list:
+    from sepia.formats.judgments import read_judgments
+
+    return [j for p in files_in(paths, "*.tsv") for j in read_judgments(p)]
+
+
+def _merged(golds: list[GoldStandard]) -> GoldStandard:
+    from sepia.formats.model import GoldStandard
+
+    langs = {g.lang for g in golds}
+    return GoldStandard(langs.pop() if len(langs) == 1 else None, [t for g in golds for t in g.topics])
+
+
+def _grouped(gold: GoldStandard, judgments, groupings) -> dict:
+    from sepia.metaeval.assessors import assessor_quality, dispute_rates, kappa_matrix, match_units, vote_units
+
+    units = vote_units(gold) + match_units(judgments, gold)
+    grouped: dict[str, Any] = {}
+    for by in dict.fromkeys(groupings):
+        if by == "assessor":
+            grouped[by] = {"quality": [r.as_dict() for r in assessor_quality(units)],
+                           "kappa": [p.as_dict() for p in kappa_matrix(units)]}
+        grouped.setdefault("disputes", {})[by] = [r.as_dict() for r in dispute_rates(units, by)]
+    return grouped
