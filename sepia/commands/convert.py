@@ -120,6 +120,7 @@ def _write(text: str, out: str | None) -> None:
     except OSError as exc:
         staging.unlink(missing_ok=True)
         raise click.ClickException(str(exc)) from None
+    click.echo(f"wrote {out}", err=True)
 
 
 @convert.command("to-rag-topics")

@@ -15,6 +15,8 @@ from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.scoring.allowance import parse_overrides
+from sepia.text.plural import counted
+from sepia.text.repeated import shape, summarised
 from sepia.scoring.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.heap import keep_freed_memory
@@ -79,8 +81,11 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     else:
         _score_files(out, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
                      auto_judgment_specs)
-    for message in out.warnings():
+    shown, more = summarised(out.warnings(), shape)
+    for message in shown:
         warn(message)
+    for example, left_out in more:
+        warn(f"{counted(left_out, 'more warning')} like '{example}' not shown")
 
     def title(name: str) -> str:
         judged = name == "human" or bool(auto_judgment_specs)
@@ -91,7 +96,7 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
                 + "".join(f" ({k} {v})" for k, v in shown.get("options", {}).items())
                 + (f" (partial support counts {partial:g})" if judged else "")
                 + f", {weights} weights, {described['allowance']}; tokens: {described['tokens']}"
-                + (f"; the first {depth} responses per topic" if depth else ""))
+                + (f"; the first {counted(depth, 'response')} per topic" if depth else ""))
 
     out.write(lambda text: click.echo(text, nl=False), title)
 

@@ -136,6 +136,7 @@ def _write(data: bytes | str, out: str | None) -> None:
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if out:
         Path(out).write_bytes(payload)
+        click.echo(f"wrote {out}", err=True)
     else:
         sys.stdout.buffer.write(payload)
 
@@ -148,6 +149,7 @@ _lang = click.option("--lang", type=click.Choice(["EN", "CS", "CT", "JA"]), help
 @_lang
 @_out
 def export_topics(lang, out):
+    """The topic set (topics XML), all languages or one."""
     with Store().transaction() as session:
         _write(to_xml(io.export_topics(session, lang)), out)
 
@@ -156,6 +158,7 @@ def export_topics(lang, out):
 @_lang
 @_out
 def export_gold(lang, out):
+    """The gold standard (nuggets and their votes, gold XML), all languages or one."""
     with Store().transaction() as session:
         _write(to_xml(io.export_gold(session, lang)), out)
 
@@ -165,6 +168,7 @@ def export_gold(lang, out):
 @click.option("--kind", type=click.Choice(sorted(registry.run_names())), default="cclqa", show_default=True)
 @_out
 def export_run(run_id, kind, out):
+    """One run as its submission XML (CCLQA, IR4QA or QA, by --kind)."""
     with Store().transaction() as session:
         run = io.export_run(session, run_id, kind)
     if run is None:
@@ -179,6 +183,7 @@ def export_run(run_id, kind, out):
                    "where an organiser decided, as scoring uses them).")
 @_out
 def export_judgments(run_id, individual, out):
+    """Nugget judgments as the TSV that `sepia evaluate --judgments` reads."""
     with Store().transaction() as session:
         _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
 
