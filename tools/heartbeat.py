@@ -73,7 +73,10 @@ def main(argv: list[str]) -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command given")
-    status, longest, at = run(command, args.every, args.label)
+    try:
+        status, longest, at = run(command, args.every, args.label)
+    except KeyboardInterrupt:  # Ctrl+C reached the command too (one process group): no traceback here
+        return 130
     if args.longest:
         print(f"longest silence: {longest:.1f} s, from {at:.1f} s after the start", file=sys.stderr)
     return status
