@@ -19,7 +19,7 @@ PIP = $(BEAT) --label "still installing" -- $(BIN)/python -m pip install --progr
 
 $(VENV)/.installed: pyproject.toml $(LOCK)
 	@echo "== setup 1/6: creating the virtual environment $(VENV) (about 5 s)"
-	$(PYTHON) -m venv $(VENV)
+	$(BEAT) --label "still creating it" -- $(PYTHON) -m venv $(VENV)
 	@echo "== setup 2/6: pip at the version in $(LOCK) (about 10 s)"
 	$(PIP) --upgrade pip
 	@echo "== setup 3/6: SEPIA's core - scoring, IR measures, meta-evaluation (numpy, scipy, scikit-learn, lxml, SQLAlchemy; about 1 min)"

@@ -107,7 +107,7 @@ def test_docs_show_what_the_command_prints_on_trec_rag(tmp_path):
     assert result.exit_code == 0, result.output
     docs = (Path(__file__).resolve().parents[1] / "docs" / "metaeval.md").read_text(encoding="utf-8")
     block = docs.split("$ sepia metaeval budget --gold rag24/gold.xml")[1].split("```")[0].splitlines()[1:]
-    assert len(block) == 19 and all(line in result.stdout for line in block)
+    assert len(block) == 38 and all(line in result.stdout for line in block)
 
 
 def test_item_plans_print_their_ratio_and_correlation():

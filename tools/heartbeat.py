@@ -18,6 +18,8 @@ import subprocess
 import sys
 import time
 
+LONG = 10.0  # seconds: a silence --longest lists
+
 
 def _spawn(command: list[str]) -> tuple[subprocess.Popen, int]:
     """The command started with its output on a pseudo-terminal (or a pipe), and the descriptor to read."""
@@ -34,12 +36,13 @@ def _spawn(command: list[str]) -> tuple[subprocess.Popen, int]:
     return process, reader
 
 
-def run(command: list[str], every: float, label: str, out=None) -> tuple[int, float, float]:
-    """Run `command` to its end; (exit status, longest silence in seconds, when it began)."""
+def run(command: list[str], every: float, label: str, out=None) -> tuple[int, tuple[float, float], int]:
+    """Run `command` to its end; its exit status, its longest silence (seconds, when it began) and
+    how many silences lasted over LONG seconds."""
     out = out or sys.stdout.buffer
     process, source = _spawn(command)
     start = last = time.monotonic()
-    longest, longest_at, line_open = 0.0, 0.0, False
+    longest, over, line_open = (0.0, 0.0), 0, False
     while True:
         ready, _, _ = select.select([source], [], [], max(0.0, last + every - time.monotonic()))
         now = time.monotonic()
@@ -56,29 +59,30 @@ def run(command: list[str], every: float, label: str, out=None) -> tuple[int, fl
             out.write((("\n" if line_open else "") + f"  ... {label} ({now - start:.0f} s)\n").encode())
             line_open = False
         out.flush()
-        if now - last > longest:
-            longest, longest_at = now - last, last - start
+        longest, over = max(longest, (now - last, last - start)), over + (now - last > LONG)
         last = now
     os.close(source)
-    return process.wait(), longest, longest_at
+    return process.wait(), longest, over
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--every", type=float, default=5.0, help="Seconds of silence before a heartbeat line.")
     parser.add_argument("--label", default="still working", help="What the heartbeat line says.")
-    parser.add_argument("--longest", action="store_true", help="Print the longest silence at the end.")
+    parser.add_argument("--longest", action="store_true",
+                        help=f"Print the longest silence at the end, and how many lasted over {LONG:g} s.")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("no command given")
     try:
-        status, longest, at = run(command, args.every, args.label)
+        status, (longest, at), over = run(command, args.every, args.label)
     except KeyboardInterrupt:  # Ctrl+C reached the command too (one process group): no traceback here
         return 130
     if args.longest:
-        print(f"longest silence: {longest:.1f} s, from {at:.1f} s after the start", file=sys.stderr)
+        print(f"longest silence: {longest:.1f} s, from {at:.1f} s after the start; {over} over {LONG:g} s",
+              file=sys.stderr)
     return status
 
 
