@@ -45,4 +45,5 @@ def test_make_demo_serves_without_the_development_warning(tmp_path):
         process.send_signal(signal.SIGINT)
         output = process.communicate(timeout=60)[0]
     assert "Starting the production server" in output and "Booting worker" in output, output
+    assert "loading the JA search analyzer" in output and "ready: every collection searched once" in output
     assert "development server" not in output.lower() and "WARNING" not in output, output

@@ -39,4 +39,5 @@ def post_worker_init(worker) -> None:
     from sepia.web import search_pane
 
     with worker.wsgi.app_context():
-        search_pane.warm_up()
+        search_pane.warm_up(worker.log.info)
+    worker.log.info("ready: every collection searched once")
