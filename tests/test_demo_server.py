@@ -46,4 +46,5 @@ def test_make_demo_serves_without_the_development_warning(tmp_path):
         output = process.communicate(timeout=60)[0]
     assert "Starting the production server" in output and "Booting worker" in output, output
     assert "loading the JA search analyzer" in output and "ready: every collection searched once" in output
+    assert "Control socket" not in output
     assert "development server" not in output.lower() and "WARNING" not in output, output

@@ -86,6 +86,8 @@ def production_server(host: str, port: int, config: dict | None = None):
                                "post_fork": gunicorn_conf.post_fork,
                                "post_worker_init": gunicorn_conf.post_worker_init}.items():
                 self.cfg.set(key, value)
+            if "control_socket_disable" in self.cfg.settings:  # gunicorn 25+: no socket in ~/.gunicorn for a demo
+                self.cfg.set("control_socket_disable", True)
 
         def load(self):
             from sepia.web import create_app
