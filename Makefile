@@ -18,32 +18,32 @@ BEAT = $(PYTHON) tools/heartbeat.py --every 5
 PIP = $(BEAT) --label "still installing" -- $(BIN)/python -m pip install --progress-bar on -c $(LOCK)
 
 $(VENV)/.installed: pyproject.toml $(LOCK)
-	@echo "== setup 1/6: creating the virtual environment $(VENV) (about 5 s)"
+	@echo "== setup 1/6: creating the virtual environment $(VENV) (32 s measured on a busy 2-core machine, as each figure here; README)"
 	$(BEAT) --label "still creating it" -- $(PYTHON) -m venv $(VENV)
-	@echo "== setup 2/6: pip at the version in $(LOCK) (about 10 s)"
+	@echo "== setup 2/6: pip at the version in $(LOCK) (17 s)"
 	$(PIP) --upgrade pip
-	@echo "== setup 3/6: SEPIA's core - scoring, IR measures, meta-evaluation (numpy, scipy, scikit-learn, lxml, SQLAlchemy; about 1 min)"
+	@echo "== setup 3/6: SEPIA's core - scoring, IR measures, meta-evaluation (numpy, scipy, scikit-learn, lxml, SQLAlchemy; 2.3 min)"
 	$(PIP) -e .
-	@echo "== setup 4/6: the CJK analyzers (jieba, Sudachi and its 70 MB dictionary, OpenCC; about 1 min)"
+	@echo "== setup 4/6: the CJK analyzers (jieba, Sudachi and its 70 MB dictionary, OpenCC; 45 s)"
 	$(PIP) -e '.[cjk]'
-	@echo "== setup 5/6: search engines, plots, the web tool and its servers, PostgreSQL's driver (about 1 min)"
+	@echo "== setup 5/6: search engines, plots, the web tool and its servers, PostgreSQL's driver (67 s)"
 	$(PIP) -e '.[all]'
-	@echo "== setup 6/6: the test tools and reference implementations (pytest, Playwright, ir_measures, ...; about 1 min)"
+	@echo "== setup 6/6: the test tools and reference implementations (pytest, Playwright, ir_measures, ...; 3.6 min)"
 	$(PIP) -e '.[all,test]'
 	touch $@
 
 demo: setup
-	@echo "== demo: building the sample campaign, scoring every run, then serving the web tool (about 1 min to serving)"
+	@echo "== demo: building the sample campaign, scoring every run, then serving the web tool (35 s to serving)"
 	$(BIN)/sepia demo --port $(PORT)
 
 # ruff; the layers of docs/architecture.md (import-linter's contract in pyproject.toml); mypy on the
 # whole package, as [tool.mypy] in pyproject.toml says (about 12 s of CPU from cold, under 1 s cached).
 lint: setup
-	@echo "== lint 1/3: ruff (about 1 s)"
+	@echo "== lint 1/3: ruff (1 s)"
 	$(BIN)/ruff check sepia tests tools
-	@echo "== lint 2/3: the layers contract, lint-imports (about 2 s)"
+	@echo "== lint 2/3: the layers contract, lint-imports (2 s)"
 	$(BEAT) -- $(BIN)/lint-imports
-	@echo "== lint 3/3: mypy on the whole package (about 17 s of CPU from cold, 2 s cached)"
+	@echo "== lint 3/3: mypy on the whole package (17 s of CPU from cold, 2 s cached)"
 	$(BEAT) -- $(BIN)/mypy
 
 # Fast tests first, then those marked slow, the browser tests last (tests/conftest.py), on every core

@@ -98,6 +98,7 @@ RAG24 = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24" /
 
 
 @pytest.mark.skipif(not RAG24.exists(), reason="TREC RAG 2024 data not in ../shared/data")
+@pytest.mark.slow
 def test_docs_show_what_the_command_prints_on_trec_rag(tmp_path):
     runner = CliRunner()
     assert runner.invoke(main, ["convert", "nuggetizer", str(RAG24), "--out", str(tmp_path / "rag24")]).exit_code == 0
