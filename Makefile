@@ -49,7 +49,7 @@ lint: setup
 # Fast tests first, then those marked slow, the browser tests last (tests/conftest.py), on every core
 # (pytest-xdist, a test file to a worker); the slowest 25 are listed at the end.
 test: lint
-	@echo "== test: about 2,500 tests on every core, fast ones first, browser tests last (about 5 min on a quiet 2-core machine)"
+	@echo "== test: about 2,500 tests on every core, fast ones first, browser tests last (about 5.5 min on a quiet 2-core machine, from its CPU time; README)"
 	$(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --durations=25
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.
