@@ -135,3 +135,18 @@ def test_wrong_language_judgments_warn_a_few_times_then_count():
                                        "--judgments", str(CS / "judgments.tsv")])
     no_judgments = [line for line in result.stderr.splitlines() if "no human judgments" in line]
     assert len(no_judgments) == 6 and "more warnings like" in no_judgments[-1]
+
+
+def test_fast_tests_run_first_and_browser_tests_last():
+    from types import SimpleNamespace
+
+    from conftest import pytest_collection_modifyitems
+
+    def item(name, folder="tests", marks=()):
+        return SimpleNamespace(name=name, path=Path(folder) / f"{name}.py",
+                               get_closest_marker=lambda mark: mark if mark in marks else None)
+
+    items = [item("browser_marked", marks=("browser", "slow")), item("slow", marks=("slow",)), item("fast_a"),
+             item("in_browser_folder", "tests/browser"), item("fast_b")]
+    pytest_collection_modifyitems(items)
+    assert [i.name for i in items] == ["fast_a", "fast_b", "slow", "browser_marked", "in_browser_folder"]
