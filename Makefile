@@ -10,34 +10,54 @@ LOCK = requirements.lock
 
 setup: $(VENV)/.installed
 
-# pip's own progress bars show while it downloads; the echo lines say what the minute is for.
+# Every step says what it is and how long it took on the reference machine (README, "How long");
+# tools/heartbeat.py passes the output through and prints a "still ..." line after a few seconds of
+# silence (pip's "Installing collected packages" says nothing for minutes). The packages come in
+# stages, the core first, each with its own line.
+BEAT = $(PYTHON) tools/heartbeat.py --every 5
+PIP = $(BEAT) --label "still installing" -- $(BIN)/python -m pip install --progress-bar on -c $(LOCK)
+
 $(VENV)/.installed: pyproject.toml $(LOCK)
-	@echo "== Creating the virtual environment $(VENV)"
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --progress-bar on --upgrade -c $(LOCK) pip
-	@echo "== Installing SEPIA and its dependencies at the versions in $(LOCK) (about a minute on a fresh machine)"
-	$(BIN)/python -m pip install --progress-bar on -c $(LOCK) -e '.[test]'
+	@echo "== setup 1/6: creating the virtual environment $(VENV) (32 s measured on a busy 2-core machine, as each figure here; README)"
+	$(BEAT) --label "still creating it" -- $(PYTHON) -m venv $(VENV)
+	@echo "== setup 2/6: pip at the version in $(LOCK) (17 s)"
+	$(PIP) --upgrade pip
+	@echo "== setup 3/6: SEPIA's core - scoring, IR measures, meta-evaluation (numpy, scipy, scikit-learn, lxml, SQLAlchemy; 2.3 min)"
+	$(PIP) -e .
+	@echo "== setup 4/6: the CJK analyzers (jieba, Sudachi and its 70 MB dictionary, OpenCC; 45 s)"
+	$(PIP) -e '.[cjk]'
+	@echo "== setup 5/6: search engines, plots, the web tool and its servers, PostgreSQL's driver (67 s)"
+	$(PIP) -e '.[all]'
+	@echo "== setup 6/6: the test tools and reference implementations (pytest, Playwright, ir_measures, ...; 3.6 min)"
+	$(PIP) -e '.[all,test]'
 	touch $@
 
 demo: setup
+	@echo "== demo: building the sample campaign, scoring every run, then serving the web tool (35 s to serving)"
 	$(BIN)/sepia demo --port $(PORT)
 
 # ruff; the layers of docs/architecture.md (import-linter's contract in pyproject.toml); mypy on the
 # whole package, as [tool.mypy] in pyproject.toml says (about 12 s of CPU from cold, under 1 s cached).
 lint: setup
+	@echo "== lint 1/3: ruff (1 s)"
 	$(BIN)/ruff check sepia tests tools
-	$(BIN)/lint-imports
-	$(BIN)/mypy
+	@echo "== lint 2/3: the layers contract, lint-imports (2 s)"
+	$(BEAT) -- $(BIN)/lint-imports
+	@echo "== lint 3/3: mypy on the whole package (17 s of CPU from cold, 2 s cached)"
+	$(BEAT) -- $(BIN)/mypy
 
+# Fast tests first, then those marked slow, the browser tests last (tests/conftest.py), on every core
+# (pytest-xdist, a test file to a worker); the slowest 25 are listed at the end.
 test: lint
-	$(BIN)/python -m pytest
+	@echo "== test: about 2,500 tests on every core, fast ones first, browser tests last (about 5.5 min on a quiet 2-core machine, from its CPU time; README)"
+	$(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --durations=25
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.
 lock:
 	rm -rf .lock-venv
 	$(PYTHON) -m venv .lock-venv
 	.lock-venv/bin/python -m pip install --progress-bar on --upgrade pip
-	.lock-venv/bin/python -m pip install --progress-bar on '.[test]'
+	.lock-venv/bin/python -m pip install --progress-bar on '.[all,test]'
 	( echo "# Pinned versions of everything \`make setup\` installs; written by \`make lock\`, read as pip constraints."; \
 	  .lock-venv/bin/python -m pip freeze --all --exclude sepia-eval --exclude setuptools ) > $(LOCK)
 	rm -rf .lock-venv

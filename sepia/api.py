@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, cast
+from sepia.text.plural import counted
 
 if TYPE_CHECKING:
     from sepia.formats.model import CCLQARun, GoldStandard
@@ -113,7 +114,7 @@ class Evaluation(_Table):
                 + "".join(f" ({k} {v})" for k, v in shown.get("options", {}).items())
                 + (f" (partial support counts {c.partial:g})" if self.judged or name == "human" else "")
                 + f", {c.weights} weights, {described['allowance']}; tokens: {described['tokens']}"
-                + (f"; the first {c.depth} responses per topic" if c.depth else ""))
+                + (f"; the first {counted(c.depth, 'response')} per topic" if c.depth else ""))
 
 
 class OptionError(ValueError):

@@ -86,6 +86,15 @@ COMMANDS = {
                               "judged."),
 }
 
+# The packages a light install (`pip install sepia-eval`) lacks, by module, and the extra that brings
+# each (pyproject.toml; tests/test_light_install.py keeps the two equal).
+EXTRA_OF_MODULE = {
+    "flask": "web", "flask_wtf": "web", "whitenoise": "web", "gunicorn": "web", "waitress": "web",
+    "tantivy": "search", "whoosh": "search",
+    "jieba": "cjk", "sudachipy": "cjk", "sudachidict_core": "cjk", "opencc": "cjk",
+    "matplotlib": "plots", "psycopg": "postgres",
+}
+
 
 class LazyGroup(click.Group):
     def invoke(self, ctx):
@@ -93,6 +102,13 @@ class LazyGroup(click.Group):
         transaction was rolled back whole: nothing of it was saved)."""
         try:
             return super().invoke(ctx)
+        except ModuleNotFoundError as error:
+            extra = EXTRA_OF_MODULE.get((error.name or "").partition(".")[0])
+            if extra is None:
+                raise
+            click.echo(f"Error: this needs the package {error.name}, which comes with SEPIA's {extra} extra: "
+                       f"pip install 'sepia-eval[{extra}]'", err=True)
+            ctx.exit(1)
         except Exception as error:
             from sepia.diskfull import MESSAGE, is_disk_full
 

@@ -13,6 +13,18 @@ POSTGRES_URL = os.environ.get("SEPIA_TEST_DATABASE_URL")
 BACKENDS = ["sqlite"] + (["postgres"] if POSTGRES_URL else [])
 
 
+def pytest_collection_modifyitems(items):
+    """Fast feedback first: unmarked tests, then those marked slow, then the browser tests (marked, or
+    in tests/browser; a stable sort, so each group keeps its files' order; pytest-xdist hands out
+    files in this order)."""
+    def group(item) -> int:
+        if item.get_closest_marker("browser") or item.path.parent.name == "browser":
+            return 2
+        return 1 if item.get_closest_marker("slow") else 0
+
+    items.sort(key=group)
+
+
 @pytest.fixture(autouse=True)
 def sepia_home(tmp_path, monkeypatch):
     home = tmp_path / "sepia-home"

@@ -107,6 +107,7 @@ def kill_build_once_its_workers_run(*options: str) -> int:
 
 
 @pytest.mark.parametrize("en_store", [3000], indirect=True)  # enough for worker processes
+@pytest.mark.slow
 def test_killed_build_leaves_no_workers_and_the_next_build_explains(en_store, sepia_home):
     build_pid = kill_build_once_its_workers_run()
     result = CliRunner().invoke(main, ["index", "build", "--no-progress"])

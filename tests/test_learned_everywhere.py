@@ -45,6 +45,7 @@ def by_run(scores) -> dict[str, float]:
     return {s.run_id: s.score for s in scores}
 
 
+@pytest.mark.slow
 def test_store_scores_are_the_files_cross_run_scores(campaign_store):  # noqa: F811
     gold, runs, judgments = corpus(*LANGS)
     expected = by_run(evaluate_runs(gold, runs, matcher=learned.cross_run(gold, runs, judgments)))
@@ -85,6 +86,7 @@ def test_store_without_judgments_or_model_says_what_is_missing(on_store):  # noq
     assert result.exit_code == 1 and "needs a model" in result.output
 
 
+@pytest.mark.slow
 def test_metaeval_compares_the_learned_matcher_with_the_others():
     gold, runs, judgments = corpus("cs")
     cs = CORPORA / "cs"

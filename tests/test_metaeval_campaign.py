@@ -88,6 +88,7 @@ needs_sample = pytest.mark.skipif(not (SAMPLE / "gold.xml").exists(), reason="sa
 
 
 @needs_sample
+@pytest.mark.slow
 def test_metaeval_command_on_the_sample_campaign(tmp_path):
     args = ["metaeval", "--gold", str(SAMPLE / "gold.xml"), "--run", str(SAMPLE / "runs"),
             "--judgments", str(SAMPLE / "judgments.tsv"), "--permutations", "100", "--repetitions", "10",

@@ -189,6 +189,7 @@ def test_four_scores_equal_nuggetizer_on_random_assignments(tmp_path, seed):
 
 
 @needs_rag24
+@pytest.mark.slow
 def test_four_scores_equal_nuggetizer_on_trec_rag24_all_45_runs(tmp_path):
     records = [json.loads(line) for line in RAG24.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert _check_against_nuggetizer(records, RAG24, tmp_path) == 45

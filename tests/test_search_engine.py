@@ -217,6 +217,7 @@ def test_cli_search_and_index(built, engine, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.slow
 def test_parallel_build_matches_single_process_build(engine_name, tmp_path, monkeypatch):
     """Both cores (Whoosh's multiprocessing writer, forked workers unpickling the schema; the
     tantivy engine's analysis workers) give the same documents and hits as one process."""

@@ -91,6 +91,7 @@ def _analysed(lang: str, text: str, query: str, engine) -> list[tuple[int, int]]
 
 @pytest.mark.parametrize("engine_name", sorted(ENGINES))
 @pytest.mark.parametrize("lang", sorted(COLLECTIONS))
+@pytest.mark.slow
 def test_marks_from_the_index_are_the_marks_of_analysis(collections, lang, engine_name):
     store, root, documents = collections
     engine = _index(store, root, {lang: documents[lang]}, f"offsets-{engine_name}-{lang}", ENGINES[engine_name])

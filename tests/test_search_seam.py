@@ -214,6 +214,7 @@ def test_sequences_and_units_give_the_same_terms():
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.slow
 def test_killed_tantivy_build_leaves_no_workers(tmp_path, sepia_home, monkeypatch):
     url = f"sqlite:///{tmp_path / 'k.db'}"
     monkeypatch.setenv("SEPIA_DATABASE_URL", url)

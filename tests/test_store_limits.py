@@ -124,6 +124,7 @@ def test_values_at_the_limits_validate_and_import(store, tmp_path):
         assert io.export_judgments(session) == [judgment]
 
 
+@pytest.mark.slow
 def test_imports_of_more_topics_than_postgresql_takes_parameters(store):
     topics = model.TopicSet([model.Topic(f"X-CS-{i}", [model.LangText("CS", "问")]) for i in range(70_000)], "CS")
     with store.transaction() as session:

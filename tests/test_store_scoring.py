@@ -40,6 +40,7 @@ def ir4qa_runs(folder):
     return sorted((folder / "ir4qa").glob("*.xml"))
 
 
+@pytest.mark.slow
 def test_evaluate_store_prints_what_the_files_give_for_every_matcher(campaign_store):
     assert len(COLLECTIONS) == 3
     for folder in COLLECTIONS:

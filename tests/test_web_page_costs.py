@@ -153,8 +153,10 @@ def test_static_files_need_no_store_and_are_kept_by_version(app):
 
 def test_a_server_process_searches_every_collection_before_it_takes_requests(app):
     engine = app.config["SEARCH_ENGINE"]
-    gunicorn_conf.post_worker_init(SimpleNamespace(wsgi=app))
+    said: list[str] = []
+    gunicorn_conf.post_worker_init(SimpleNamespace(wsgi=app, log=SimpleNamespace(info=said.append)))
     assert sorted(lang for kind, lang, *_ in engine.calls if kind == "search") == ["CS", "CT", "JA"]
+    assert len(said) == 4 and said[-1] == "ready: every collection searched once"  # a line per collection, then ready
 
 
 def test_a_broken_index_does_not_stop_the_warm_up(app, caplog):

@@ -4,7 +4,11 @@ matchers, on the TREC 2024 RAG data and on the sample campaign (corpora/cs, ct, 
 Markdown that docs/metaeval.md shows: one table, a row per matcher and option and each data set's
 columns, then each data set's size and the learned probabilities' calibration:
 
-    .venv/bin/python tools/learned_report.py [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
+    .venv/bin/python tools/learned_report.py [--check] [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
+
+With --check it also says whether docs/metaeval.md shows exactly this output (exit 1 if not): the
+full check, about a minute of CPU, which the test suite leaves to this tool (it checks the sample
+campaign's columns only, tests/test_learned_matcher.py).
 
 Run level: Kendall's tau-b (scipy) between the runs' human F3 and each matcher's F3. Pair level:
 Cohen's kappa (scikit-learn) between the human decision per (answer, nugget) (a match when judged 1
@@ -175,14 +179,25 @@ def sample(lang: str) -> DataSet:
                    read_judgments(folder / "judgments.tsv"), "team")
 
 
+SAMPLES = ("cs", "ct", "ja")
+DOCS = ROOT / "docs" / "metaeval.md"
+
+
 def main(argv: list[str]) -> int:
-    path = Path(argv[1]) if len(argv) > 1 else DEFAULT_PATH
+    check = "--check" in argv
+    args = [a for a in argv[1:] if a != "--check"]
+    path = Path(args[0]) if args else DEFAULT_PATH
     missing = [] if path.exists() else [f"(TREC RAG 2024 data not found at {path})", ""]
-    sets = ([trec(path)] if path.exists() else []) + [sample(lang) for lang in ("cs", "ct", "ja")]
+    sets = ([trec(path)] if path.exists() else []) + [sample(lang) for lang in SAMPLES]
     lines = missing + table(sets) + [""]
     for data in sets:
         lines += [data.notes, ""]
-    sys.stdout.write("\n".join(lines).rstrip() + "\n")
+    output = "\n".join(lines).rstrip() + "\n"
+    sys.stdout.write(output)
+    if check:
+        shown = output.strip() in DOCS.read_text(encoding="utf-8")
+        print(f"{DOCS.name} {'shows' if shown else 'does NOT show'} this output", file=sys.stderr)
+        return 0 if shown else 1
     return 0
 
 

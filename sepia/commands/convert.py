@@ -113,6 +113,7 @@ def _write(text: str, out: str | None) -> None:
         sys.stdout.write(text)
         return
     write_output(out, text)
+    click.echo(f"wrote {out}", err=True)
 
 
 @convert.command("to-rag-topics")

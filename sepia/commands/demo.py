@@ -63,15 +63,16 @@ def demo(home, serve, host, port, progress):
 
 
 def _serve(store, host: str, port: int) -> None:
-    from sepia.web.demo import run_server, seed_demo_accounts
+    from sepia.web.demo import THREADS, run_production_server, seed_demo_accounts
 
     accounts = seed_demo_accounts(store)
     click.echo("")
     click.echo(f"The web tool is at http://{host}:{port}/ - log in with one of these demo accounts:")
     for username, password, role in accounts:
         click.echo(f"  {role:16} {username:12} password {password}")
-    click.echo("Press Ctrl+C to stop.")
-    run_server(host, port)
+    click.echo(f"Starting the production server (gunicorn, or waitress on Windows; one process of {THREADS} "
+               "threads), which loads the search dictionaries before it answers (a few seconds). Press Ctrl+C to stop.")
+    run_production_server(host, port)
 
 
 def _title(matcher: str) -> str:

@@ -15,6 +15,8 @@ from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
+from sepia.text.plural import counted
+from sepia.text.repeated import shape, summarised
 from sepia.scoring.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.heap import keep_freed_memory
@@ -72,10 +74,14 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     else:
         _score_files(out, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
                      auto_judgment_specs)
-    for message in out.warnings():
+    shown, more = summarised(out.warnings(), shape)
+    for message in shown:
         warn(message)
+    for example, left_out in more:
+        warn(f"{counted(left_out, 'more warning')} like '{example}' not shown")
 
     from sepia.api import Evaluation
+
 
     title = Evaluation([], settings, judged=bool(auto_judgment_specs)).title
     out.write(lambda text: click.echo(text, nl=False), title)

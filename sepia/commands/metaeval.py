@@ -370,6 +370,7 @@ def tukey(gold_path, run_paths, matcher, judgment_paths, theta, beta, weights, t
     if plot_path:
         output_folder(plot_path)
         plot_tukey(results, plot_path)
+        click.echo(f"wrote {plot_path}", err=True)  # standard error: the JSON on standard output stays whole
     if output == "json":
         click.echo(json.dumps(stamped({"language_pairs": {pair: r.as_dict() for pair, r in results.items()}}),
                               indent=1))

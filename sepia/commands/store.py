@@ -118,6 +118,7 @@ def export():
 def _write(data: bytes | str, out: str | None) -> None:
     if out:
         write_output(out, data)
+        click.echo(f"wrote {out}", err=True)
     else:
         sys.stdout.buffer.write(data.encode("utf-8") if isinstance(data, str) else data)
 
@@ -130,6 +131,7 @@ _lang = click.option("--lang", type=click.Choice(["EN", "CS", "CT", "JA"]), help
 @_lang
 @_out
 def export_topics(lang, out):
+    """The topic set (topics XML), all languages or one."""
     with Store().transaction() as session:
         _write(to_xml(io.export_topics(session, lang)), out)
 
@@ -138,6 +140,7 @@ def export_topics(lang, out):
 @_lang
 @_out
 def export_gold(lang, out):
+    """The gold standard (nuggets and their votes, gold XML), all languages or one."""
     with Store().transaction() as session:
         _write(to_xml(io.export_gold(session, lang)), out)
 
@@ -147,6 +150,7 @@ def export_gold(lang, out):
 @click.option("--kind", type=click.Choice(sorted(registry.run_names())), default="cclqa", show_default=True)
 @_out
 def export_run(run_id, kind, out):
+    """One run as its submission XML (CCLQA, IR4QA or QA, by --kind)."""
     with Store().transaction() as session:
         run = io.export_run(session, run_id, kind)
     if run is None:
@@ -161,6 +165,7 @@ def export_run(run_id, kind, out):
                    "where an organiser decided, as scoring uses them).")
 @_out
 def export_judgments(run_id, individual, out):
+    """Nugget judgments as the TSV that `sepia evaluate --judgments` reads."""
     with Store().transaction() as session:
         _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
 

@@ -7,6 +7,8 @@ from sepia.convert.validate import JSONL_FORMATS, validate_any_file
 from sepia.formats.registry import format_of, names
 from sepia.formats.validate import JUDGMENTS
 from sepia.services.validation import QRELS, is_qrels, missing_in_configured_store, validate_qrels
+from sepia.text.plural import counted
+from sepia.text.repeated import shape, summarised
 
 
 @click.command()
@@ -38,8 +40,11 @@ def validate(files, format_name, max_size, gold_path, quiet):
         else:
             obj, problems = validate_any_file(path, format_name, max_size, gold, gold_path or "",
                                               missing_in_configured_store)
-        for problem in problems:
+        shown, more = summarised(problems, lambda p: shape(p.message) if p.severity == "warning" else None)
+        for problem in shown:
             click.echo(str(problem))
+        for example, left_out in more:
+            click.echo(f"{path}: warning: {counted(left_out, 'more warning')} like line {example.line}'s not shown")
         if obj is None:
             invalid += 1
         elif not quiet:

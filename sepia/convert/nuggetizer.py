@@ -22,6 +22,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.model import (Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, Judgment,
@@ -226,10 +227,13 @@ def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
     except OSError as exc:
         raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
     decoder = _decoder()
+    first = True  # no line read yet: a first line that is not JSON is the whole file's problem
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
+            if compressed := compressed_problem(name, data[:8]):
+                raise FormatError([compressed]) from None
             problems.append(Problem(name, number, exc.start + 1, "invalid UTF-8"))
             continue
         if number == 1:
@@ -239,9 +243,20 @@ def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
         try:
             value = decoder.decode(line)
         except json.JSONDecodeError as exc:
+            if first:
+                raise FormatError([_not_json_lines(name, number, exc, line)]) from None
             problems.append(Problem(name, number, exc.colno, f"not valid JSON: {exc.msg}"))
             continue
+        first = False
         yield number, value
+
+
+def _not_json_lines(name: str, number: int, exc: json.JSONDecodeError, line: str) -> Problem:
+    """One problem for a file whose first line is not JSON: it is not JSON lines at all (an XML file,
+    a TSV), so its every line is not listed."""
+    looks = "; it looks like XML" if line.lstrip().startswith("<") else ""
+    return Problem(name, number, exc.colno, f"not a JSON lines file (one JSON object a line): its first line is not "
+                                            f"valid JSON ({exc.msg}){looks}")
 
 
 def _read(path: Path) -> list[_Record]:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from sepia import limits, vocab
+from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem, capped
 from sepia.formats.model import GoldStandard, Judgment
 
@@ -126,7 +127,8 @@ def read_judgments(path: str | Path, header: tuple[str, ...] = HEADER) -> list[J
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise FormatError([Problem(name, line, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
+        raise FormatError([compressed_problem(name, data[:8]) or
+                           Problem(name, line, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
     return parse_judgments(text, name, header)
 
 

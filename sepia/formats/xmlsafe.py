@@ -14,6 +14,7 @@ from pathlib import Path
 from lxml import etree
 
 from sepia import config
+from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem, capped
 
 _DANGEROUS = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
@@ -168,8 +169,8 @@ def _check_encoding(data: bytes, name: str) -> None:
     bad = _first_invalid_utf8(data)
     if bad is not None:
         line, column = _line_column(data, bad)
-        raise FormatError([Problem(name, line, column, f"invalid UTF-8 byte 0x{data[bad]:02x}: "
-                                   "SEPIA files are UTF-8")])
+        raise FormatError([compressed_problem(name, data[:8]) or
+                           Problem(name, line, column, f"invalid UTF-8 byte 0x{data[bad]:02x}: SEPIA files are UTF-8")])
 
 
 UTF8_CHUNK = 1 << 20

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterable
 
 from sepia import limits, vocab
+from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem
 
 HEADER = ("topic_id", "docid", "level")
@@ -128,7 +129,8 @@ def _read_text(path: str | Path) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line_start = data.rfind(b"\n", 0, exc.start) + 1
-        raise FormatError([Problem(str(path), data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1,
+        raise FormatError([compressed_problem(str(path), data[:8]) or
+                           Problem(str(path), data.count(b"\n", 0, exc.start) + 1, exc.start - line_start + 1,
                                    f"invalid UTF-8 byte 0x{data[exc.start]:02x}: the file must be UTF-8")]) from None
 
 

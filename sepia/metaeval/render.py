@@ -7,6 +7,7 @@ import numpy as np
 
 from sepia.metaeval.correlation import COEFFICIENTS, LEVELS
 from sepia.text.columns import aligned
+from sepia.text.plural import counted
 
 
 def json_ready(value):
@@ -41,7 +42,7 @@ def measure_grid(values: dict, digits: int = 3) -> list[str]:
 
 def metaeval_text(report: dict, disagreement: dict | None = None, listing_limit: int | None = None) -> str:
     s = report["settings"]
-    lines = [f"Meta-evaluation: {report['runs']} runs x {report['topics']} topics; automatic matchers: "
+    lines = [f"Meta-evaluation: {counted(report['runs'], 'run')} x {counted(report['topics'], 'topic')}; automatic matchers: "
              f"{', '.join(report['matchers'])}; human = assessor judgments",
              f"({s['permutations']} permutations (Perm-Both) and bootstrap resamples, "
              f"{s['repetitions']} half splits, seed {s['seed']})", "", "Run scores (ranked by human score):"]

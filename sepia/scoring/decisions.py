@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem, capped
 from sepia.formats.judgments import check_header, duplicate, judgment_rows
 from sepia.formats.model import Judgment
@@ -101,7 +102,8 @@ def numbered_lines(path: str | Path, name: str) -> Iterator[tuple[int, str]]:
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
-                raise FormatError([Problem(name, raw_number, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
+                raise FormatError([(raw_number == 1 and compressed_problem(name, raw[:8])) or
+                                   Problem(name, raw_number, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
             for line in text.splitlines():  # a chunk ends at "\n", so its pieces are the whole text's
                 number += 1
                 yield number, line

@@ -59,23 +59,23 @@ def post_worker_init(worker) -> None:
 
     app = worker.wsgi
 
-    def warm_up() -> None:
+    def warm_up(say=None) -> None:
         with app.app_context():
-            search_pane.warm_up()
+            search_pane.warm_up(say)
 
-    warm_up()  # on this thread first: it opens the application's engine, which the threads share
+    warm_up(worker.log.info)  # on this thread first: it opens the application's engine, which the threads share
     pool = getattr(worker, "tpool", None)  # gthread's request threads; other worker kinds have none
-    if pool is None:
-        return
-    threads = worker.cfg.threads
-    together = threading.Barrier(threads, timeout=WARM_UP_SECONDS)
+    if pool is not None:
+        threads = worker.cfg.threads
+        together = threading.Barrier(threads, timeout=WARM_UP_SECONDS)
 
-    def on_a_thread_of_its_own() -> None:
-        try:
-            together.wait()  # holding every thread busy makes the pool start all of them
-        except threading.BrokenBarrierError:
-            pass
-        warm_up()
+        def on_a_thread_of_its_own() -> None:
+            try:
+                together.wait()  # holding every thread busy makes the pool start all of them
+            except threading.BrokenBarrierError:
+                pass
+            warm_up()
 
-    for done in [pool.submit(on_a_thread_of_its_own) for _ in range(threads)]:
-        done.result()
+        for done in [pool.submit(on_a_thread_of_its_own) for _ in range(threads)]:
+            done.result()
+    worker.log.info("ready: every collection searched once")

@@ -48,14 +48,17 @@ def engine():
     return cached
 
 
-def warm_up() -> None:
+def warm_up(say=None) -> None:
     """Open the engine and search each indexed collection once (for the title of one of its
     documents), so that no user waits while a fresh server process loads the analyzers'
-    dictionaries: jieba's alone takes about a second of CPU. Needs an application context;
+    dictionaries: jieba's alone takes about a second of CPU. `say`, if given, is told each
+    collection before its search (the seconds are not silent). Needs an application context;
     a problem is logged, never raised (the search pane then says what is wrong)."""
     try:
         found = engine()
         for lang in found.languages():
+            if say is not None:
+                say(f"loading the {lang} search analyzer (a first search of the collection)")
             title = db().scalar(select(Document.title).where(Document.lang == lang, Document.title != "").limit(1))
             found.search(lang, title or lang, page_size=1)
     except Exception as error:  # a missing or broken index must not stop the server
