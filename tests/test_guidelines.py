@@ -162,3 +162,30 @@ def test_citation_support_waits_for_its_guidelines_and_keeps_the_levels(app, web
     assert org.post(f"/judge/support/{T1}", {field: "1"}).status_code == 302  # organisers write them
     with web_store.transaction() as session:
         assert sorted(session.scalars(select(SupportJudgment.support))) == [0.5, 1.0]
+
+
+def test_the_cli_sets_versions_and_shows_them(on_store, store, tmp_path):
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+
+    text, bad, empty = tmp_path / "g.md", tmp_path / "bad.md", tmp_path / "empty.md"
+    text.write_text("Partial: **some** of the sentence.\n", encoding="utf-8")
+    bad.write_bytes(b"ok \xff")
+    empty.write_text("\n \n", encoding="utf-8")
+    runner = CliRunner()
+    for author, version in (("org", 1), ("org2", 2)):
+        result = runner.invoke(main, ["guidelines", "set", "support", str(text), "--author", author])
+        assert result.exit_code == 0 and f"saved as version {version} by {author}" in result.output
+    result = runner.invoke(main, ["guidelines", "show", "support"])
+    assert result.exit_code == 0 and result.output.startswith("# version 2, org2, ")
+    assert "Partial: **some** of the sentence." in result.output and "version 1" not in result.output
+    assert runner.invoke(main, ["guidelines", "show", "support", "--history"]).output.count("# version") == 2
+    result = runner.invoke(main, ["guidelines", "set", "support", str(bad)])
+    assert result.exit_code == 1 and f"{bad}: not UTF-8 text (byte 3)" in result.output
+    result = runner.invoke(main, ["guidelines", "set", "support", str(empty)])
+    assert result.exit_code == 1 and f"{empty}: the guidelines are empty" in result.output
+    result = runner.invoke(main, ["guidelines", "show", "nuggets"])
+    assert result.exit_code == 1 and "no nugget matching guidelines yet" in result.output
+    with store.transaction() as session:
+        assert [r.version for r in guidelines.history(session, "support")] == [2, 1]
