@@ -80,6 +80,8 @@ COMMANDS = {
     "submit": Entry("sepia.commands.submit:submit",
                     "Submit run files; print a receipt for each, or its problems as "
                     "PATH:LINE:COLUMN."),
+    "guidelines": Entry("sepia.commands.guidelines:guidelines",
+                        "Guidelines for assessors per judging task, in versions."),
     "evaluate-support": Entry("sepia.commands.support:evaluate_support",
                               "Weighted support precision and recall per run (means over its answered "
                               "topics), and the assessors' agreement on the citations two or more of them "

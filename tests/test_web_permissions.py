@@ -134,7 +134,7 @@ def test_post_without_csrf_token_is_refused(app):
 
 
 # The top bar as base.html drew it by hand before sepia.web.pages held the links.
-NAV = {"organiser": ["Topics", "Nuggets", "Votes & gold", "Schedule", "Pools", "Assessors", "Results", "Accounts"],
+NAV = {"organiser": ["Topics", "Nuggets", "Votes & gold", "Schedule", "Pools", "Guidelines", "Assessors", "Results", "Accounts"],
        "topic_developer": ["Topics", "Nuggets"],
        "assessor": ["Voting", "Judging"],
        "participant": ["Runs", "Results"]}

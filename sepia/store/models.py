@@ -583,3 +583,28 @@ class PlanTopic(Base):
     draw: Mapped[int] = mapped_column(Integer, default=0)
     seed: Mapped[int] = mapped_column(Integer)
     probability: Mapped[float] = mapped_column(Float)
+
+
+# ---------------------------------------------------------------- guidelines for assessors
+
+class Guideline(Base):
+    """One version of the guidelines of one judging task (`sepia.store.guidelines.TASKS`), as an
+    organiser saved it: every save is a new version, numbered 1, 2, ... per task. Migration 0014."""
+    __tablename__ = "guideline"
+    __table_args__ = (UniqueConstraint("task", "version", name="uq_guideline"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    task: Mapped[str] = mapped_column(String(20))
+    version: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(String(limits.ASSESSOR))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GuidelineRead(Base):
+    """An assessor's acknowledgement that they read one version of a task's guidelines. Migration 0014."""
+    __tablename__ = "guideline_read"
+    __table_args__ = (UniqueConstraint("guideline_id", "assessor", name="uq_guideline_read"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    guideline_id: Mapped[int] = mapped_column(ForeignKey("guideline.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
+    read_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

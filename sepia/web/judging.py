@@ -12,7 +12,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
 from sepia.services.documents import get_document
-from sepia.store import controls, judging
+from sepia.store import controls, guidelines, judging
+from sepia.store.guidelines import GuidelinesUnread
 from sepia.store.io import ImportRefused
 from sepia.store.models import Nugget, Pool, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_size
@@ -175,7 +176,11 @@ def _queue(pool_id: int, topic_id: str):
 def screen(pool_id: int, topic_id: str):
     pool, items = _queue(pool_id, topic_id)
     wanted = request.args.get("item", type=int)
-    row = next((a for a in items if a.id == wanted), None) or judging.next_open(items)
+    return _screen(pool, topic_id, items, next((a for a in items if a.id == wanted), None) or judging.next_open(items))
+
+
+def _screen(pool, topic_id: str, items, row, kept=None):
+    """The judging screen at ROW; KEPT: a refused save's form, whose marks, level and comment it shows."""
     topic = topic_view(topic_id, nuggets=pool.kind == "cclqa")  # a CCLQA item is judged against them
     planned, all_nuggets = _planned_labels(pool, topic_id), len(topic.nuggets)
     if planned is not None:  # an item-level plan: only its nuggets are judged, numbered 1, 2, ...
@@ -196,8 +201,13 @@ def screen(pool_id: int, topic_id: str):
     if pool.kind == "cclqa" and pool.suggest and current.judged_at is None:
         suggested = judging.suggestion(topic.nuggets, current.entry.members[0].text)
         marked = {n: 1.0 for n in suggested}
+    level = current.level
+    if kept is not None:  # the refused save's judgment, as the assessor left it
+        marked = {int(n): 1.0 for n in kept.getlist("nugget") if n.isdigit()}
+        level = int(kept["level"]) if kept.get("level", "").isdigit() else None
+        current.comment = kept.get("comment", "")[:COMMENT_MAX_CHARS]
     return render_template("judging/screen.html", pool=pool, topic=topic, items=items, current=current,
-                           index=items.index(row), marked=marked, suggested=suggested, level=current.level,
+                           index=items.index(row), marked=marked, suggested=suggested, level=level,
                            document=document, pieces=pieces, feedback=told,
                            planned=None if planned is None else all_nuggets,
                            levels=range(current_app.config["RELEVANCE_LEVELS"]))
@@ -248,6 +258,9 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
     answered = None
     try:
         comment = bounded_text(form.get("comment", "").strip(), COMMENT_MAX_CHARS, "A comment")
+        if form.get("action") != "skip":  # a judgment: the task's current guidelines acknowledged first
+            guidelines.require_read(db(), guidelines.POOL_TASK[pool.kind], g.user.username,
+                                    form.get("guidelines_read"))
         if form.get("action") == "skip":
             judging.skip(current, comment)
         elif current.entry.control_id is not None:
@@ -270,6 +283,10 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
         if form.get("action") != "skip":
             judging.add_seconds(current, _seconds(form.get("seconds")))
         db().commit()
+    except GuidelinesUnread as error:  # nothing saved; the screen again with the form as it was sent
+        db().rollback()
+        flash(str(error), "error")
+        return _screen(pool, topic_id, items, row, kept=form), 409
     except FormError as error:
         db().rollback()
         flash(str(error), "error")

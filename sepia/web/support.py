@@ -6,10 +6,13 @@ judge any. Citations the assessors judged differently are the organiser's to dec
 matches are: the decision is the official support, the assessors' own stay for agreement."""
 from __future__ import annotations
 
+import dataclasses
+
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 
 from sepia.scoring.support import support_agreement
-from sepia.store import support
+from sepia.store import guidelines, support
+from sepia.store.guidelines import GuidelinesUnread
 from sepia.store.models import Topic
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError
@@ -39,11 +42,20 @@ def screen(topic_id: str):
 @bp.route("/judge/support/<topic_id>", methods=["POST"])
 @roles_required("assessor", "organiser")
 def save(topic_id: str):
-    get_or_404(Topic, topic_id, "topic")
-    cited = {(c.response_id, c.docid) for c in _citations(topic_id)}
+    topic = get_or_404(Topic, topic_id, "topic")
+    rows = _citations(topic_id)
+    cited = {(c.response_id, c.docid) for c in rows}
     try:
-        saved = support.save_support(db(), g.user.username, _levels(request.form, cited))
+        levels = _levels(request.form, cited)
+        if g.user.role == "assessor":  # the task's current guidelines acknowledged first
+            guidelines.require_read(db(), "support", g.user.username, request.form.get("guidelines_read"))
+        saved = support.save_support(db(), g.user.username, levels)
         db().commit()
+    except GuidelinesUnread as error:  # nothing saved; the screen again with the levels as they were sent
+        db().rollback()
+        flash(str(error), "error")
+        kept = [dataclasses.replace(c, support=levels.get((c.response_id, c.docid), c.support)) for c in rows]
+        return render_template("judging/support.html", topic=topic, rows=kept, field=FIELD), 409
     except FormError as error:
         db().rollback()
         flash(str(error), "error")

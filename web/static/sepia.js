@@ -450,6 +450,18 @@ function setupJudging() {
   shortcuts.b = () => { const back = $("#judge-back"); if (back) back.click(); };
 }
 
+// A new version of the guidelines: the save waits (the judgment stays in the form) until it is ticked.
+function setupGuidelines() {
+  for (const box of $$("input[data-guidelines-read]")) {
+    const say = () => box.setCustomValidity(box.checked ? ""
+      : "The guidelines changed: read them and tick this box, then save again (your judgment is kept).");
+    box.addEventListener("change", say);
+    say();
+  }
+  const panel = $("details#guidelines");
+  if (panel) shortcuts.g = () => { panel.open = !panel.open; };
+}
+
 // ------------------------------------------------ citation support: one key per level, row by row
 
 function setupSupport() {
@@ -481,6 +493,7 @@ document.addEventListener("DOMContentLoaded", () => {
   showLocalTimes();
   setupJudging();
   setupSupport();
+  setupGuidelines();
   setupForms();
   setupShortcuts();
   setupTopicPage();

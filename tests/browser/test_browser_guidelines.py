@@ -1,0 +1,92 @@
+"""Guidelines for assessors in a real browser: the organiser writes them, the assessor sees them
+beside the item, the organiser saves a new version, and the assessor's next save waits (the judgment
+kept in the form) until the new version is ticked as read. Screenshots go to
+test-artifacts/guidelines-*.png."""
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from conftest import LiveServer, accounts_app, log_in
+from test_browser_judging import ANSWERS, DOC, TOPIC
+from web_helpers import add_documents, make_topic
+
+from sepia.formats import model
+from sepia.store import io
+from sepia.store.models import GuidelineRead, NuggetJudgment
+from sepia.store.pools import assign_pool, build_pool
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+V1 = "# Nugget matching\n\nTick a nugget when the response **says the same thing**, in any words.\n\n- A number must match.\n- <b>Ignore</b> the citations."
+V2 = V1 + "\n\nNew in version 2: a response that only *hints* at a nugget does not match it."
+
+
+@pytest.fixture
+def site(tmp_path):
+    app = accounts_app(tmp_path, "guidelines")
+    store = app.extensions["sepia_store"]
+    add_documents(store)
+    make_topic(store, TOPIC, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "传染给人"])
+    with store.transaction() as session:
+        io.import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
+            model.CCLQATopic(TOPIC, [model.Answer(i + 1, t, [DOC]) for i, t in enumerate(ANSWERS)])]))
+        build_pool(session, "cclqa", "cclqa", 30)
+        assign_pool(session, "cclqa", ["as1"])
+    server = LiveServer(app)
+    yield server
+    server.stop()
+    store.dispose()
+
+
+def _write(page, site, text):
+    page.goto(f"{site.url}/guidelines/")
+    page.fill("#guidelines-nuggets textarea", text)
+    with page.expect_navigation():
+        page.click("#guidelines-nuggets button[type=submit]")
+
+
+def _judged(site) -> int:
+    with site.app.extensions["sepia_store"].transaction() as session:
+        return session.scalar(select(func.count()).select_from(NuggetJudgment))
+
+
+def test_guidelines_are_read_beside_the_item_and_a_new_version_acknowledged(chromium, site, artifacts):
+    org = log_in(chromium, site, "org")
+    _write(org, site, V1)
+    assert "saved as version 1" in org.locator("body").inner_text()
+    as1 = log_in(chromium, site, "as1")
+    as1.goto(f"{site.url}/judge/1/{TOPIC}")
+    panel = as1.locator("details#guidelines")
+    assert panel.get_attribute("open") is not None and "says the same thing" in panel.inner_text()
+    assert as1.locator("details#guidelines strong").inner_text() == "says the same thing"
+    assert as1.locator("details#guidelines b").count() == 0 and "<b>Ignore</b>" in panel.inner_text()
+    as1.keyboard.press("1")
+    as1.keyboard.press("Enter")  # not ticked as read: the browser keeps the form and says why
+    as1.wait_for_timeout(300)
+    assert as1.url.endswith(TOPIC) and as1.locator('input[name="nugget"]').nth(0).is_checked()
+    box = as1.locator("input[data-guidelines-read]")
+    assert "guidelines changed" in box.evaluate("b => b.validationMessage") and _judged(site) == 0
+    box.check()
+    with as1.expect_navigation():
+        as1.keyboard.press("Enter")
+    assert _judged(site) == 3 and as1.locator("details#guidelines").get_attribute("open") is None
+    as1.keyboard.press("g")  # the panel opens and closes from the keyboard
+    assert as1.locator("details#guidelines").get_attribute("open") is not None
+    as1.keyboard.press("g")
+
+    _write(org, site, V2)  # while the assessor's screen is open
+    as1.keyboard.press("2")
+    with as1.expect_navigation():
+        as1.keyboard.press("Enter")  # the page was read before version 2: the server refuses, form kept
+    assert "guidelines changed (version 2)" in as1.locator("body").inner_text() and _judged(site) == 3
+    assert as1.locator('input[name="nugget"]').nth(1).is_checked()
+    assert "only hints at a nugget" in as1.locator("details#guidelines").inner_text()
+    as1.screenshot(path=str(artifacts / "guidelines-judging.png"), full_page=True)
+    as1.locator("input[data-guidelines-read]").check()
+    with as1.expect_navigation():
+        as1.keyboard.press("Enter")
+    assert _judged(site) == 6
+    with site.app.extensions["sepia_store"].transaction() as session:
+        assert session.scalar(select(func.count()).select_from(GuidelineRead)) == 2  # one per version
+    org.goto(f"{site.url}/guidelines/")
+    org.screenshot(path=str(artifacts / "guidelines-organiser.png"), full_page=True)
