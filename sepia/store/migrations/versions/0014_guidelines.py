@@ -1,7 +1,7 @@
 """guideline and guideline_read: versioned guidelines for assessors per judging task, and which
 assessor acknowledged which version
 
-Revision ID: 0014_i36_guidelines
+Revision ID: 0014
 Revises: 0013
 Create Date: 2026-11-28
 """
@@ -9,7 +9,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0014_i36_guidelines'
+revision = '0014'
 down_revision = '0013'
 branch_labels = None
 depends_on = None
