@@ -98,8 +98,9 @@ def question_query(question: str) -> str:
     English question is read as one too."""
     from sepia.search.natural import words_only
 
-    asks = question.rstrip().endswith(("?", "？"))
-    return words_only(question).rstrip() + ("?" if asks else "")
+    words = words_only(question).rstrip()
+    asks = question.rstrip().endswith(("?", "？")) and not words.endswith(("?", "？"))  # the syntax drops only '?'
+    return words + ("?" if asks else "")
 
 
 def hit_spans(lang: str, docid: str, query: str | None, text_length: int) -> list[tuple[int, int]]:
