@@ -13,8 +13,6 @@ the topics, and two TSVs that map the original qids and run IDs to SEPIA's IDs.
 from __future__ import annotations
 
 import json
-import json.decoder
-import json.scanner
 import os
 import re
 import secrets
@@ -23,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.jsonlines import json_lines
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.model import (Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, Judgment,
                                  LangText, Metadata, Topic, TopicSet)
@@ -188,60 +187,11 @@ def _run_ids(originals: list[str]) -> dict[str, str]:
 
 # ---------------------------------------------------------------- reading and checking
 
-class _Positioned(dict):
-    """A JSON object that remembers the column of its opening brace."""
-    column = 1
-
-
-def _parse_object(s_and_end, *args, **kwargs):
-    obj, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)  # type: ignore[attr-defined]  # not in typeshed
-    positioned = _Positioned(obj)
-    positioned.column = s_and_end[1]  # the index just after '{' is the brace's 1-based column
-    return positioned, end
-
-
-def _decoder() -> json.JSONDecoder:
-    """A JSON decoder whose objects know their column, so problems can point at the right nugget."""
-    decoder = json.JSONDecoder()
-    # CPython's decoder has these attributes and the pure-Python scanner reads them; typeshed omits them.
-    decoder.parse_object = _parse_object  # type: ignore[attr-defined]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-    return decoder
-
-
 def json_kind(value) -> str:
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list"}.get(
         type(value), "an object")
-
-
-def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
-    """Yield (line number, parsed value) for each non-blank line of a JSONL file (or of `data`, named
-    `path`); a line that is not UTF-8 or not JSON becomes a problem instead (an unreadable file raises
-    FormatError)."""
-    name = str(path)
-    try:
-        data = Path(path).read_bytes() if data is None else data
-    except OSError as exc:
-        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
-    decoder = _decoder()
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(Problem(name, number, exc.start + 1, "invalid UTF-8"))
-            continue
-        if number == 1:
-            line = line.lstrip("\ufeff")
-        if not line.strip():
-            continue
-        try:
-            value = decoder.decode(line)
-        except json.JSONDecodeError as exc:
-            problems.append(Problem(name, number, exc.colno, f"not valid JSON: {exc.msg}"))
-            continue
-        yield number, value
 
 
 def _read(path: Path) -> list[_Record]:
