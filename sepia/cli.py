@@ -88,9 +88,10 @@ class LazyGroup(click.Group):
         try:
             return super().invoke(ctx)
         except Exception as error:
+            from sepia.config import sqlite_directory
             from sepia.diskfull import MESSAGE, is_disk_full
 
-            if not is_disk_full(error):
+            if not is_disk_full(error, sqlite_directory()):
                 raise
             click.echo(MESSAGE, err=True)
             ctx.exit(1)
