@@ -8,6 +8,7 @@ inconsistently)."""
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Iterable
 
 from sqlalchemy import select
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from sepia.scoring.tokenize import normalize
 from sepia.store import models as db
-from sepia.store.io import ImportRefused
+from sepia.store.io import ImportRefused, hold_runs
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
 
@@ -35,11 +36,12 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         raise ValueError(f"pool kind must be ir4qa or cclqa, not {kind!r}")
     if depth < 1:
         raise ValueError("pool depth must be at least 1")
+    hold_runs(session, db.Run.kind == kind)  # a team replacing a run waits for the pool, or the pool for it
     old = session.scalar(select(db.Pool).where(db.Pool.name == name))
     if old is not None:
         if not replace:
             raise ImportRefused([f"pool {name} exists (use replace to rebuild it)"])
-        session.delete(old)
+        old.name = f"(rebuilt) {secrets.token_hex(16)}"  # it goes once its successor has a new ID
         session.flush()
     wanted = sorted(set(priorities or ()))
     query = (select(db.Run).where(db.Run.kind == kind).order_by(db.Run.priority, db.Run.run_id)
@@ -76,6 +78,9 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
     session.add(pool)
     session.flush()
+    if old is not None:  # only now: SQLite gives a new row the highest ID + 1, which was the old pool's
+        session.delete(old)
+        session.flush()
     return pool
 
 
