@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sqlalchemy import bindparam, delete, func, select
+from sqlalchemy import bindparam, delete, func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.scoring.adjudication import ADJUDICATED
@@ -142,6 +142,14 @@ class Dispute:
         return {n: 2 * sum(m.get(n, 0.0) >= 1 for m in marks) >= len(marks) for n in nuggets}
 
 
+    def decision_token(self) -> str:
+        """The decision as the adjudication form showed it ("" for none), sent back with the form so
+        that a decision another organiser made meanwhile is told, not overwritten."""
+        if isinstance(self.decided, dict):
+            return ",".join(f"{n}:{m:g}" for n, m in sorted(self.decided.items()))
+        return "" if self.decided is None else str(self.decided)
+
+
 def _entries(pool: db.Pool, entry_id: int | None):
     """The pool's entries (not the control items mixed in), or only the one with this ID."""
     chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id, db.PoolEntry.control_id.is_(None))
@@ -199,6 +207,14 @@ def disputes(session: Session, pool: db.Pool, entry_id: int | None = None) -> li
             spread = max(levels.values()) - min(levels.values()) if levels else 0
             found.append(Dispute(entries[item], levels, spread, adjudicated))
     return sorted((d for d in found if d.disagreements), key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
+
+
+def hold_entry(session: Session, entry_id: int) -> None:
+    """Hold a pool item until the transaction ends, before reading its decision: an organiser deciding
+    it at the same moment waits, then reads this one's (a row lock on PostgreSQL; on SQLite the
+    write lock, so that what is read next is the latest)."""
+    session.execute(update(db.PoolEntry).where(db.PoolEntry.id == entry_id)
+                    .values(topic_id=db.PoolEntry.topic_id).execution_options(synchronize_session=False))
 
 
 def adjudicate(session: Session, entry: db.PoolEntry, nugget_ids: Sequence[int] | None = None,

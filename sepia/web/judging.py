@@ -327,10 +327,16 @@ def disputes(pool_id: int):
 @roles_required("organiser")
 def adjudicate(pool_id: int, entry_id: int):
     pool = get_or_404(Pool, pool_id, "pool")
+    judging.hold_entry(db(), entry_id)
     disputed = judging.disputes(db(), pool, entry_id)  # this item alone: not the whole pool's
     if not disputed:
         abort(404, "This item is not disputed.")
     entry = disputed[0].entry
+    if request.form.get("seen", "") != disputed[0].decision_token():
+        db().rollback()
+        flash(f"Item {entry.id} of {entry.topic_id} was decided by another organiser since you opened this page: "
+              "nothing of yours was saved. Their decision is shown below; decide again to change it.", "error")
+        return redirect(url_for("judging.disputes", pool_id=pool_id) + f"#item-{entry_id}")
     try:
         if pool.kind == "cclqa":
             nugget_ids = db().scalars(select(Nugget.id).where(Nugget.topic_id == entry.topic_id)
