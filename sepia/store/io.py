@@ -9,7 +9,7 @@ import struct
 from itertools import islice
 from typing import Any, Iterable
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, func, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia import vocab
@@ -18,6 +18,7 @@ from sepia.formats.registry import run_kind
 from sepia.scoring.adjudication import ADJUDICATED, official
 from sepia.scoring.weights import nugget_weights
 from sepia.store import models as db
+from sepia.store.db import hold
 
 
 # IDs per IN (...) list: PostgreSQL takes at most 65,535 parameters in one statement (SQLAlchemy
@@ -213,18 +214,10 @@ def import_run(session: Session, run, submitted_by: str | None = None, replace: 
     return row
 
 
-def hold_runs(session: Session, *where) -> None:
-    """Hold the runs (those matching `where`) until the transaction ends, before reading what hangs on
-    them: a pool build and a run's replacement then happen one after the other, never interleaved (a
-    row lock on PostgreSQL; on SQLite the write lock, so that what is read next is the latest)."""
-    session.execute(update(db.Run).where(*where).values(priority=db.Run.priority)
-                    .execution_options(synchronize_session=False))
-
-
 def _held_by(session: Session, run_pk: int) -> str:
     """What the ON DELETE CASCADE of a run's responses would take with them: the pools holding them,
-    judgments and control items ("" when nothing). The run is held first (hold_runs)."""
-    hold_runs(session, db.Run.id == run_pk)
+    judgments and control items ("" when nothing). The run is held first: a pool build holds it too."""
+    hold(session, db.Run.priority, db.Run.id == run_pk)
     responses = (select(db.Response.id).join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id)
                  .where(db.RunTopic.run_id == run_pk))
     pools = session.scalars(select(db.Pool.name).join(db.PoolEntry).join(

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sqlalchemy import bindparam, delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.scoring.adjudication import ADJUDICATED
@@ -207,14 +207,6 @@ def disputes(session: Session, pool: db.Pool, entry_id: int | None = None) -> li
             spread = max(levels.values()) - min(levels.values()) if levels else 0
             found.append(Dispute(entries[item], levels, spread, adjudicated))
     return sorted((d for d in found if d.disagreements), key=lambda d: (-d.disagreements, d.entry.topic_id, d.entry.id))
-
-
-def hold_entry(session: Session, entry_id: int) -> None:
-    """Hold a pool item until the transaction ends, before reading its decision: an organiser deciding
-    it at the same moment waits, then reads this one's (a row lock on PostgreSQL; on SQLite the
-    write lock, so that what is read next is the latest)."""
-    session.execute(update(db.PoolEntry).where(db.PoolEntry.id == entry_id)
-                    .values(topic_id=db.PoolEntry.topic_id).execution_options(synchronize_session=False))
 
 
 def adjudicate(session: Session, entry: db.PoolEntry, nugget_ids: Sequence[int] | None = None,

@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session, selectinload
 
 from sepia.scoring.tokenize import normalize
 from sepia.store import models as db
-from sepia.store.io import ImportRefused, hold_runs
+from sepia.store.db import hold
+from sepia.store.io import ImportRefused
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
 
@@ -36,7 +37,7 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         raise ValueError(f"pool kind must be ir4qa or cclqa, not {kind!r}")
     if depth < 1:
         raise ValueError("pool depth must be at least 1")
-    hold_runs(session, db.Run.kind == kind)  # a team replacing a run waits for the pool, or the pool for it
+    hold(session, db.Run.priority, db.Run.kind == kind)  # a team replacing a run waits for the pool, or the pool for it
     old = session.scalar(select(db.Pool).where(db.Pool.name == name))
     if old is not None:
         if not replace:

@@ -13,8 +13,9 @@ from sqlalchemy.orm import selectinload
 
 from sepia.services.documents import get_document
 from sepia.store import controls, judging
+from sepia.store.db import hold
 from sepia.store.io import ImportRefused
-from sepia.store.models import Nugget, Pool, Run, Topic, User
+from sepia.store.models import Nugget, Pool, PoolEntry, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
@@ -327,7 +328,7 @@ def disputes(pool_id: int):
 @roles_required("organiser")
 def adjudicate(pool_id: int, entry_id: int):
     pool = get_or_404(Pool, pool_id, "pool")
-    judging.hold_entry(db(), entry_id)
+    hold(db(), PoolEntry.topic_id, PoolEntry.id == entry_id)  # a second organiser deciding it waits, then is told
     disputed = judging.disputes(db(), pool, entry_id)  # this item alone: not the whole pool's
     if not disputed:
         abort(404, "This item is not disputed.")
