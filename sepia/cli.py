@@ -112,9 +112,10 @@ class LazyGroup(click.Group):
                        f"pip install 'sepia-eval[{extra}]'", err=True)
             ctx.exit(1)
         except Exception as error:
+            from sepia.config import sqlite_directory
             from sepia.diskfull import MESSAGE, is_disk_full
 
-            if not is_disk_full(error):
+            if not is_disk_full(error, sqlite_directory()):
                 raise
             click.echo(MESSAGE, err=True)
             ctx.exit(1)

@@ -25,6 +25,16 @@ def database_url() -> str:
     return os.environ.get("SEPIA_DATABASE_URL") or f"sqlite:///{sepia_home() / 'sepia.db'}"
 
 
+def sqlite_directory(url: str | None = None) -> Path | None:
+    """The directory of the store's SQLite file (of `url`, else of database_url()); None for another database."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url or database_url())
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database).resolve().parent
+
+
 def index_dir() -> Path:
     path = sepia_home() / "index"
     path.mkdir(parents=True, exist_ok=True)

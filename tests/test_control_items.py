@@ -177,7 +177,9 @@ def test_control_command_written_answers_mixing_and_accuracy(campaign, monkeypat
     assert runner.invoke(main, ["control", "accuracy", "--format", "json"]).exit_code == 0
 
 
-def test_a_replaced_run_takes_its_control_items_along(campaign):
+def test_a_run_holding_a_control_item_is_not_replaced_and_nothing_is_lost(campaign):
+    """Its responses' ON DELETE CASCADE would take the control item, its placements and answers along
+    (and the pools' items and judgments): the replacement is refused instead (issue 34)."""
     store, dry_item = campaign
     with store.transaction() as session:
         control = controls.mark_control(session, session.get(PoolEntry, dry_item), "both")
@@ -185,13 +187,14 @@ def test_a_replaced_run_takes_its_control_items_along(campaign):
         answered = session.scalar(select(Assignment).join(PoolEntry).where(PoolEntry.control_id == control.id))
         controls.answer_control(session, answered, "")
         run_id = next(r for r, topics in RUNS.items() if "甲乙" in topics[DRY])
-    with store.transaction() as session:  # the team uploads the run again: its responses are new rows
+    with pytest.raises(io.ImportRefused) as refused, store.transaction() as session:  # the team uploads it again
         io.import_run(session, model.CCLQARun(model.Metadata(run_id), [
             model.CCLQATopic(t, [model.Answer(i + 1, text) for i, text in enumerate(texts)])
             for t, texts in RUNS[run_id].items()]), replace=True)
+    assert "can no longer be replaced" in refused.value.reasons[0] and "1 control item," in refused.value.reasons[0]
     with store.transaction() as session:
-        assert session.query(ControlItem).count() == 0 and session.query(ControlAnswer).count() == 0
-        assert session.scalar(select(PoolEntry).where(PoolEntry.control_id.is_not(None))) is None
+        assert session.query(ControlItem).count() == 1 and session.query(ControlAnswer).count() == 1
+        assert session.scalar(select(PoolEntry).where(PoolEntry.control_id.is_not(None))) is not None
 
 
 def _relevance_control(session) -> Assignment:

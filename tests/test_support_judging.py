@@ -3,6 +3,7 @@ support TSV and scored by `sepia evaluate-support`."""
 from __future__ import annotations
 
 import json
+import re
 
 from click.testing import CliRunner
 
@@ -196,3 +197,26 @@ def test_an_organiser_decides_a_dispute_in_the_browser(app, web_store, tmp_path,
     assert [line.split("\t")[3:] for line in official.read_text().splitlines()[1:]] == [
         [SEG[0], "0.5", "(adjudicated)"], [SEG[1], "0.5", "as1"], [SEG[1], "0.5", "as2"]]
     assert len(individual.read_text().splitlines()) == 5 and "(adjudicated)" not in individual.read_text()
+
+
+def test_a_second_organiser_deciding_from_an_older_page_is_told(app, web_store):  # noqa: F811
+    rows = pooled_for_as1(web_store, 10, "org")
+    with web_store.transaction() as session:
+        assign_pool(session, "rag", ["as2"])
+        save_support(session, "as1", {(rows[0].response_id, SEG[0]): 1.0})
+        save_support(session, "as2", {(rows[0].response_id, SEG[0]): 0.0})
+    first, second = browser_for(app, "org"), browser_for(app, "org")
+    url, field = f"/judge/support/{T1}/disputes", f"support:{rows[0].response_id}:{SEG[0]}"
+    seen = [re.search(r'name="seen" value="([^"]*)"', b.get(url).get_data(as_text=True)).group(1) for b in (first, second)]
+    assert seen == ["", ""]
+    assert first.post(url, {field: "1", "seen": seen[0]}).status_code == 302
+    assert second.post(url, {field: "0", "seen": seen[1]}).status_code == 302
+    page = second.get(url).get_data(as_text=True)
+    assert f"Citations of {T1} were decided by another organiser since you opened this page" in page
+    with web_store.transaction() as session:
+        assert [j.match for j in support_judgments(session) if j.assessor == "(adjudicated)"] == [1.0]
+    now = re.search(r'name="seen" value="([^"]*)"', page).group(1)
+    assert now == f"{rows[0].response_id}:{SEG[0]}:1"
+    second.post(url, {field: "0", "seen": now})  # from a page showing the decision: changes it
+    with web_store.transaction() as session:
+        assert [j.match for j in support_judgments(session) if j.assessor == "(adjudicated)"] == [0.0]

@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError
 from werkzeug.serving import make_server
 
 from campaign_helpers import run_xml, schedule
-from web_helpers import FakeEngine, add_accounts, add_documents, browser_for, make_topic
+from web_helpers import browser_for, make_topic, web_app_on
 
 from sepia import vocab
 from sepia.cli import main
@@ -31,7 +31,6 @@ from sepia.store import io
 from sepia.store.db import Store
 from sepia.store.models import AnswerText, ApiToken, Nugget, Submission, Team, Topic, TopicSet, TopicText, User
 from sepia.store.models import Pool as JudgingPool
-from sepia.web import create_app
 
 TOPIC, TOPIC2 = "ACLIA2-CS-0001", "ACLIA2-CS-0002"
 DOC = "XIN_CMN_20080101.0001"
@@ -40,12 +39,7 @@ DOC = "XIN_CMN_20080101.0001"
 @pytest.fixture
 def web(store_url):
     """The web tool on a fresh store of each backend, with the test accounts and documents."""
-    store = Store(store_url)
-    add_accounts(store)
-    add_documents(store)
-    store.dispose()
-    application = create_app({"DATABASE_URL": store_url, "SECRET_KEY": "test-secret", "TESTING": True,
-                              "SEARCH_ENGINE": FakeEngine(), "SESSION_COOKIE_SECURE": False})
+    application = web_app_on(store_url)
     yield application
     application.extensions["sepia_store"].dispose()
 

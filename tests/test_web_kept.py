@@ -6,14 +6,14 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import delete, event, select
 
 from test_web_results import CORPUS, OWN, sample_campaign
 from web_helpers import browser_for, web_app
 
 from sepia.formats.read import read_file
 from sepia.store import io as store_io
-from sepia.store.models import EvaluationResult, Run
+from sepia.store.models import EvaluationResult, NuggetJudgment, Response, Run, RunTopic
 from sepia.web.app import create_app
 from sepia.web.kept import SHELF, kept
 from sepia.web.results import SCORES_STATE
@@ -82,7 +82,9 @@ def test_the_scored_part_is_kept_until_scores_or_runs_change(app, web_store):
         newest = session.scalar(select(Run).order_by(Run.id.desc()).limit(1))
         run_id, pk = newest.run_id, newest.id
     assert run_id == OWN
-    with web_store.transaction() as session:
+    with web_store.transaction() as session:  # its judgments first: a run with judgments is not replaced
+        responses = select(Response.id).join(RunTopic).where(RunTopic.run_id == pk)
+        session.execute(delete(NuggetJudgment).where(NuggetJudgment.response_id.in_(responses)))
         store_io.import_run(session, read_file(CORPUS / "runs" / f"{OWN}.xml"), replace=True)
     with web_store.transaction() as session:
         assert session.scalar(select(Run.id).where(Run.run_id == OWN)) == pk
@@ -90,7 +92,7 @@ def test_the_scored_part_is_kept_until_scores_or_runs_change(app, web_store):
     assert f"<td class=\"docid\">{OWN}</td>" in rescored and f"<td class=\"docid\">{OWN}</td>" not in replaced
     assert replaced == afresh(app)
 
-    # Scored again from the page (the replaced run has lost its judgments with its responses)
+    # Scored again from the page (the replaced run has no judgments)
     org.post("/results/score", follow_redirects=True)
     scored = statements(app, org, "/results/")[0]
     assert f"<td class=\"docid\">{OWN}</td>" in scored and scored != replaced and scored == afresh(app)

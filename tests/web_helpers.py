@@ -144,6 +144,19 @@ def web_app(folder: Path):
 TOKEN_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
 
 
+def web_app_on(store_url: str, setup=None):
+    """The web app on a fresh store of any backend, with the test accounts and documents (and what
+    `setup(store)` adds)."""
+    store = Store(store_url)
+    add_accounts(store)
+    add_documents(store)
+    if setup is not None:
+        setup(store)
+    store.dispose()
+    return create_app({"DATABASE_URL": store_url, "SECRET_KEY": "test-secret", "TESTING": True,
+                       "SEARCH_ENGINE": FakeEngine(), "SESSION_COOKIE_SECURE": False})
+
+
 def csrf_token(client, path="/login") -> str:
     page = client.get(path, follow_redirects=True).get_data(as_text=True)
     return TOKEN_RE.search(page).group(1)

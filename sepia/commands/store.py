@@ -83,7 +83,8 @@ def import_(files, format_name, replace, assessor):
     for path, obj, data in loaded:
         try:
             with store.transaction() as session:
-                click.echo(f"{path}: imported {_import_one(session, path, obj, data, replace, assessor)}")
+                what = _import_one(session, path, obj, data, replace, assessor)
+            click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
         except io.ImportRefused as exc:
             for reason in exc.reasons:
                 click.echo(f"{path}: {reason}", err=True)

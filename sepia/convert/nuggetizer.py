@@ -13,8 +13,6 @@ the topics, and two TSVs that map the original qids and run IDs to SEPIA's IDs.
 from __future__ import annotations
 
 import json
-import json.decoder
-import json.scanner
 import os
 import re
 import secrets
@@ -22,8 +20,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.jsonlines import json_lines
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.model import (Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, Judgment,
                                  LangText, Metadata, Topic, TopicSet)
@@ -189,74 +187,11 @@ def _run_ids(originals: list[str]) -> dict[str, str]:
 
 # ---------------------------------------------------------------- reading and checking
 
-class _Positioned(dict):
-    """A JSON object that remembers the column of its opening brace."""
-    column = 1
-
-
-def _parse_object(s_and_end, *args, **kwargs):
-    obj, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)  # type: ignore[attr-defined]  # not in typeshed
-    positioned = _Positioned(obj)
-    positioned.column = s_and_end[1]  # the index just after '{' is the brace's 1-based column
-    return positioned, end
-
-
-def _decoder() -> json.JSONDecoder:
-    """A JSON decoder whose objects know their column, so problems can point at the right nugget."""
-    decoder = json.JSONDecoder()
-    # CPython's decoder has these attributes and the pure-Python scanner reads them; typeshed omits them.
-    decoder.parse_object = _parse_object  # type: ignore[attr-defined]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
-    return decoder
-
-
 def json_kind(value) -> str:
     if value is None:
         return "null"
     return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list"}.get(
         type(value), "an object")
-
-
-def json_lines(path: Path, problems: list[Problem], data: bytes | None = None):
-    """Yield (line number, parsed value) for each non-blank line of a JSONL file (or of `data`, named
-    `path`); a line that is not UTF-8 or not JSON becomes a problem instead (an unreadable file raises
-    FormatError)."""
-    name = str(path)
-    try:
-        data = Path(path).read_bytes() if data is None else data
-    except OSError as exc:
-        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
-    decoder = _decoder()
-    first = True  # no line read yet: a first line that is not JSON is the whole file's problem
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            if compressed := compressed_problem(name, data[:8]):
-                raise FormatError([compressed]) from None
-            problems.append(Problem(name, number, exc.start + 1, "invalid UTF-8"))
-            continue
-        if number == 1:
-            line = line.lstrip("\ufeff")
-        if not line.strip():
-            continue
-        try:
-            value = decoder.decode(line)
-        except json.JSONDecodeError as exc:
-            if first:
-                raise FormatError([_not_json_lines(name, number, exc, line)]) from None
-            problems.append(Problem(name, number, exc.colno, f"not valid JSON: {exc.msg}"))
-            continue
-        first = False
-        yield number, value
-
-
-def _not_json_lines(name: str, number: int, exc: json.JSONDecodeError, line: str) -> Problem:
-    """One problem for a file whose first line is not JSON: it is not JSON lines at all (an XML file,
-    a TSV), so its every line is not listed."""
-    looks = "; it looks like XML" if line.lstrip().startswith("<") else ""
-    return Problem(name, number, exc.colno, f"not a JSON lines file (one JSON object a line): its first line is not "
-                                            f"valid JSON ({exc.msg}){looks}")
 
 
 def _read(path: Path) -> list[_Record]:

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sepia import vocab
-from sepia.convert.nuggetizer import LANG, NOT_XML_RE, json_kind, json_lines
+from sepia.convert.nuggetizer import LANG, NOT_XML_RE, json_kind
+from sepia.formats.jsonlines import json_lines
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
 

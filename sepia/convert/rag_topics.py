@@ -13,9 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sepia.convert.nuggetizer import (ANSWER_TYPE, LANG, NOT_XML_RE, check_id_parts, json_kind, json_lines,
-                                      mapping_tsv, numbered_warnings, sepia_topic_ids)
+from sepia.convert.nuggetizer import (ANSWER_TYPE, LANG, NOT_XML_RE, check_id_parts, json_kind, mapping_tsv,
+                                      numbered_warnings, sepia_topic_ids)
 from sepia.formats.errors import FormatError, Problem
+from sepia.formats.jsonlines import json_lines
 from sepia.formats.model import LangText, Topic, TopicSet
 from sepia.formats.write import to_xml
 

@@ -4,11 +4,11 @@ MS MARCO v2.1 segment shards of TREC RAG (`docid`, `segment`, `url` stand for `i
 `source` when those are absent; `headings`, `start_char` and `end_char` are ignored)."""
 from __future__ import annotations
 
-import json
 from typing import Iterator
 
 from sepia.corpus.documents import MAX_SOURCE, Problem, RawDocument, check_docid, too_long
 from sepia.corpus.sources import Line
+from sepia.formats.jsonlines import JSONLineError, new_decoder, parse_line
 
 
 def _optional_text(obj: dict, key: str) -> str | None:
@@ -31,6 +31,7 @@ def _field(obj: dict, key: str):
 
 def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[RawDocument | Problem]:
     last = 0
+    decoder = new_decoder()
     for line in lines:
         if line.number < 0:
             yield Problem(path, last, line.error or "file cannot be read")
@@ -45,9 +46,9 @@ def parse_jsonl(lines: Iterator[Line], path: str, max_bytes: int) -> Iterator[Ra
             yield Problem(path, line.number, f"{line.error}; document skipped")
             continue
         try:
-            obj = json.loads(line.text)
-        except json.JSONDecodeError as exc:
-            yield Problem(path, line.number, f"not valid JSON ({exc.msg} at column {exc.colno}); document skipped")
+            obj = parse_line(line.text, decoder)
+        except JSONLineError as exc:
+            yield Problem(path, line.number, f"{exc.message} at column {exc.column}; document skipped")
             continue
         if not isinstance(obj, dict):
             yield Problem(path, line.number, "not a JSON object; document skipped")

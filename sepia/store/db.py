@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from sqlalchemy import create_engine, event, text
+from sqlalchemy import create_engine, event, text, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -103,6 +103,15 @@ def _migration_lock(engine: Engine) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+
+def hold(session: Session, column, *where) -> None:
+    """Hold the rows of `column`'s table that match `where` until the transaction ends, before reading
+    what decides a write: another transaction holding them waits, then reads what this one wrote (a
+    row lock on PostgreSQL; on SQLite the write lock, so that what is read next is the latest).
+    `column`, a column that is no key, is set to itself."""
+    session.execute(update(column.class_).where(*where).values({column.key: column})
+                    .execution_options(synchronize_session=False))
 
 
 class Store:

@@ -19,6 +19,7 @@ from sepia.formats.registry import run_kind
 from sepia.scoring.adjudication import ADJUDICATED, official
 from sepia.scoring.weights import nugget_weights
 from sepia.store import models as db
+from sepia.store.db import hold
 
 
 # IDs per IN (...) list: PostgreSQL takes at most 65,535 parameters in one statement (SQLAlchemy
@@ -196,6 +197,10 @@ def import_run(session: Session, run, submitted_by: str | None = None, replace: 
     if old is not None:
         if not replace:
             raise ImportRefused([f"{kind} run {metadata.run_id} is already stored (use replace to overwrite)"])
+        held = _held_by(session, old.id)
+        if held:
+            raise ImportRefused([f"{kind} run {metadata.run_id} can no longer be replaced: its responses are held "
+                                 f"by {held}, which replacing it would lose; ask the organisers"])
         session.execute(delete(db.Run).where(db.Run.id == old.id))  # the store deletes its items (ON DELETE CASCADE)
         session.expunge(old)
     row = db.Run(run_id=metadata.run_id, kind=kind, team=parsed.team, source_lang=parsed.source_lang,
@@ -221,6 +226,23 @@ def import_run(session: Session, run, submitted_by: str | None = None, replace: 
         insert_rows(session, db.ResponseDocument, ("response_id", "docid", "position"),
                 ((pk, d, i) for pk, answer in zip(response_ids, answers) for i, d in enumerate(answer.docids)))
     return row
+
+
+def _held_by(session: Session, run_pk: int) -> str:
+    """What the ON DELETE CASCADE of a run's responses would take with them: the pools holding them,
+    judgments and control items ("" when nothing). The run is held first: a pool build holds it too."""
+    hold(session, db.Run.priority, db.Run.id == run_pk)
+    responses = (select(db.Response.id).join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id)
+                 .where(db.RunTopic.run_id == run_pk))
+    pools = session.scalars(select(db.Pool.name).join(db.PoolEntry).join(
+        db.pool_member, db.pool_member.c.entry_id == db.PoolEntry.id)
+        .where(db.pool_member.c.response_id.in_(responses)).distinct().order_by(db.Pool.name)).all()
+    held = [f"pool{'s' if len(pools) > 1 else ''} {', '.join(pools)}"] if pools else []
+    for table, what in ((db.NuggetJudgment, "nugget judgment"), (db.SupportJudgment, "support judgment"),
+                        (db.ControlItem, "control item")):
+        n = session.scalar(select(func.count()).select_from(table).where(table.response_id.in_(responses)))
+        held += [f"{n:,} {what}{'s' if n > 1 else ''}"] if n else []
+    return ", ".join(held[:-1]) + " and " + held[-1] if len(held) > 1 else "".join(held)
 
 
 # ---------------------------------------------------------------- a run file's bytes

@@ -158,6 +158,14 @@ class Dispute:
         return {n: sum(m.get(n, 0.0) >= 1 for m in marks) for n in {n for m in marks for n in m}}
 
 
+    def decision_token(self) -> str:
+        """The decision as the adjudication form showed it ("" for none), sent back with the form so
+        that a decision another organiser made meanwhile is told, not overwritten."""
+        if isinstance(self.decided, dict):
+            return ",".join(f"{n}:{m:g}" for n, m in sorted(self.decided.items()))
+        return "" if self.decided is None else str(self.decided)
+
+
 def _entries(pool: db.Pool, entry_id: int | None):
     """The pool's entries (not the control items mixed in), or only the one with this ID."""
     chosen = select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id, db.PoolEntry.control_id.is_(None))

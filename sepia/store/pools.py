@@ -8,6 +8,7 @@ inconsistently)."""
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from sepia.scoring.tokenize import normalize
 from sepia.store import models as db
+from sepia.store.db import hold
 from sepia.store.io import BATCH, ImportRefused, insert_rows, inserted_ids
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
@@ -36,11 +38,12 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         raise ValueError(f"pool kind must be ir4qa or cclqa, not {kind!r}")
     if depth < 1:
         raise ValueError("pool depth must be at least 1")
+    hold(session, db.Run.priority, db.Run.kind == kind)  # a team replacing a run waits for the pool, or the pool for it
     old = session.scalar(select(db.Pool).where(db.Pool.name == name))
     if old is not None:
         if not replace:
             raise ImportRefused([f"pool {name} exists (use replace to rebuild it)"])
-        session.delete(old)
+        old.name = f"(rebuilt) {secrets.token_hex(16)}"  # it goes once its successor has a new ID
         session.flush()
     wanted = sorted(set(priorities or ()))
     pool = db.Pool(name=name, kind=kind, depth=depth, max_priority=max_priority, lang=lang,
@@ -58,6 +61,9 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         # nothing for anyone to judge: a mistake of language, task or priorities
         among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {pool.priorities}" if wanted else ""]))
         raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
+    if old is not None:  # only now: SQLite gives a new row the highest ID + 1, which was the old pool's
+        session.delete(old)
+        session.flush()
     return pool
 
 

@@ -81,6 +81,12 @@ class SupportDispute:
     decided: float | None
 
 
+def decisions_token(disputes: list[SupportDispute]) -> str:
+    """The decisions the organiser's form showed ("" for none), sent back with it so that a decision
+    another organiser made meanwhile is told, not overwritten."""
+    return ",".join(sorted(f"{d.response_id}:{d.docid}:{d.decided:g}" for d in disputes if d.decided is not None))
+
+
 def support_disputes(session: Session, topic_id: str) -> list[SupportDispute]:
     """The topic's disputed citations in run and rank order (adjudicated ones included, with their
     decision); one query."""

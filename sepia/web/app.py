@@ -6,13 +6,16 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from flask import Flask, current_app, g, render_template, request, url_for
+from flask.json.provider import DefaultJSONProvider
 from markupsafe import Markup
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, IntegrityError
+from werkzeug.exceptions import HTTPException, InternalServerError
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from sepia import config as sepia_config
 from sepia import diskfull
+from sepia.formats.jsonlines import parse_line
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import as_utc
@@ -86,6 +89,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     if config:
         app.config.update(config)
+    app.json = SafeJSON(app)
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = security.load_secret_key()
     app.config["DATABASE_URL"] = app.config["DATABASE_URL"] or sepia_config.database_url()
@@ -124,6 +128,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.after_request(_utf8_and_headers)
     _register_error_pages(app)
     return app
+
+
+class SafeJSON(DefaultJSONProvider):
+    """JSON request bodies read within the limits of JSON-lines files (sepia.formats.jsonlines): a body
+    nested 100,000 deep is a ValueError, which Flask answers 400, not a RecursionError and a 500."""
+
+    def loads(self, s, **kwargs):
+        return parse_line(s.decode("utf-8") if isinstance(s, (bytes, bytearray)) else s)
 
 
 def _static_version(endpoint: str, values: dict) -> None:
@@ -250,6 +262,20 @@ def _register_error_pages(app: Flask) -> None:
     def too_large(error):
         return page(413, "Too large", "The upload is larger than this server accepts.")
 
+    @app.errorhandler(HTTPException)
+    def other_refusal(error):  # 405, 414, 415, 431...: the tool's page or JSON, never Werkzeug's
+        headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]  # 405's Allow
+        body, status = page(error.code or 500, error.name, error.description or "")
+        return body, status, headers
+
+    @app.errorhandler(InternalServerError)
+    def server_error(error):
+        # A bug, logged with its traceback by Flask; the transaction is abandoned whole.
+        if "db_session" in g:
+            g.db_session.rollback()
+        return page(500, "Server error", "The server failed to handle this request and saved nothing of it. "
+                    "Go back in the browser (the form there still holds what you typed) and tell the organisers.")
+
 
 API_PREFIX = "/api/"
 NOTHING_SAVED = "Nothing of this request was saved; what you sent is below, so you can send it again."
@@ -266,7 +292,7 @@ def _store_trouble(error: DBAPIError) -> tuple[int, str, str]:
     text = str(error.orig).lower()
     if isinstance(error, IntegrityError):
         return 409, "Changed meanwhile", ("Someone changed the same thing at the same moment. " + NOTHING_SAVED)
-    if diskfull.is_disk_full(error):
+    if diskfull.is_disk_full(error, sepia_config.sqlite_directory(current_app.config["DATABASE_URL"])):
         return _DISK_FULL
     if "locked" in text or "lock timeout" in text or "could not obtain lock" in text:
         return 503, "Busy", "The store is busy with other work. " + NOTHING_SAVED

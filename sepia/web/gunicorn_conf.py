@@ -40,12 +40,13 @@ def post_fork(server, worker) -> None:
 def _said_in_one_line(load_wsgi, log):
     @functools.wraps(load_wsgi)
     def load():
+        from sepia.config import sqlite_directory
         from sepia.diskfull import MESSAGE, is_disk_full
 
         try:
             return load_wsgi()
         except Exception as error:
-            if not is_disk_full(error):
+            if not is_disk_full(error, sqlite_directory()):
                 raise
             from gunicorn.arbiter import Arbiter
 

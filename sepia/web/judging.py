@@ -13,9 +13,10 @@ from sqlalchemy.orm import selectinload
 
 from sepia.services.documents import get_document
 from sepia.store import controls, guidelines, judging
+from sepia.store.db import hold
 from sepia.store.guidelines import GuidelinesUnread
 from sepia.store.io import ImportRefused
-from sepia.store.models import Nugget, Pool, Run, Topic, User
+from sepia.store.models import Nugget, Pool, PoolEntry, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_size
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
@@ -356,10 +357,16 @@ def disputes(pool_id: int):
 @roles_required("organiser")
 def adjudicate(pool_id: int, entry_id: int):
     pool = get_or_404(Pool, pool_id, "pool")
+    hold(db(), PoolEntry.topic_id, PoolEntry.id == entry_id)  # a second organiser deciding it waits, then is told
     disputed = judging.disputes(db(), pool, entry_id)  # this item alone: not the whole pool's
     if not disputed:
         abort(404, "This item is not disputed.")
     entry = disputed[0].entry
+    if request.form.get("seen", "") != disputed[0].decision_token():
+        db().rollback()
+        flash(f"Item {entry.id} of {entry.topic_id} was decided by another organiser since you opened this page: "
+              "nothing of yours was saved. Their decision is shown below; decide again to change it.", "error")
+        return redirect(url_for("judging.disputes", pool_id=pool_id) + f"#item-{entry_id}")
     try:
         if pool.kind == "cclqa":
             nugget_ids = db().scalars(select(Nugget.id).where(Nugget.topic_id == entry.topic_id)

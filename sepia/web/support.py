@@ -12,6 +12,7 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 
 from sepia.scoring.support import support_agreement
 from sepia.store import guidelines, support
+from sepia.store.db import hold
 from sepia.store.guidelines import GuidelinesUnread
 from sepia.store.models import Topic
 from sepia.web.db import db, get_or_404
@@ -95,14 +96,21 @@ def disputes(topic_id: str):
     found = support.support_disputes(db(), topic_id)
     agreement = support_agreement([j for j in support.support_judgments(db(), individual=True) if j.topic_id == topic_id])
     return render_template("judging/support_disputes.html", topic=topic, disputes=found, agreement=agreement,
-                           field=FIELD)
+                           field=FIELD, seen=support.decisions_token(found))
 
 
 @bp.route("/judge/support/<topic_id>/disputes", methods=["POST"])
 @roles_required("organiser")
 def adjudicate(topic_id: str):
     get_or_404(Topic, topic_id, "topic")
-    disputed = {(d.response_id, d.docid) for d in support.support_disputes(db(), topic_id)}
+    hold(db(), Topic.retired, Topic.id == topic_id)  # a second organiser deciding the topic waits, then is told
+    found = support.support_disputes(db(), topic_id)
+    if request.form.get("seen", "") != support.decisions_token(found):
+        db().rollback()
+        flash(f"Citations of {topic_id} were decided by another organiser since you opened this page: nothing of "
+              "yours was saved. Their decisions are shown below; decide again to change them.", "error")
+        return redirect(url_for("support.disputes", topic_id=topic_id))
+    disputed = {(d.response_id, d.docid) for d in found}
     try:
         decided = support.adjudicate_support(db(), _levels(request.form, disputed))
         db().commit()
