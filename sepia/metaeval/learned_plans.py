@@ -1,0 +1,186 @@
+"""`sepia metaeval budget --matcher learned`: judging plans whose automatic values come from the
+learned matcher trained on the plan's own judgments, cross-fitted (`sepia.scoring.learned.crossfit`),
+beside BINARIZED on the very same plans, at equal numbers of human judgments.
+
+Per budget and trial:
+- a topic-level plan judges round(budget x T) topics for every run; the folds are topics (the plan's
+  sampling unit); the estimate is PPI++ with one power-tuned lambda for the runs (`ppi_arrays`);
+- an item-level plan judges, in every topic, each response's own uniform sample of round(budget x K)
+  of the K nuggets (at least 2), so every nugget has judged responses that judgment reuse can learn
+  from; the folds are items; the estimate is the item estimator with one power-tuned lambda per plan
+  (`item_lambda`), run differences with the two runs' variances summed (their samples are
+  independent).
+The figures per plan kind: coverage, mean width, share of intervals excluding 0 (decided), Kendall's
+tau of the estimated run ranking against the full human one, and the predictor's correlation with
+the human values (per topic, or per item over a run's items).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Callable
+
+import numpy as np
+
+from sepia.metaeval.budget import per_row_correlation
+from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
+from sepia.metaeval.ppi import ppi_arrays
+from sepia.metaeval.ranking import kendall_tau
+from sepia.scoring.learned.crossfit import CrossFitter, unit_folds
+from sepia.scoring.learned.pairs import Pairs
+
+KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"))
+
+
+@dataclass
+class PlanData:
+    """One language pair's runs: their items (human and BINARIZED values) and the learned matcher's
+    pairs, each pair's cell in the topics' runs x K matrices laid end to end."""
+    run_ids: list[str]
+    topics: list[TopicItems]
+    fitter: CrossFitter
+    cell: np.ndarray          # per pair: its (topic, run, nugget) cell
+    topic: np.ndarray         # per pair: its topic's index
+    offsets: np.ndarray       # per topic: its first cell
+
+    @classmethod
+    def build(cls, run_ids: list[str], topics: list[TopicItems], pairs: Pairs, extra: np.ndarray | None = None):
+        sizes = [len(run_ids) * len(t.weights) for t in topics]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        where = {t.topic_id: i for i, t in enumerate(topics)}
+        column = [{label: n for n, label in enumerate(t.labels)} for t in topics]
+        row = {r: i for i, r in enumerate(run_ids)}
+        topic = np.array([where[k[1]] for k in pairs.keys], int)
+        cell = np.array([offsets[t] + row[k[0]] * len(topics[t].weights) + column[t][k[3]]
+                         for t, k in zip(topic, pairs.keys)], int)
+        return cls(run_ids, topics, CrossFitter(pairs, extra), cell, topic, offsets)
+
+    def with_predictions(self, predictions: np.ndarray) -> list[TopicItems]:
+        """The topics with the pairs' predictions as automatic values (a nugget's best answer's)."""
+        flat = np.zeros(int(self.offsets[-1]) + self.topics[-1].automatic.size)
+        np.maximum.at(flat, self.cell, predictions)
+        return [replace(t, automatic=flat[o:o + t.automatic.size].reshape(t.automatic.shape))
+                for t, o in zip(self.topics, self.offsets)]
+
+
+def topic_f(topics: list[TopicItems], beta: float, human: bool = False) -> np.ndarray:
+    """Runs x topics F from the items' automatic (or human) values."""
+    return np.column_stack([f_from_sums(v @ t.weights, v.sum(axis=1), t, beta)
+                            for t in topics for v in [t.human if human else t.automatic]])
+
+
+class Tally:
+    """Sums of one plan kind's figures over the trials."""
+
+    def __init__(self):
+        self.sums: dict[str, np.ndarray] = {}
+        self.taus: list[float] = []
+        self.correlations: list[float] = []
+        self.cells: dict[str, int] = {}
+
+    def add(self, key: str, estimate: np.ndarray, half: np.ndarray, truth: np.ndarray) -> None:
+        counts = np.array([np.sum(np.abs(estimate - truth) <= half + 1e-12), 2 * half.sum(),
+                           np.sum(np.abs(estimate) > half)], float)
+        self.sums[key] = self.sums.get(key, np.zeros(3)) + counts
+        self.cells[key] = self.cells.get(key, 0) + len(truth)
+
+    def figures(self) -> dict:
+        out: dict[str, object] = {"correlation": _mean(self.correlations)}
+        for key, (covered, width, decided) in self.sums.items():
+            n = self.cells[key]
+            out[key] = {"coverage": covered / n, "width": width / n, "decided": decided / n}
+        if "means" in out:
+            out["means"]["tau"] = _mean(self.taus)   # type: ignore[index]
+        return out
+
+
+def _mean(values) -> float:
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float = 0.95, beta: float = 3.0,
+                   progress: Callable[[str], None] | None = None) -> list[dict]:
+    """One object per plan kind and budget: {"plan", "budget", "matcher", "judgments", "means",
+    "differences", "correlation", "seconds"} (seconds: the learned plans' time)."""
+    runs = len(data.run_ids)
+    pairs = np.array(list(combinations(range(runs), 2)), int).reshape(-1, 2)
+    human_f = topic_f(data.topics, beta, human=True)
+    truth = human_f.mean(axis=1)
+    binarized_f = topic_f(data.topics, beta)
+    labelled = ~np.isnan(data.fitter.pairs.labels)
+    results = []
+    for b, budget in enumerate(budgets):
+        rng = np.random.default_rng([seed, b])
+        tallies = {kind: Tally() for kind in KINDS}
+        costs = {"topics": 0.0, "items": 0.0}
+        seconds = 0.0
+        for trial in range(trials):
+            started = time.process_time()
+            # topic-level: the same topics for every run
+            n = max(2, round(budget / 100 * len(data.topics)))
+            chosen = np.sort(rng.permutation(len(data.topics))[:n])
+            costs["topics"] += sum(len(data.topics[t].weights) * int(data.topics[t].answered.sum()) for t in chosen)
+            judged = np.isin(data.topic, chosen) & labelled
+            learned = data.with_predictions(data.fitter.predict(judged, unit_folds(data.topic, judged, rng), "topics"))
+            learned_f = topic_f(learned, beta)
+            for matcher, automatic in (("binarized", binarized_f), ("learned", learned_f)):
+                tally = tallies["topics", matcher]
+                _topic_plan(tally, human_f, automatic, chosen, truth, pairs, level)
+                tally.correlations.append(per_row_correlation(human_f, automatic))
+            # item-level: each response's own nuggets
+            samples = [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :_size(budget, t)]
+                       for t in data.topics]
+            costs["items"] += sum(_size(budget, t) * int(t.answered.sum()) for t in data.topics)
+            judged = _judged_cells(data, samples)[data.cell] & labelled
+            learned = data.with_predictions(data.fitter.predict(judged, unit_folds(data.cell, judged, rng), "items"))
+            seconds += time.process_time() - started
+            for matcher, topics in (("binarized", data.topics), ("learned", learned)):
+                tally = tallies["items", matcher]
+                lam = item_lambda(topics, samples) if matcher == "learned" else 1.0
+                (estimate, half), difference = plan_sums(topics, samples, beta, level, pairs, lam)
+                tally.add("means", estimate[:, 0], half[:, 0], truth)
+                tally.taus.append(kendall_tau(truth, estimate[:, 0]))
+                if difference is not None:
+                    tally.add("differences", difference[0][:, 0], difference[1][:, 0],
+                              truth[pairs[:, 0]] - truth[pairs[:, 1]])
+                tally.correlations.append(item_correlation(topics))
+            if progress:
+                progress(f"budget {budget:g}%: {trial + 1}/{trials} plans")
+        for plan, matcher in KINDS:
+            results.append({"plan": plan, "budget": budget, "matcher": matcher, "judgments": costs[plan] / trials,
+                            **tallies[plan, matcher].figures(),
+                            "seconds": seconds if matcher == "learned" else None})
+    return results
+
+
+def _size(budget: float, topic: TopicItems) -> int:
+    return min(len(topic.weights), max(2, round(budget / 100 * len(topic.weights))))
+
+
+def _judged_cells(data: PlanData, samples: list[np.ndarray]) -> np.ndarray:
+    """A bool per cell: the plan judges it (a sampled nugget of a run that answers the topic)."""
+    judged = np.zeros(int(data.offsets[-1]) + data.topics[-1].automatic.size, bool)
+    for topic, offset, sample in zip(data.topics, data.offsets, samples):
+        K = len(topic.weights)
+        rows = np.flatnonzero(topic.answered)
+        judged[offset + rows[:, None] * K + sample[rows, 0, :]] = True
+    return judged
+
+
+def _topic_plan(tally: Tally, human_f: np.ndarray, automatic: np.ndarray, chosen: np.ndarray, truth: np.ndarray,
+                pairs: np.ndarray, level: float) -> None:
+    """PPI++ (one lambda for the runs, one for the pairs) on one topic-level plan."""
+    population = human_f.shape[1]
+    estimate, half, _ = ppi_arrays(human_f[:, None, chosen], automatic[:, None, chosen],
+                                   automatic.mean(axis=1)[:, None], population, level, shared=True)
+    tally.add("means", estimate[:, 0], half[:, 0], truth)
+    tally.taus.append(kendall_tau(truth, estimate[:, 0]))
+    if len(pairs):
+        a, b = pairs[:, 0], pairs[:, 1]
+        d_human, d_auto = human_f[a] - human_f[b], automatic[a] - automatic[b]
+        estimate, half, _ = ppi_arrays(d_human[:, None, chosen], d_auto[:, None, chosen],
+                                       d_auto.mean(axis=1)[:, None], population, level, shared=True)
+        tally.add("differences", estimate[:, 0], half[:, 0], truth[a] - truth[b])
