@@ -156,9 +156,9 @@ def aeollm(pred_paths, human_paths, output):
 
 
 LEARNER_REFUSED = ("the {} matcher is not simulated: learning from these judgments, its errors depend on the "
-                   "very topics each simulated plan judges, which voids the intervals (cross-fitting, a model per "
-                   "fold of every sample, is not implemented); give a learned model's decisions made without "
-                   "these judgments as --auto-judgments")
+                   "very topics each simulated plan judges, which voids the intervals; --matcher learned trains "
+                   "SEPIA's model on each plan's judgments, cross-fitted, or give a model's decisions made "
+                   "without these judgments as --auto-judgments")
 
 
 def parse_budgets(ctx, param, value: str) -> list[float]:
@@ -216,6 +216,10 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
             raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
         matcher = automatic[0]
     name = matcher if isinstance(matcher, str) else matcher.name
+    if name == "learned":
+        learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, theta=theta, weights=weights,
+                       output=output)
+        return
     if isinstance(matcher, str) and matcher_kind(matcher).learns_from_other_runs:
         raise click.ClickException(LEARNER_REFUSED.format(name))
     groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, beta=beta, theta=theta,
@@ -230,6 +234,27 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
         click.echo(json.dumps(stamped({"matcher": name, **report}), indent=1))
     else:
         click.echo(budget_text(report, name), nl=False)
+
+
+def learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, output, **settings) -> None:
+    """`sepia metaeval budget --matcher learned`: topic- and item-level plans with BINARIZED and with
+    the learned matcher cross-fitted on each plan's judgments (`sepia.metaeval.learned_plans`)."""
+    from sepia.corpus.progress import maybe_progress
+    from sepia.metaeval.budget_render import learned_budget_text
+    from sepia.metaeval.learned_plans import learned_budget_report
+    from sepia.metaeval.render import json_ready
+
+    with maybe_progress(True, "plans", trials * len(budgets)) as advance:
+        report = made_or_exit(learned_budget_report, gold, runs, judgments, budgets, trials, seed, level, beta,
+                              advance=advance, **settings)
+    if not report["language_pairs"]:
+        raise click.ClickException("no run is scored on any topic of the gold standard")
+    if output == "json":
+        plans = [{"language_pair": g["language_pair"], **row} for g in report["language_pairs"] for row in g["plans"]]
+        click.echo(json.dumps(stamped(json_ready({"matcher": "learned", "settings": report["settings"],
+                                                  "plans": plans})), indent=1))
+    else:
+        click.echo(learned_budget_text(json_ready(report)), nl=False)
 
 
 @metaeval.command()

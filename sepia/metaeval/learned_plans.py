@@ -23,11 +23,11 @@ from typing import Callable
 
 import numpy as np
 
-from sepia.metaeval.budget import per_row_correlation
+from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
-from sepia.scoring.learned.crossfit import CrossFitter, unit_folds
+from sepia.scoring.learned.crossfit import CrossFitError, CrossFitter, unit_folds
 from sepia.scoring.learned.pairs import Pairs
 
 KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"))
@@ -77,6 +77,7 @@ class Tally:
         self.sums: dict[str, np.ndarray] = {}
         self.taus: list[float] = []
         self.correlations: list[float] = []
+        self.difference_correlations: list[float] = []
         self.cells: dict[str, int] = {}
 
     def add(self, key: str, estimate: np.ndarray, half: np.ndarray, truth: np.ndarray) -> None:
@@ -86,7 +87,8 @@ class Tally:
         self.cells[key] = self.cells.get(key, 0) + len(truth)
 
     def figures(self) -> dict:
-        out: dict[str, object] = {"correlation": _mean(self.correlations)}
+        out: dict[str, object] = {"correlation": _mean(self.correlations),
+                                  "difference_correlation": _mean(self.difference_correlations)}
         for key, (covered, width, decided) in self.sums.items():
             n = self.cells[key]
             out[key] = {"coverage": covered / n, "width": width / n, "decided": decided / n}
@@ -102,9 +104,11 @@ def _mean(values) -> float:
 
 
 def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float = 0.95, beta: float = 3.0,
-                   progress: Callable[[str], None] | None = None) -> list[dict]:
+                   advance: Callable[[], None] | None = None) -> list[dict]:
     """One object per plan kind and budget: {"plan", "budget", "matcher", "judgments", "means",
-    "differences", "correlation", "seconds"} (seconds: the learned plans' time)."""
+    "differences", "correlation", "difference_correlation", "seconds", "fallbacks"} (seconds: the CPU
+    time of the budget's learned predictions; fallbacks: the learned plans whose judgments could not
+    train the model, given BINARIZED's values instead); `advance` is called after every plan."""
     runs = len(data.run_ids)
     pairs = np.array(list(combinations(range(runs), 2)), int).reshape(-1, 2)
     human_f = topic_f(data.topics, beta, human=True)
@@ -116,6 +120,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
         rng = np.random.default_rng([seed, b])
         tallies = {kind: Tally() for kind in KINDS}
         costs = {"topics": 0.0, "items": 0.0}
+        fallbacks = {"topics": 0, "items": 0}
         seconds = 0.0
         for trial in range(trials):
             started = time.process_time()
@@ -124,18 +129,20 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
             chosen = np.sort(rng.permutation(len(data.topics))[:n])
             costs["topics"] += sum(len(data.topics[t].weights) * int(data.topics[t].answered.sum()) for t in chosen)
             judged = np.isin(data.topic, chosen) & labelled
-            learned = data.with_predictions(data.fitter.predict(judged, unit_folds(data.topic, judged, rng), "topics"))
+            learned = _learned(data, judged, unit_folds(data.topic, judged, rng), "topics", fallbacks)
             learned_f = topic_f(learned, beta)
             for matcher, automatic in (("binarized", binarized_f), ("learned", learned_f)):
                 tally = tallies["topics", matcher]
                 _topic_plan(tally, human_f, automatic, chosen, truth, pairs, level)
                 tally.correlations.append(per_row_correlation(human_f, automatic))
+                tally.difference_correlations.append(per_row_correlation(pair_differences(human_f),
+                                                                         pair_differences(automatic)))
             # item-level: each response's own nuggets
             samples = [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :_size(budget, t)]
                        for t in data.topics]
             costs["items"] += sum(_size(budget, t) * int(t.answered.sum()) for t in data.topics)
             judged = _judged_cells(data, samples)[data.cell] & labelled
-            learned = data.with_predictions(data.fitter.predict(judged, unit_folds(data.cell, judged, rng), "items"))
+            learned = _learned(data, judged, unit_folds(data.cell, judged, rng), "items", fallbacks)
             seconds += time.process_time() - started
             for matcher, topics in (("binarized", data.topics), ("learned", learned)):
                 tally = tallies["items", matcher]
@@ -147,13 +154,25 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                     tally.add("differences", difference[0][:, 0], difference[1][:, 0],
                               truth[pairs[:, 0]] - truth[pairs[:, 1]])
                 tally.correlations.append(item_correlation(topics))
-            if progress:
-                progress(f"budget {budget:g}%: {trial + 1}/{trials} plans")
+                tally.difference_correlations.append(tally.correlations[-1])   # the same items
+            if advance:
+                advance()
         for plan, matcher in KINDS:
             results.append({"plan": plan, "budget": budget, "matcher": matcher, "judgments": costs[plan] / trials,
                             **tallies[plan, matcher].figures(),
-                            "seconds": seconds if matcher == "learned" else None})
+                            "seconds": seconds if matcher == "learned" else None,
+                            "fallbacks": fallbacks[plan] if matcher == "learned" else None})
     return results
+
+
+def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, fallbacks: dict) -> list[TopicItems]:
+    """The topics with cross-fitted predictions; BINARIZED's values (counted in `fallbacks`) when the
+    plan's judgments cannot train the model."""
+    try:
+        return data.with_predictions(data.fitter.predict(judged, folds, kind))
+    except CrossFitError:
+        fallbacks[kind] += 1
+        return data.topics
 
 
 def _size(budget: float, topic: TopicItems) -> int:
@@ -184,3 +203,24 @@ def _topic_plan(tally: Tally, human_f: np.ndarray, automatic: np.ndarray, chosen
         estimate, half, _ = ppi_arrays(d_human[:, None, chosen], d_auto[:, None, chosen],
                                        d_auto.mean(axis=1)[:, None], population, level, shared=True)
         tally.add("differences", estimate[:, 0], half[:, 0], truth[a] - truth[b])
+
+
+def learned_budget_report(gold, runs, judgments, budgets, trials: int, seed: int, level: float = 0.95,
+                          beta: float = 3.0, extra=None, advance: Callable[[], None] | None = None,
+                          **settings) -> dict:
+    """{"settings", "language_pairs": [{"language_pair", "runs", "topics", "plans": [...]}]}: the
+    plans of `simulate_plans` for every language pair, from fully judged runs; `extra` (a function
+    of the pairs giving feature columns) adds an automatic assessor's values to the model's features."""
+    from sepia.metaeval.items import item_scores
+    from sepia.scoring.learned.pairs import build_pairs
+
+    items = item_scores(gold, runs, judgments, "binarized", beta=beta, **settings)
+    by_id = {r.run_id: r for r in runs}
+    groups = []
+    for pair, (run_ids, topics) in items.items():
+        pairs = build_pairs(gold, [by_id[r] for r in run_ids], judgments)
+        data = PlanData.build(run_ids, topics, pairs, None if extra is None else extra(pairs))
+        groups.append({"language_pair": pair, "runs": len(run_ids), "topics": len(topics),
+                       "plans": simulate_plans(data, budgets, trials, seed, level, beta, advance)})
+    return {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
+            "language_pairs": groups}
