@@ -92,6 +92,7 @@ PLAN_LABELS = {("topics", "binarized"): "topics BINARIZED", ("topics", "learned"
                ("items", "binarized"): "items BINARIZED", ("items", "learned"): "items learned"}
 
 
+
 def learned_budget_text(report: dict) -> str:
     """Every plan kind per budget, at the judgments each costs, in lines of at most 100 columns."""
     s = report["settings"]
@@ -100,12 +101,11 @@ def learned_budget_text(report: dict) -> str:
     for group in report["language_pairs"]:
         lines += ["", f"{group['language_pair']}: {group['runs']} runs x {group['topics']} topics, {s['trials']} random "
                       f"plans per budget (seed {s['seed']}), {level} intervals",
-                  "topics: every run judged on the budget's share of the topics (PPI++, power-tuned lambda); items: "
-                  "each response", "judged on its own sample of the budget's share of its topic's nuggets (power-"
-                  "tuned lambda); learned:", "the learned matcher trained on the plan's judgments, cross-fitted "
-                  "(5 folds of topics or items)"]
-        table = [["", "", "", "run means", "", "", "", "differences", "", "", ""],
-                 ["budget", "plan", "judgments", "coverage", "width", "r", "tau", "coverage", "width", "r", "decided"]]
+                  "topics: every run judged on the budget's share of the topics (PPI++, power-tuned lambda);",
+                  "items: each response judged on its own sample of the budget's share of its topic's nuggets",
+                  "(power-tuned lambda); learned: the learned matcher trained on the plan's judgments only,",
+                  "cross-fitted (5 folds of topics or items). Run means, then differences of two runs (diff.):"]
+        table = [["budget", "plan", "judgments", "coverage", "width", "r", "tau", "diff.cov", "width", "r", "decided"]]
         for row in group["plans"]:
             means, diff = row["means"], row.get("differences") or {}
             table.append([f"{row['budget']:g}%", PLAN_LABELS[row["plan"], row["matcher"]], f"{row['judgments']:,.0f}",
@@ -123,8 +123,8 @@ def learned_budget_text(report: dict) -> str:
                       "model: BINARIZED", "stands in for them."]
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean width; "
                   "r = the", "predictor's correlation with the human values (per topic, per pair of runs; per item "
-                  "for items);", "tau = Kendall's tau-b against the full human ranking; decided = share of pairs "
-                  "whose interval excludes 0."]
+                  "for items);", "tau = Kendall's tau-b of the estimates against the full human values; decided = "
+                  "share of intervals", "excluding 0."]
     return "\n".join(lines).lstrip("\n") + "\n"
 
 

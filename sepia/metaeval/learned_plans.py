@@ -75,7 +75,7 @@ class Tally:
 
     def __init__(self):
         self.sums: dict[str, np.ndarray] = {}
-        self.taus: list[float] = []
+        self.taus: dict[str, list[float]] = {}   # of the estimates against the truth, per plan
         self.correlations: list[float] = []
         self.difference_correlations: list[float] = []
         self.cells: dict[str, int] = {}
@@ -85,15 +85,15 @@ class Tally:
                            np.sum(np.abs(estimate) > half)], float)
         self.sums[key] = self.sums.get(key, np.zeros(3)) + counts
         self.cells[key] = self.cells.get(key, 0) + len(truth)
+        self.taus.setdefault(key, []).append(kendall_tau(truth, estimate))
 
     def figures(self) -> dict:
         out: dict[str, object] = {"correlation": _mean(self.correlations),
                                   "difference_correlation": _mean(self.difference_correlations)}
         for key, (covered, width, decided) in self.sums.items():
             n = self.cells[key]
-            out[key] = {"coverage": covered / n, "width": width / n, "decided": decided / n}
-        if "means" in out:
-            out["means"]["tau"] = _mean(self.taus)   # type: ignore[index]
+            out[key] = {"coverage": covered / n, "width": width / n, "tau": _mean(self.taus[key]),
+                        "decided": decided / n}
         return out
 
 
@@ -122,7 +122,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
         costs = {"topics": 0.0, "items": 0.0}
         fallbacks = {"topics": 0, "items": 0}
         seconds = 0.0
-        for trial in range(trials):
+        for _ in range(trials):
             started = time.process_time()
             # topic-level: the same topics for every run
             n = max(2, round(budget / 100 * len(data.topics)))
@@ -149,7 +149,6 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                 lam = item_lambda(topics, samples) if matcher == "learned" else 1.0
                 (estimate, half), difference = plan_sums(topics, samples, beta, level, pairs, lam)
                 tally.add("means", estimate[:, 0], half[:, 0], truth)
-                tally.taus.append(kendall_tau(truth, estimate[:, 0]))
                 if difference is not None:
                     tally.add("differences", difference[0][:, 0], difference[1][:, 0],
                               truth[pairs[:, 0]] - truth[pairs[:, 1]])
@@ -196,7 +195,6 @@ def _topic_plan(tally: Tally, human_f: np.ndarray, automatic: np.ndarray, chosen
     estimate, half, _ = ppi_arrays(human_f[:, None, chosen], automatic[:, None, chosen],
                                    automatic.mean(axis=1)[:, None], population, level, shared=True)
     tally.add("means", estimate[:, 0], half[:, 0], truth)
-    tally.taus.append(kendall_tau(truth, estimate[:, 0]))
     if len(pairs):
         a, b = pairs[:, 0], pairs[:, 1]
         d_human, d_auto = human_f[a] - human_f[b], automatic[a] - automatic[b]

@@ -9,7 +9,8 @@ own fold's, as a pair's own judgment must not be its feature); it predicts the p
 the judged pairs outside fold k. A pair nobody judged gets the mean of the folds' predictions.
 
 The evidence features and the pairs' similarities are computed once (`CrossFitter`) and shared by
-every plan a simulation draws; each fit starts from the previous one's solution (`fit_newton`).
+every plan a simulation draws; each fold's fit starts from the previous plan's solution
+(`fit_newton`: the minimum is unique, so the start changes the time, not the model).
 """
 from __future__ import annotations
 
@@ -82,13 +83,14 @@ class CrossFitter:
             raise CrossFitError(f"{int(judged.sum())} judged pairs in {count} fold: cross-fitting needs two folds")
         checked_labels(labels[judged], count)
         predictions = np.zeros(len(labels))
+        start = self.starts.get(kind)     # the last plan's: a fold's model never starts from another fold's
         for k in range(count):
             reference = judged & (groups != k)
             x = np.hstack([self.features, self.similarities.reuse(groups, reference)])
             train = labels[reference]
             if train.max() <= 0 or train.min() >= 1:
                 raise CrossFitError(f"the judged pairs outside fold {k + 1} hold one decision only: nothing to learn")
-            model, self.starts[kind] = fit_newton(x[reference], train, self.starts.get(kind))
+            model, self.starts[kind] = fit_newton(x[reference], train, start)
             own = groups == k
             p = model.probabilities(x[own | ~judged])
             predictions[own] = p[own[own | ~judged]]
