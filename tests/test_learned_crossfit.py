@@ -129,7 +129,7 @@ def test_item_estimator_on_each_runs_own_sample_by_hand():
     f3 = lambda r: 10 * min(max(r, 0), 1) / (9 + min(max(r, 0), 1))  # noqa: E731
     expected, variances = [], []
     for run, sample in enumerate(([0, 2], [1, 3])):
-        def sums(kept):
+        def sums(kept, run=run):
             residual = sum(weights[n] * (human[run, n] - lam * automatic[run, n]) for n in kept)
             return (lam * weights @ automatic[run] + 4 / len(kept) * residual) / weights.sum()
         expected.append(f3(sums(sample)))
