@@ -201,3 +201,77 @@ def test_budget_command_json_has_one_object_per_plan_kind_and_budget():
                                      "--judgments", str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets",
                                      "30", "--trials", "2"]).output
     assert "items learned" in text and max(len(line) for line in text.splitlines()) <= 100
+
+
+def _sample_file(tmp_path, keep, name) -> str:
+    lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    path = tmp_path / name
+    path.write_text("\n".join([lines[0]] + [x for x in lines[1:] if keep(x.split("\t"))]) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_topic_plan_in_the_store_equals_the_calibrated_files(plan_campaign, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "4",
+                                "--seed", "3"]).exit_code == 0
+    status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    planned = {t["topic_id"] for s in status["by_stratum"] for t in s["topics"]}
+    sample = _sample_file(tmp_path, lambda x: x[0] in planned, "sample.tsv")
+    assert runner.invoke(main, ["import", sample]).exit_code == 0
+    stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned", "--format", "json"])
+    assert stored.exit_code == 0, stored.output
+    runs = [str(p) for p in sorted((CS / "runs").glob("*.xml"))]
+    files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), *[a for r in runs for a in ("--run", r)],
+                                 "--matcher", "learned", "--calibrate", sample, "--format", "json"])
+    assert files.exit_code == 0, files.output
+    got_groups, want_groups = (json.loads(r.stdout)["language_pairs"] for r in (stored, files))
+    assert [g["language_pair"] for g in got_groups] == [g["language_pair"] for g in want_groups]
+    for got, want in zip(got_groups, want_groups):
+        assert got["judged_topics"] == want["judged_topics"]
+        for a, b in zip(got["runs"] + got["pairs"], want["runs"] + want["pairs"]):
+            assert (a["estimate"], a["raw_low"], a["raw_high"], a["lambda"]) == pytest.approx(
+                (b["estimate"], b["raw_low"], b["raw_high"], b["lambda"]), abs=1e-6)
+    assert json.loads(stored.stdout)["matcher"] == "learned"
+
+
+def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campaign, tmp_path):
+    from sepia.metaeval.item_estimates import estimate_items
+    from sepia.scoring.evaluate import Settings
+    from sepia.scoring.learned import cross_fitted
+
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "60%", "--unit", "items",
+                                "--seed", "2"]).exit_code == 0
+    status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    planned = {t["topic_id"]: set(t["nuggets"]) for s in status["by_stratum"] for t in s["topics"]}
+    assert runner.invoke(main, ["import", str(CS / "judgments.tsv")]).exit_code == 0
+    stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned", "--format", "json"])
+    assert stored.exit_code == 0, stored.output
+    only = read_judgments(_sample_file(tmp_path, lambda x: x[3] in planned.get(x[0], ()), "planned.tsv"))
+    gold = read_file(str(CS / "gold.xml"), "gold")
+    runs = [read_file(str(p), "cclqa") for p in sorted((CS / "runs").glob("*.xml"))]
+    files = estimate_items(gold, runs, only, Settings(matcher="learned"), planned, 0.95,
+                           cross_fitted(gold, runs, only, "item"), tuned=True)
+    for group, expected in zip(json.loads(stored.stdout)["language_pairs"], files["language_pairs"]):
+        for got, want in zip(group["runs"], expected["runs"]):
+            assert (got["estimate"], got["raw_low"], got["raw_high"]) == pytest.approx(
+                (want["estimate"], want["raw_low"], want["raw_high"]), abs=1e-6)
+            assert 0 <= got["lambda"] <= 1
+
+
+def test_a_plan_too_small_to_train_on_is_one_line(plan_campaign, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "2",
+                                "--seed", "3"]).exit_code == 0
+    status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    planned = {t["topic_id"] for s in status["by_stratum"] for t in s["topics"]}
+    # every planned pair judged "no match": one decision only
+    lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    rows = [x.split("\t") for x in lines[1:]]
+    path = tmp_path / "none.tsv"
+    path.write_text("\n".join([lines[0]] + ["\t".join(r[:4] + ["0"] + r[5:]) for r in rows
+                                            if r[0] in planned]) + "\n", encoding="utf-8")
+    assert runner.invoke(main, ["import", str(path)]).exit_code == 0
+    result = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned"])
+    assert result.exit_code == 1 and "one decision only" in result.output and "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1
