@@ -275,3 +275,30 @@ def test_a_plan_too_small_to_train_on_is_one_line(plan_campaign, tmp_path):
     result = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned"])
     assert result.exit_code == 1 and "one decision only" in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_web_estimates_offer_the_cross_fitted_learned_matcher(app, web_store):
+    import re
+
+    from sqlalchemy import select
+    from test_web_plans import campaign
+    from web_helpers import browser_for
+
+    from sepia.store.models import Nugget, NuggetJudgment, PlanTopic, Response, RunTopic
+
+    campaign(web_store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "3", "seed": "2"})
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert 'option value="learned"' in org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    with web_store.transaction() as session:
+        planned = set(session.scalars(select(PlanTopic.topic_id)))
+        rows = session.execute(select(Response.id, Nugget.id).join(RunTopic)
+                               .join(Nugget, Nugget.topic_id == RunTopic.topic_id)
+                               .where(RunTopic.topic_id.in_(planned))).all()
+        for response_id, nugget_id in rows:            # every planned pair "no match": nothing to learn from
+            session.add(NuggetJudgment(response_id=response_id, nugget_id=nugget_id, assessor="as1", match=0.0))
+    assert org.post(f"/pools/{pool_id}/estimates", {"matcher": "learned"}).status_code == 302
+    page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert "learned matcher" in page and ("one decision only" in page or "a cross-fitted model needs" in page)
+    assert org.post(f"/pools/{pool_id}/estimates", {"matcher": "exact; drop"}).status_code == 400
