@@ -302,3 +302,19 @@ def test_web_estimates_offer_the_cross_fitted_learned_matcher(app, web_store):
     page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     assert "learned matcher" in page and ("one decision only" in page or "a cross-fitted model needs" in page)
     assert org.post(f"/pools/{pool_id}/estimates", {"matcher": "exact; drop"}).status_code == 400
+
+
+def test_an_automatic_assessor_is_a_feature_of_the_learned_model(tmp_path):
+    common = ["metaeval", "budget", "--gold", str(CS / "gold.xml"), "--runs", str(CS / "runs"), "--judgments",
+              str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets", "60", "--trials", "4", "--format", "json"]
+    alone = CliRunner().invoke(main, common)
+    # the human judgments themselves as an "assessor": the model learns to follow them
+    oracle = _sample_file(tmp_path, lambda x: x[5] == "cs-a1", "oracle.tsv")
+    helped = CliRunner().invoke(main, [*common, "--auto-judgments", f"oracle={oracle}"])
+    assert alone.exit_code == 0 and helped.exit_code == 0, helped.output
+    assert json.loads(helped.stdout)["feature"] == "oracle"
+
+    def correlation(result):
+        return next(p["correlation"] for p in json.loads(result.stdout)["plans"]
+                    if (p["language_pair"], p["plan"], p["matcher"]) == ("CS-CS", "items", "learned"))
+    assert correlation(helped) > max(0.9, correlation(alone))

@@ -222,3 +222,27 @@ def learned_budget_report(gold, runs, judgments, budgets, trials: int, seed: int
                        "plans": simulate_plans(data, budgets, trials, seed, level, beta, advance)})
     return {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
             "language_pairs": groups}
+
+
+def assessor_column(matcher, gold, runs) -> Callable[[Pairs], np.ndarray]:
+    """A feature for the learned model from an automatic assessor (a matcher object: a plug-in, an
+    --auto-judgments file): a function of the pairs giving the assessor's value of each (answer,
+    nugget) pair, the answer scored alone."""
+    from sepia.matchers.base import JudgedMatcher
+
+    nuggets = {t.topic_id: t.nuggets for t in gold.topics}
+    answers = {(r.run_id, t.topic_id, a.rank): a for r in runs for t in r.topics for a in t.answers}
+
+    def column(pairs: Pairs) -> np.ndarray:
+        values: dict[tuple, dict[str, float]] = {}
+        out = []
+        for run, topic, rank, nugget in pairs.keys:
+            if (run, topic, rank) not in values:
+                scored = matcher.scores(run, topic, nuggets[topic], [answers[run, topic, rank]]) or [0.0] * len(
+                    nuggets[topic])
+                scored = matcher.credit(scored) if isinstance(matcher, JudgedMatcher) else scored
+                values[run, topic, rank] = {n.nugget_id: float(v) for n, v in zip(nuggets[topic], scored)}
+            out.append(values[run, topic, rank][nugget])
+        return np.array(out, float)
+
+    return column
