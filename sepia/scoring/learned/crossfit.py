@@ -53,8 +53,13 @@ class StackedSimilarities:
         for rows, sims in self.stacks:
             group = groups[rows]
             usable = (group[:, :, None] != group[:, None, :]) & reference[rows][:, None, :]
+            some = usable.any(axis=(1, 2))   # a block none of whose rows may use a reference: the priors
             evidence = self.evidence[rows]
-            out[rows] = reuse_features(sims, self.labels[rows], usable, evidence, evidence)
+            out[rows] = reuse_features(sims[:1], self.labels[rows[:1]], usable[:1] & False, evidence[:1],
+                                       evidence[:1])[0, 0]
+            if some.any():
+                out[rows[some]] = reuse_features(sims[some], self.labels[rows[some]], usable[some], evidence[some],
+                                                 evidence[some])
         return out
 
 
