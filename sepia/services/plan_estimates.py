@@ -9,6 +9,7 @@ from sepia.metaeval.calibrate import calibrate, run_topic_scores
 from sepia.metaeval.item_estimates import estimate_items
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
+from sepia.matchers.base import Matcher
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
@@ -81,7 +82,7 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
         gold = io.export_gold(session)
         runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
         judgments = io.export_judgments(session)
-    matcher = None
+    matcher: Matcher | None = None
     try:  # a learned matcher: trained on the planned items, cross-fitted, or a model fixed before the plan
         if fits_on_plan(settings):
             planned_judgments = [j for j in judgments if j.nugget_id in planned.get(j.topic_id, ())]
