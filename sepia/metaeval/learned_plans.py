@@ -116,8 +116,8 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
     binarized_f = topic_f(data.topics, beta)
     labelled = ~np.isnan(data.fitter.pairs.labels)
     results = []
-    for b, budget in enumerate(budgets):
-        rng = np.random.default_rng([seed, b])
+    for budget in budgets:
+        rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
         tallies = {kind: Tally() for kind in KINDS}
         costs = {"topics": 0.0, "items": 0.0}
         fallbacks = {"topics": 0, "items": 0}
