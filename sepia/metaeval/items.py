@@ -11,8 +11,11 @@ unbiased for the human sum whatever the matcher. F3 is computed from the estimat
 clipped to [0, 1], a to at least 0): a plug-in, so slightly biased where F3 bends. Its variance is
 the jackknife's over the sampled nuggets, (1 - k/K) (k - 1)/k sum_i (F_{-i} - mean)^2, the nuggets
 being sampled independently in each topic; a run's mean over T topics has the variance
-sum_t var_t / T^2 and the interval t(df) with Satterthwaite's df (`satterthwaite_half`). The same nuggets are sampled for every run
-of a topic, so a difference of two runs is jackknifed with the same deletions.
+sum_t var_t / T^2 and the interval t(df) with Satterthwaite's df (`satterthwaite_half`). When the
+same nuggets are sampled for every run of a topic, a difference of two runs is jackknifed with the
+same deletions; when each run has its own sample (`sepia.metaeval.learned_plans`), the two runs are
+independent and their variances add. With lambda < 1 (`item_lambda`, power tuning) the automatic
+values are scaled by lambda in both sums.
 
 The data (`item_scores`) come from the scorer's own pieces, so that judging every nugget gives the
 human F3 exactly (the tests check it); this is the one place that calls the matchers per nugget.
