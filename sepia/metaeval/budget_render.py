@@ -115,8 +115,9 @@ def learned_budget_text(report: dict) -> str:
         lines += align(table)
         lines += _learned_aims(group["plans"])
         seconds = sum(r["seconds"] for r in group["plans"] if r["plan"] == "items" and r["matcher"] == "learned")
+        count = len(s["budgets"])
         lines += [f"Learned predictions: {seconds:.0f} s of CPU for {s['trials']} plans of each kind at "
-                  f"{len(s['budgets'])} budgets."]
+                  f"{count} budget{'s' if count != 1 else ''}."]
         fallbacks = sum(r["fallbacks"] for r in group["plans"] if r["fallbacks"])
         if fallbacks:
             lines += [f"{fallbacks} learned plans had too few judgments (or one decision only) to train the "
