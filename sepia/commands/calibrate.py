@@ -69,6 +69,7 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
     """Everything is read and checked before anything is estimated; a problem is one line and exit 1."""
     from sepia.metaeval.calibrate import calibrate, run_topic_scores  # scipy: not for every `sepia evaluate`
     from sepia.metaeval.render import json_ready
+    from sepia.scoring.learned import cross_fitted, fits_on_plan
 
     if not gold_path or not run_paths:
         raise click.UsageError("--calibrate needs the gold standard (--gold) and the runs (--run)")
@@ -86,17 +87,22 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
                                    f"{', '.join(outside[:5])}{' ...' if len(outside) > 5 else ''}")
     judged = {j.topic_id for j in judgments}
     judged_pairs = {(j.run_id, j.topic_id) for j in judgments}
+    runs: Iterable[CCLQARun] | None = None
     if auto_specs:
         matchers = load_auto_matchers(auto_specs, gold, settings.partial)
         if len(matchers) > 1:
             raise click.UsageError("--calibrate corrects one matcher: give one --auto-judgments file")
         name, matcher = next(iter(matchers.items()))
         automatic = Evaluator(gold, replace(settings, matcher=name), None, matcher)
-    else:  # no judgments: a learned matcher must bring a model, fixed before the sample (PPI++ needs that)
+    elif fits_on_plan(settings):  # trained on the sample's judgments only, cross-fitted over its topics
+        runs = [load_or_exit(read_file, path, "cclqa") for path in run_paths]
+        automatic = Evaluator(gold, settings, None, made_or_exit(cross_fitted, gold, runs, judgments, "topic"))
+    else:  # a learned matcher with a model: fixed before the sample
         automatic = made_or_exit(Evaluator, gold, settings)
     human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), judgments)
     scores, seen = [], set()
-    runs: Iterable[CCLQARun] = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
+    if runs is None:
+        runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
     if automatic.learns:  # the learned matcher's model sees every run before it scores one
         runs = list(runs)
         made_or_exit(automatic.learn, runs)

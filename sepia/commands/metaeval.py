@@ -159,9 +159,9 @@ def aeollm(pred_paths, human_paths, output):
 
 
 LEARNER_REFUSED = ("the {} matcher is not simulated: learning from these judgments, its errors depend on the "
-                   "very topics each simulated plan judges, which voids the intervals (cross-fitting, a model per "
-                   "fold of every sample, is not implemented); give a learned model's decisions made without "
-                   "these judgments as --auto-judgments")
+                   "very topics each simulated plan judges, which voids the intervals; --matcher learned trains "
+                   "SEPIA's model on each plan's judgments, cross-fitted, or give a model's decisions made "
+                   "without these judgments as --auto-judgments")
 
 
 def parse_budgets(ctx, param, value: str) -> list[float]:
@@ -217,11 +217,17 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
     judgments = [j for p in expand(judgment_paths, "*.tsv") for j in load_or_exit(read_judgments, p)]
     if not judgments:
         raise click.UsageError("no judgments found: the simulation needs fully judged runs")
+    assessor = None
     if auto_judgment_specs:
         automatic = list(load_auto_matchers(auto_judgment_specs, gold).values())
         if len(automatic) > 1:
             raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
-        matcher = automatic[0]
+        assessor = automatic[0]
+    if matcher == "learned":   # an automatic assessor is then one of the model's features
+        learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, assessor, theta=theta,
+                       weights=weights, output=output)
+        return
+    matcher = assessor or matcher
     name = matcher if isinstance(matcher, str) else matcher.name
     if isinstance(matcher, str) and matcher_kind(matcher).learns_from_other_runs:
         raise click.ClickException(LEARNER_REFUSED.format(name))
@@ -242,6 +248,30 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
         click.echo(json.dumps(stamped({"matcher": name, **report}), indent=1))
     else:
         click.echo(budget_text(report, name), nl=False)
+
+
+def learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, assessor, output, **settings) -> None:
+    """`sepia metaeval budget --matcher learned`: topic- and item-level plans with BINARIZED and with
+    the learned matcher cross-fitted on each plan's judgments (`sepia.metaeval.learned_plans`), an
+    automatic assessor's values (a matcher object, or None) among its features."""
+    from sepia.corpus.progress import maybe_progress
+    from sepia.metaeval.budget_render import learned_budget_text
+    from sepia.metaeval.learned_plans import assessor_column, learned_budget_report
+    from sepia.metaeval.render import json_ready
+
+    extra = None if assessor is None else assessor_column(assessor, gold, runs)
+    with maybe_progress(True, "plans", trials * len(budgets)) as advance:
+        report = made_or_exit(learned_budget_report, gold, runs, judgments, budgets, trials, seed, level, beta,
+                              extra, advance=advance, **settings)
+    if not report["language_pairs"]:
+        raise click.ClickException("no run is scored on any topic of the gold standard")
+    if output == "json":
+        plans = [{"language_pair": g["language_pair"], **row} for g in report["language_pairs"] for row in g["plans"]]
+        click.echo(json.dumps(stamped(json_ready({"matcher": "learned", "settings": report["settings"],
+                                                  "feature": assessor and assessor.name, "plans": plans})),
+                              indent=1))
+    else:
+        click.echo(learned_budget_text(json_ready(report)), nl=False)
 
 
 @metaeval.command()

@@ -101,3 +101,73 @@ def budget_text(report: dict, matcher: str) -> str:
 def _wrapped(text: str) -> list[str]:
     """A paragraph of the report in lines of at most WIDTH columns."""
     return textwrap.wrap(text, WIDTH, break_long_words=False, break_on_hyphens=False)
+
+
+# The aims for item-level plans with cross-fitted learned predictions, per budget: the least tau of
+# the estimated ranking, the widest run-mean interval, the coverage's range.
+LEARNED_AIMS = {30: (0.85, 0.10, COVERAGE_AIM), 20: (0.80, None, (COVERAGE_AIM[0], 1.0))}
+PLAN_LABELS = {("topics", "binarized"): "topics BINARIZED", ("topics", "learned"): "topics learned",
+               ("items", "binarized"): "items BINARIZED", ("items", "learned"): "items learned"}
+
+
+def learned_budget_text(report: dict) -> str:
+    """Every plan kind per budget, at the judgments each costs, in lines of at most 100 columns."""
+    s = report["settings"]
+    level = f"{100 * s['level']:g}%"
+    lines = []
+    for group in report["language_pairs"]:
+        lines += ["", f"{group['language_pair']}: {group['runs']} runs x {group['topics']} topics, {s['trials']} random "
+                      f"plans per budget (seed {s['seed']}), {level} intervals",
+                  "topics: every run judged on the budget's share of the topics (PPI++, power-tuned lambda);",
+                  "items: each response judged on its own sample of the budget's share of its topic's nuggets",
+                  "(power-tuned lambda); learned: the learned matcher trained on the plan's judgments only,",
+                  "cross-fitted (5 folds of topics or items). Run means, then differences of two runs (diff.):"]
+        table = [["budget", "plan", "judgments", "coverage", "width", "r", "tau", "diff.cov", "width", "r", "decided"]]
+        for row in group["plans"]:
+            means, diff = row["means"], row.get("differences") or {}
+            table.append([f"{row['budget']:g}%", PLAN_LABELS[row["plan"], row["matcher"]], f"{row['judgments']:,.0f}",
+                          fmt(means["coverage"]), fmt(means["width"]), fmt(row["correlation"], 2), fmt(means["tau"]),
+                          fmt(diff.get("coverage")), fmt(diff.get("width")), fmt(row["difference_correlation"], 2),
+                          fmt(diff.get("decided"))])
+        lines += align(table)
+        lines += _learned_aims(group["plans"])
+        seconds = sum(r["seconds"] for r in group["plans"] if r["plan"] == "items" and r["matcher"] == "learned")
+        count = len(s["budgets"])
+        lines += [f"Learned predictions: {seconds:.0f} s of CPU for {s['trials']} plans of each kind at "
+                  f"{count} budget{'s' if count != 1 else ''}."]
+        fallbacks = sum(r["fallbacks"] for r in group["plans"] if r["fallbacks"])
+        if fallbacks:
+            lines += [f"{fallbacks} learned plans had too few judgments (or one decision only) to train the "
+                      "model: BINARIZED", "stands in for them."]
+    lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean width; "
+                  "r = the", "predictor's correlation with the human values (per topic, per pair of runs; per item "
+                  "for items);", "tau = Kendall's tau-b of the estimates against the full human values; decided = "
+                  "share of intervals", "excluding 0."]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _learned_aims(plans: list[dict]) -> list[str]:
+    """Item-level learned plans against their aims, where a budget has them."""
+    lines = []
+    for row in plans:
+        aims = LEARNED_AIMS.get(int(row["budget"])) if row["budget"] == int(row["budget"]) else None
+        if not aims or (row["plan"], row["matcher"]) != ("items", "learned"):
+            continue
+        tau_aim, width_aim, (low, high) = aims
+        means = row["means"]
+        parts = [_verdict("tau", means["tau"], tau_aim, at_least=True)]
+        if width_aim is not None:
+            parts.append(_verdict("width", means["width"], width_aim, at_least=False))
+        covered = means["coverage"] is not None and low <= means["coverage"] <= high
+        span = f"{100 * low:g}-{100 * high:g}%" if high < 1 else f">= {100 * low:g}%"
+        parts.append(f"coverage {fmt(means['coverage'])} (aim {span}: {'met' if covered else 'not met'})")
+        lines += [f"Aims at {row['budget']:g}%, items learned:"] + [f"  {part}" for part in parts]
+    return lines
+
+
+def _verdict(name: str, value: float | None, aim: float, at_least: bool) -> str:
+    if value is None:
+        return f"{name} - (undefined)"
+    met = value >= aim if at_least else value <= aim
+    sign = ">=" if at_least else "<="
+    return f"{name} {value:.3f} (aim {sign} {aim:.2f}: {'met' if met else f'short by {abs(value - aim):.3f}'})"

@@ -11,8 +11,11 @@ unbiased for the human sum whatever the matcher. F3 is computed from the estimat
 clipped to [0, 1], a to at least 0): a plug-in, so slightly biased where F3 bends. Its variance is
 the jackknife's over the sampled nuggets, (1 - k/K) (k - 1)/k sum_i (F_{-i} - mean)^2, the nuggets
 being sampled independently in each topic; a run's mean over T topics has the variance
-sum_t var_t / T^2 and the interval t(df) with Satterthwaite's df (`satterthwaite_half`). The same nuggets are sampled for every run
-of a topic, so a difference of two runs is jackknifed with the same deletions.
+sum_t var_t / T^2 and the interval t(df) with Satterthwaite's df (`satterthwaite_half`). When the
+same nuggets are sampled for every run of a topic, a difference of two runs is jackknifed with the
+same deletions; when each run has its own sample (`sepia.metaeval.learned_plans`), the two runs are
+independent and their variances add. With lambda < 1 (`item_lambda`, power tuning) the automatic
+values are scaled by lambda in both sums.
 
 The data (`item_scores`) come from the scorer's own pieces, so that judging every nugget gives the
 human F3 exactly (the tests check it); this is the one place that calls the matchers per nugget.
@@ -97,54 +100,91 @@ def f_from_sums(weighted, matched, topic: TopicItems, beta: float) -> np.ndarray
     return np.where(topic.answered.reshape(-1, *extra), f, 0.0)
 
 
-def estimated_sums(topic: TopicItems, samples: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The difference estimates of sum g(n) y(n) for samples of nugget indices (trials x k): runs x
-    trials, and without each sampled nugget in turn (runs x trials x k, K/(k - 1) scaling)."""
-    K, k = len(g), samples.shape[1]
-    full = topic.automatic @ g                                            # runs
-    picked = ((topic.human - topic.automatic) * g)[:, samples]             # runs x trials x k
+def estimated_sums(topic: TopicItems, samples: np.ndarray, g: np.ndarray,
+                   lam: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """The difference estimates of sum g(n) y(n) for samples of nugget indices, the same for every
+    run (trials x k) or each run's own (runs x trials x k): runs x trials, and without each sampled
+    nugget in turn (runs x trials x k, K/(k - 1) scaling). `lam` (a number, or one per trial) scales
+    the automatic values: 1 is plain PPI, 0 the human-only estimate."""
+    K, k = len(g), samples.shape[-1]
+    lam = np.broadcast_to(np.asarray(lam, float), samples.shape[-2:-1])[:, None]   # trials x 1
+    rows = np.arange(len(topic.lengths)).reshape(-1, 1, 1)
+    picked_human, picked_automatic = ((values * g)[rows, samples] if samples.ndim == 3 else (values * g)[:, samples]
+                                      for values in (topic.human, topic.automatic))
+    picked = picked_human - lam * picked_automatic                        # runs x trials x k
     total = picked.sum(axis=-1)
-    return full[:, None] + K / k * total, full[:, None, None] + K / max(k - 1, 1) * (total[..., None] - picked)
+    full = (topic.automatic @ g)[:, None] * lam[:, 0]                     # runs x trials
+    return full + K / k * total, full[..., None] + K / max(k - 1, 1) * (total[..., None] - picked)
 
 
-def topic_estimates(topic: TopicItems, samples: np.ndarray, beta: float) -> tuple[np.ndarray, np.ndarray]:
+def topic_estimates(topic: TopicItems, samples: np.ndarray, beta: float,
+                    lam: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """F estimates (runs x trials) and their jackknife replicates (runs x trials x k) for samples of
-    nugget indices (trials x k); with k = K the estimate is the human F exactly."""
-    (weighted, weighted_drop), (matched, matched_drop) = (estimated_sums(topic, samples, g) for g in
+    nugget indices (trials x k, or runs x trials x k); with k = K the estimate is the human F exactly."""
+    (weighted, weighted_drop), (matched, matched_drop) = (estimated_sums(topic, samples, g, lam) for g in
                                                           (topic.weights, np.ones(len(topic.weights))))
     return f_from_sums(weighted, matched, topic, beta), f_from_sums(weighted_drop, matched_drop, topic, beta)
 
 
+def item_lambda(topics: list[TopicItems], samples: list[np.ndarray]) -> np.ndarray:
+    """Power tuning of the item estimator, one lambda per trial for all runs and topics: the sampled
+    items' covariance of human and automatic values over the automatic values' variance, both within
+    each run's sample of a topic (the strata the estimator corrects), summed, clipped to [0, 1]. It
+    is fitted on thousands of items, not on the few of one topic."""
+    covariance = variance = 0.0
+    for topic, sample in zip(topics, samples):
+        rows = np.arange(len(topic.lengths)).reshape(-1, 1, 1)
+        y, f = ((v[rows, sample] if sample.ndim == 3 else v[:, sample]) for v in (topic.human, topic.automatic))
+        fc = f - f.mean(axis=-1, keepdims=True)
+        covariance = covariance + (fc * y).sum(axis=(0, 2))
+        variance = variance + (fc * f).sum(axis=(0, 2))
+    return np.clip(np.divide(covariance, variance, out=np.zeros_like(variance), where=variance > 1e-12), 0, 1)
+
+
 def plan_sums(topics: list[TopicItems], samples: list[np.ndarray], beta: float, level: float,
-              pairs: np.ndarray | None = None) -> tuple[tuple[np.ndarray, np.ndarray],
-                                                        tuple[np.ndarray, np.ndarray] | None]:
+              pairs: np.ndarray | None = None, lam: np.ndarray | float = 1.0
+              ) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray] | None]:
     """(estimates, half-widths) of the means over the topics, runs x trials, and of the differences
     of `pairs` (pairs x 2 row indices; None without), from each topic's samples of nugget indices
-    (trials x k_t): jackknife variances summed over the topics, with Satterthwaite's degrees of
-    freedom (`satterthwaite_half`)."""
-    runs, T, trials = len(topics[0].lengths), len(topics), len(samples[0])
+    (trials x k_t for every run, or runs x trials x k_t, each run's own): jackknife variances summed
+    over the topics, with Satterthwaite's degrees of freedom (`satterthwaite_half`). Runs sampled on
+    their own are independent, so a difference's variance is the sum of the two runs'; sampled
+    together, it is jackknifed with the same deletions."""
+    runs, T, trials = len(topics[0].lengths), len(topics), samples[0].shape[-2]
     pairs = np.zeros((0, 2), int) if pairs is None else pairs
     means = np.zeros((3, runs, trials))             # estimate, variance, sum of variance^2 / df
     differences = np.zeros((3, len(pairs), trials)) if len(pairs) else None
     for topic, sample in zip(topics, samples):
-        K, k = len(topic.weights), sample.shape[1]
-        f_hat, replicates = topic_estimates(topic, sample, beta)
-        _add_topic(means, f_hat, replicates, k, K)
-        if differences is not None:
-            _add_topic(differences, f_hat[pairs[:, 0]] - f_hat[pairs[:, 1]],
-                       replicates[pairs[:, 0]] - replicates[pairs[:, 1]], k, K)
+        K, k = len(topic.weights), sample.shape[-1]
+        f_hat, replicates = topic_estimates(topic, sample, beta, lam)
+        variance = _jackknife(replicates, k, K)
+        _add_topic(means, f_hat, variance, variance ** 2, k, K)
+        if differences is None:
+            continue
+        a, b = pairs[:, 0], pairs[:, 1]
+        if sample.ndim == 3:
+            _add_topic(differences, f_hat[a] - f_hat[b], variance[a] + variance[b],
+                       variance[a] ** 2 + variance[b] ** 2, k, K)
+        else:
+            paired = _jackknife(replicates[a] - replicates[b], k, K)
+            _add_topic(differences, f_hat[a] - f_hat[b], paired, paired ** 2, k, K)
     halves = [(e / T, satterthwaite_half(v, spread, level) / T) for e, v, spread in
               ([means] + ([differences] if differences is not None else []))]
     return halves[0], halves[1] if differences is not None else None
 
 
-def _add_topic(totals: np.ndarray, f_hat: np.ndarray, replicates: np.ndarray, k: int, K: int) -> None:
-    """Add a topic's estimates, jackknife variance and variance^2 / (k - 1) to the totals."""
-    variance = (1 - k / K) * (k - 1) / k * ((replicates - replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+def _jackknife(replicates: np.ndarray, k: int, K: int) -> np.ndarray:
+    """(1 - k/K) (k - 1)/k sum_i (F_-i - mean)^2 over the last axis."""
+    return (1 - k / K) * (k - 1) / k * ((replicates - replicates.mean(axis=-1, keepdims=True)) ** 2).sum(axis=-1)
+
+
+def _add_topic(totals: np.ndarray, f_hat: np.ndarray, variance: np.ndarray, squares: np.ndarray, k: int,
+               K: int) -> None:
+    """Add a topic's estimates, variance and its components' variance^2 / (k - 1) to the totals."""
     totals[0] += f_hat
     totals[1] += variance
     if k < K:
-        totals[2] += variance ** 2 / (k - 1)
+        totals[2] += squares / (k - 1)
 
 
 def satterthwaite_half(variance: np.ndarray, spread: np.ndarray, level: float) -> np.ndarray:

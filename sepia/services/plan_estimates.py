@@ -11,7 +11,9 @@ from sepia.metaeval.calibrate import calibrate, run_topic_scores
 from sepia.metaeval.item_estimates import estimate_items
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
+from sepia.matchers.base import Matcher
 from sepia.scoring.evaluate import Evaluator, Settings
+from sepia.scoring.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store import io
 from sepia.store.db import Store
@@ -34,8 +36,13 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
             warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
                             "the estimates use those")
         gold = io.export_gold(session)
-        try:  # a learned matcher brings its model (fixed before the plan's sample) and sees every run first
-            automatic = Evaluator(gold, settings)
+        try:  # a learned matcher: trained on the judged topics, cross-fitted, or a model fixed before the plan
+            if fits_on_plan(settings):
+                runs = [io.export_run(session, run_id, "cclqa") for run_id in ids]
+                plan_judgments = [j for j in io.export_judgments(session) if j.topic_id in judged]
+                automatic = Evaluator(gold, settings, None, cross_fitted(gold, runs, plan_judgments, "topic"))
+            else:
+                automatic = Evaluator(gold, settings)
             if automatic.learns:
                 automatic.learn([io.export_run(session, run_id, "cclqa") for run_id in ids])
         except ValueError as exc:
@@ -104,16 +111,20 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
         gold = io.export_gold(session)
         runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
         judgments = io.export_judgments(session)
-    matcher = None
-    try:  # a learned matcher brings its model (fixed before the plan's sample) and sees every run first
-        automatic = Evaluator(gold, settings)
-        if automatic.learns:
-            automatic.learn(runs)
-            matcher = automatic.matcher
+    matcher: Matcher | None = None
+    try:  # a learned matcher: trained on the planned items, cross-fitted, or a model fixed before the plan
+        if fits_on_plan(settings):
+            planned_judgments = [j for j in judgments if j.nugget_id in planned.get(j.topic_id, ())]
+            matcher = cross_fitted(gold, runs, planned_judgments, "item")
+        else:
+            automatic = Evaluator(gold, settings)
+            if automatic.learns:
+                automatic.learn(runs)
+                matcher = automatic.matcher
     except ValueError as exc:
         raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
     report = json_ready(estimate_items(gold, runs, judgments, settings, {t: planned.get(t, set()) for t in topics},
-                                       level, matcher))
+                                       level, matcher, tuned=fits_on_plan(settings)))
     if not report["language_pairs"]:
         raise NothingToScore(f"pool {pool_name}: no topic of the plan belongs to the stored runs' language pairs")
     for group in report["language_pairs"]:

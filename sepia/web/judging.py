@@ -27,6 +27,8 @@ from sepia.web.security import roles_required
 from sepia.web.topic_view import TopicView
 from sepia.web.topics import topic_view
 
+PLAN_MATCHERS = ("binarized", "learned")   # estimates page: learned = trained on the plan's judgments, cross-fitted
+
 bp = Blueprint("judging", __name__)
 COMMENT_MAX_CHARS = 2_000
 
@@ -484,9 +486,12 @@ def estimate(pool_id: int):
     from sepia.web.db import store
 
     name = get_or_404(Pool, pool_id, "pool").name
+    matcher = request.form.get("matcher", "binarized")
+    if matcher not in PLAN_MATCHERS:
+        abort(400, f"estimates come from {' or '.join(PLAN_MATCHERS)}, not {matcher!r}")
     db().close()  # the estimate reads the store in its own transaction
     try:
-        report, warnings = estimate_plan(store(), Settings("binarized"), name)
+        report, warnings = estimate_plan(store(), Settings(matcher), name)
     except (ImportRefused, NothingToScore) as problem:
         report, warnings = None, [str(problem)]
     try:

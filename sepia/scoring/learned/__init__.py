@@ -58,3 +58,30 @@ def _other_languages(training: dict, runs: Sequence[CCLQARun]) -> tuple[str, ...
     return tuple(f"the model was trained on {'/'.join(known)} runs only: its scores of the {lang} runs "
                  f"{', '.join(sorted(ids))} are not learnt from {lang} judgments; check them against human judgments "
                  "before publishing them" for lang, ids in sorted(other.items()))
+
+
+def cross_fitted(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], unit: str = "topic",
+                 seed: int = 0) -> LearnedMatcher:
+    """The matcher trained on a judging plan's judgments only, cross-fitted (`crossfit`): each judged
+    pair's probability comes from a model that never saw its fold's judgments, the folds being the
+    plan's sampling units (`unit`: "topic" or "item", a run's answers against one nugget), dealt with
+    `seed`; every other pair gets the folds' mean. CrossFitError (one line) when the judgments cannot
+    train it (too few, one decision only)."""
+    import numpy as np
+
+    from sepia.scoring.learned.crossfit import CrossFitter, unit_folds
+    from sepia.scoring.learned.pairs import build_pairs
+
+    pairs = build_pairs(gold, runs, judgments)
+    judged = ~np.isnan(pairs.labels)
+    names = [(k[1],) if unit == "topic" else (k[0], k[1], k[3]) for k in pairs.keys]
+    ids = {name: i for i, name in enumerate(dict.fromkeys(names))}
+    units = np.array([ids[name] for name in names], int)
+    predictions = CrossFitter(pairs).predict(judged, unit_folds(units, judged, np.random.default_rng(seed)))
+    return LearnedMatcher(dict(zip(pairs.keys, predictions.tolist())))
+
+
+def fits_on_plan(settings) -> bool:
+    """Whether the settings' matcher is the learned one without a saved model: in a judging plan it is
+    then trained on the plan's own judgments, cross-fitted (`cross_fitted`)."""
+    return settings.matcher == "learned" and not settings.matcher_options.get("model")

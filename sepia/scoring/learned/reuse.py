@@ -37,13 +37,15 @@ def similarity(a: Sequence[frozenset[str]], b: Sequence[frozenset[str]]) -> np.n
 
 def support_rates(targets: np.ndarray, references: np.ndarray, labels: np.ndarray, usable: np.ndarray,
                   prior: np.ndarray) -> np.ndarray:
-    """Per column of `targets` (targets x RATE_FEATURES values), the usable references' decisions
-    weighted by exp(-|target value - reference value| / RATE_WIDTH); `prior` where none is usable."""
+    """Per column of `targets` (... x targets x RATE_FEATURES values), the usable references'
+    decisions weighted by exp(-|target value - reference value| / RATE_WIDTH); `prior` where none
+    is usable. Leading axes are blocks computed at once."""
     out = np.empty(targets.shape)
-    for c in range(targets.shape[1]):
-        weight = np.exp(-np.abs(targets[:, c, None] - references[None, :, c]) / RATE_WIDTH) * usable
-        total = weight.sum(axis=1)
-        out[:, c] = np.where(total > 0, (weight * labels[None, :]).sum(axis=1) / np.where(total > 0, total, 1), prior)
+    for c in range(targets.shape[-1]):
+        weight = np.exp(-np.abs(targets[..., :, None, c] - references[..., None, :, c]) / RATE_WIDTH) * usable
+        total = weight.sum(axis=-1)
+        out[..., c] = np.where(total > 0, (weight * labels[..., None, :]).sum(axis=-1) / np.where(total > 0, total, 1),
+                               prior)
     return out
 
 
@@ -51,23 +53,27 @@ def reuse_features(sims: np.ndarray, labels: np.ndarray, usable: np.ndarray, tar
                    references: np.ndarray) -> np.ndarray:
     """REUSE_FEATURES for the rows of `sims` (targets x judged references) from the references'
     `labels`, each target seeing only the references its row of `usable` allows; `targets` and
-    `references` are both sides' RATE_FEATURES values."""
-    count = usable.sum(axis=1)
-    held = np.where(usable, labels[None, :], 0.0)
-    prior = (held.sum(axis=1) + 0.5) / (count + 1)
+    `references` are both sides' RATE_FEATURES values. Leading axes, if any, are blocks computed at
+    once (a reference a row may not use then needs a finite label, any)."""
+    columns = len(RATE_FEATURES)
+    targets = targets.reshape(*sims.shape[:-1], columns)
+    references = references.reshape(*sims.shape[:-2], sims.shape[-1], columns)
+    decisions = labels[..., None, :]
+    count = usable.sum(axis=-1)
+    held = np.where(usable, decisions, 0.0)
+    prior = (held.sum(axis=-1) + 0.5) / (count + 1)
     masked = np.where(usable, sims, -1.0)
-    support = np.where(usable & (labels[None, :] >= 0.5), sims, 0.0).max(axis=1, initial=0.0)
-    nonsupport = np.where(usable & (labels[None, :] < 0.5), sims, 0.0).max(axis=1, initial=0.0)
-    k = min(NEIGHBOURS, sims.shape[1])
+    support = np.where(usable & (decisions >= 0.5), sims, 0.0).max(axis=-1, initial=0.0)
+    nonsupport = np.where(usable & (decisions < 0.5), sims, 0.0).max(axis=-1, initial=0.0)
+    k = min(NEIGHBOURS, sims.shape[-1])
     if k:
-        nearest = np.argsort(-masked, axis=1)[:, :k]
-        weight = np.clip(np.take_along_axis(masked, nearest, axis=1), 0.0, None)
-        vote = np.take_along_axis(np.broadcast_to(labels, sims.shape), nearest, axis=1)
-        total = weight.sum(axis=1)
-        neighbour = np.where(total > 0, (weight * vote).sum(axis=1) / np.where(total > 0, total, 1), prior)
+        nearest = np.argsort(-masked, axis=-1)[..., :k]
+        weight = np.clip(np.take_along_axis(masked, nearest, axis=-1), 0.0, None)
+        vote = np.take_along_axis(np.broadcast_to(decisions, sims.shape), nearest, axis=-1)
+        total = weight.sum(axis=-1)
+        neighbour = np.where(total > 0, (weight * vote).sum(axis=-1) / np.where(total > 0, total, 1), prior)
     else:
         neighbour = prior
-    rates = support_rates(targets.reshape(len(sims), len(RATE_FEATURES)),
-                          references.reshape(sims.shape[1], len(RATE_FEATURES)), labels, usable, prior)
-    return np.column_stack([prior, np.log1p(count), support, nonsupport, neighbour, rates])
-
+    rates = support_rates(targets, references, labels, usable, prior)
+    return np.concatenate([np.stack([prior, np.log1p(count), support, nonsupport, neighbour], axis=-1), rates],
+                          axis=-1)

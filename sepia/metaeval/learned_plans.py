@@ -1,0 +1,248 @@
+"""`sepia metaeval budget --matcher learned`: judging plans whose automatic values come from the
+learned matcher trained on the plan's own judgments, cross-fitted (`sepia.scoring.learned.crossfit`),
+beside BINARIZED on the very same plans, at equal numbers of human judgments.
+
+Per budget and trial:
+- a topic-level plan judges round(budget x T) topics for every run; the folds are topics (the plan's
+  sampling unit); the estimate is PPI++ with one power-tuned lambda for the runs (`ppi_arrays`);
+- an item-level plan judges, in every topic, each response's own uniform sample of round(budget x K)
+  of the K nuggets (at least 2), so every nugget has judged responses that judgment reuse can learn
+  from; the folds are items; the estimate is the item estimator with one power-tuned lambda per plan
+  (`item_lambda`), run differences with the two runs' variances summed (their samples are
+  independent).
+The figures per plan kind: coverage, mean width, share of intervals excluding 0 (decided), Kendall's
+tau of the estimated run ranking against the full human one, and the predictor's correlation with
+the human values (per topic, or per item over a run's items).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Callable
+
+import numpy as np
+
+from sepia.metaeval.budget import pair_differences, per_row_correlation
+from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
+from sepia.metaeval.ppi import ppi_arrays
+from sepia.metaeval.ranking import kendall_tau
+from sepia.scoring.learned.crossfit import CrossFitError, CrossFitter, unit_folds
+from sepia.scoring.learned.pairs import Pairs
+
+KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"))
+
+
+@dataclass
+class PlanData:
+    """One language pair's runs: their items (human and BINARIZED values) and the learned matcher's
+    pairs, each pair's cell in the topics' runs x K matrices laid end to end."""
+    run_ids: list[str]
+    topics: list[TopicItems]
+    fitter: CrossFitter
+    cell: np.ndarray          # per pair: its (topic, run, nugget) cell
+    topic: np.ndarray         # per pair: its topic's index
+    offsets: np.ndarray       # per topic: its first cell
+
+    @classmethod
+    def build(cls, run_ids: list[str], topics: list[TopicItems], pairs: Pairs, extra: np.ndarray | None = None):
+        sizes = [len(run_ids) * len(t.weights) for t in topics]
+        offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int)
+        where = {t.topic_id: i for i, t in enumerate(topics)}
+        column = [{label: n for n, label in enumerate(t.labels)} for t in topics]
+        row = {r: i for i, r in enumerate(run_ids)}
+        topic = np.array([where[k[1]] for k in pairs.keys], int)
+        cell = np.array([offsets[t] + row[k[0]] * len(topics[t].weights) + column[t][k[3]]
+                         for t, k in zip(topic, pairs.keys)], int)
+        return cls(run_ids, topics, CrossFitter(pairs, extra), cell, topic, offsets)
+
+    def with_predictions(self, predictions: np.ndarray) -> list[TopicItems]:
+        """The topics with the pairs' predictions as automatic values (a nugget's best answer's)."""
+        flat = np.zeros(int(self.offsets[-1]) + self.topics[-1].automatic.size)
+        np.maximum.at(flat, self.cell, predictions)
+        return [replace(t, automatic=flat[o:o + t.automatic.size].reshape(t.automatic.shape))
+                for t, o in zip(self.topics, self.offsets)]
+
+
+def topic_f(topics: list[TopicItems], beta: float, human: bool = False) -> np.ndarray:
+    """Runs x topics F from the items' automatic (or human) values."""
+    return np.column_stack([f_from_sums(v @ t.weights, v.sum(axis=1), t, beta)
+                            for t in topics for v in [t.human if human else t.automatic]])
+
+
+class Tally:
+    """Sums of one plan kind's figures over the trials."""
+
+    def __init__(self):
+        self.sums: dict[str, np.ndarray] = {}
+        self.taus: dict[str, list[float]] = {}   # of the estimates against the truth, per plan
+        self.correlations: list[float] = []
+        self.difference_correlations: list[float] = []
+        self.cells: dict[str, int] = {}
+
+    def add(self, key: str, estimate: np.ndarray, half: np.ndarray, truth: np.ndarray) -> None:
+        counts = np.array([np.sum(np.abs(estimate - truth) <= half + 1e-12), 2 * half.sum(),
+                           np.sum(np.abs(estimate) > half)], float)
+        self.sums[key] = self.sums.get(key, np.zeros(3)) + counts
+        self.cells[key] = self.cells.get(key, 0) + len(truth)
+        self.taus.setdefault(key, []).append(kendall_tau(truth, estimate))
+
+    def figures(self) -> dict:
+        out: dict[str, object] = {"correlation": _mean(self.correlations),
+                                  "difference_correlation": _mean(self.difference_correlations)}
+        for key, (covered, width, decided) in self.sums.items():
+            n = self.cells[key]
+            out[key] = {"coverage": covered / n, "width": width / n, "tau": _mean(self.taus[key]),
+                        "decided": decided / n}
+        return out
+
+
+def _mean(values) -> float:
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    return float(values.mean()) if len(values) else float("nan")
+
+
+def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float = 0.95, beta: float = 3.0,
+                   advance: Callable[[], None] | None = None) -> list[dict]:
+    """One object per plan kind and budget: {"plan", "budget", "matcher", "judgments", "means",
+    "differences", "correlation", "difference_correlation", "seconds", "fallbacks"} (seconds: the CPU
+    time of the budget's learned predictions; fallbacks: the learned plans whose judgments could not
+    train the model, given BINARIZED's values instead); `advance` is called after every plan."""
+    runs = len(data.run_ids)
+    pairs = np.array(list(combinations(range(runs), 2)), int).reshape(-1, 2)
+    human_f = topic_f(data.topics, beta, human=True)
+    truth = human_f.mean(axis=1)
+    binarized_f = topic_f(data.topics, beta)
+    labelled = ~np.isnan(data.fitter.pairs.labels)
+    results = []
+    for budget in budgets:
+        rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
+        tallies = {kind: Tally() for kind in KINDS}
+        costs = {"topics": 0.0, "items": 0.0}
+        fallbacks = {"topics": 0, "items": 0}
+        seconds = 0.0
+        for _ in range(trials):
+            started = time.process_time()
+            # topic-level: the same topics for every run
+            n = max(2, round(budget / 100 * len(data.topics)))
+            chosen = np.sort(rng.permutation(len(data.topics))[:n])
+            costs["topics"] += sum(len(data.topics[t].weights) * int(data.topics[t].answered.sum()) for t in chosen)
+            judged = np.isin(data.topic, chosen) & labelled
+            learned = _learned(data, judged, unit_folds(data.topic, judged, rng), "topics", fallbacks)
+            learned_f = topic_f(learned, beta)
+            for matcher, automatic in (("binarized", binarized_f), ("learned", learned_f)):
+                tally = tallies["topics", matcher]
+                _topic_plan(tally, human_f, automatic, chosen, truth, pairs, level)
+                tally.correlations.append(per_row_correlation(human_f, automatic))
+                tally.difference_correlations.append(per_row_correlation(pair_differences(human_f),
+                                                                         pair_differences(automatic)))
+            # item-level: each response's own nuggets
+            samples = [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :_size(budget, t)]
+                       for t in data.topics]
+            costs["items"] += sum(_size(budget, t) * int(t.answered.sum()) for t in data.topics)
+            judged = _judged_cells(data, samples)[data.cell] & labelled
+            learned = _learned(data, judged, unit_folds(data.cell, judged, rng), "items", fallbacks)
+            seconds += time.process_time() - started
+            for matcher, topics in (("binarized", data.topics), ("learned", learned)):
+                tally = tallies["items", matcher]
+                lam = item_lambda(topics, samples) if matcher == "learned" else 1.0
+                (estimate, half), difference = plan_sums(topics, samples, beta, level, pairs, lam)
+                tally.add("means", estimate[:, 0], half[:, 0], truth)
+                if difference is not None:
+                    tally.add("differences", difference[0][:, 0], difference[1][:, 0],
+                              truth[pairs[:, 0]] - truth[pairs[:, 1]])
+                tally.correlations.append(item_correlation(topics))
+                tally.difference_correlations.append(tally.correlations[-1])   # the same items
+            if advance:
+                advance()
+        for plan, matcher in KINDS:
+            results.append({"plan": plan, "budget": budget, "matcher": matcher, "judgments": costs[plan] / trials,
+                            **tallies[plan, matcher].figures(),
+                            "seconds": seconds if matcher == "learned" else None,
+                            "fallbacks": fallbacks[plan] if matcher == "learned" else None})
+    return results
+
+
+def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, fallbacks: dict) -> list[TopicItems]:
+    """The topics with cross-fitted predictions; BINARIZED's values (counted in `fallbacks`) when the
+    plan's judgments cannot train the model."""
+    try:
+        return data.with_predictions(data.fitter.predict(judged, folds, kind))
+    except CrossFitError:
+        fallbacks[kind] += 1
+        return data.topics
+
+
+def _size(budget: float, topic: TopicItems) -> int:
+    return min(len(topic.weights), max(2, round(budget / 100 * len(topic.weights))))
+
+
+def _judged_cells(data: PlanData, samples: list[np.ndarray]) -> np.ndarray:
+    """A bool per cell: the plan judges it (a sampled nugget of a run that answers the topic)."""
+    judged = np.zeros(int(data.offsets[-1]) + data.topics[-1].automatic.size, bool)
+    for topic, offset, sample in zip(data.topics, data.offsets, samples):
+        K = len(topic.weights)
+        rows = np.flatnonzero(topic.answered)
+        judged[offset + rows[:, None] * K + sample[rows, 0, :]] = True
+    return judged
+
+
+def _topic_plan(tally: Tally, human_f: np.ndarray, automatic: np.ndarray, chosen: np.ndarray, truth: np.ndarray,
+                pairs: np.ndarray, level: float) -> None:
+    """PPI++ (one lambda for the runs, one for the pairs) on one topic-level plan."""
+    population = human_f.shape[1]
+    estimate, half, _ = ppi_arrays(human_f[:, None, chosen], automatic[:, None, chosen],
+                                   automatic.mean(axis=1)[:, None], population, level, shared=True)
+    tally.add("means", estimate[:, 0], half[:, 0], truth)
+    if len(pairs):
+        a, b = pairs[:, 0], pairs[:, 1]
+        d_human, d_auto = human_f[a] - human_f[b], automatic[a] - automatic[b]
+        estimate, half, _ = ppi_arrays(d_human[:, None, chosen], d_auto[:, None, chosen],
+                                       d_auto.mean(axis=1)[:, None], population, level, shared=True)
+        tally.add("differences", estimate[:, 0], half[:, 0], truth[a] - truth[b])
+
+
+def learned_budget_report(gold, runs, judgments, budgets, trials: int, seed: int, level: float = 0.95,
+                          beta: float = 3.0, extra=None, advance: Callable[[], None] | None = None,
+                          **settings) -> dict:
+    """{"settings", "language_pairs": [{"language_pair", "runs", "topics", "plans": [...]}]}: the
+    plans of `simulate_plans` for every language pair, from fully judged runs; `extra` (a function
+    of the pairs giving feature columns) adds an automatic assessor's values to the model's features."""
+    from sepia.metaeval.items import item_scores
+    from sepia.scoring.learned.pairs import build_pairs
+
+    items = item_scores(gold, runs, judgments, "binarized", beta=beta, **settings)
+    by_id = {r.run_id: r for r in runs}
+    groups = []
+    for pair, (run_ids, topics) in items.items():
+        pairs = build_pairs(gold, [by_id[r] for r in run_ids], judgments)
+        data = PlanData.build(run_ids, topics, pairs, None if extra is None else extra(pairs))
+        groups.append({"language_pair": pair, "runs": len(run_ids), "topics": len(topics),
+                       "plans": simulate_plans(data, budgets, trials, seed, level, beta, advance)})
+    return {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
+            "language_pairs": groups}
+
+
+def assessor_column(matcher, gold, runs) -> Callable[[Pairs], np.ndarray]:
+    """A feature for the learned model from an automatic assessor (a matcher object: a plug-in, an
+    --auto-judgments file): a function of the pairs giving the assessor's value of each (answer,
+    nugget) pair, the answer scored alone."""
+    from sepia.matchers.base import JudgedMatcher
+
+    nuggets = {t.topic_id: t.nuggets for t in gold.topics}
+    answers = {(r.run_id, t.topic_id, a.rank): a for r in runs for t in r.topics for a in t.answers}
+
+    def column(pairs: Pairs) -> np.ndarray:
+        values: dict[tuple, dict[str, float]] = {}
+        out = []
+        for run, topic, rank, nugget in pairs.keys:
+            if (run, topic, rank) not in values:
+                scored = matcher.scores(run, topic, nuggets[topic], [answers[run, topic, rank]]) or [0.0] * len(
+                    nuggets[topic])
+                scored = matcher.credit(scored) if isinstance(matcher, JudgedMatcher) else scored
+                values[run, topic, rank] = {n.nugget_id: float(v) for n, v in zip(nuggets[topic], scored)}
+            out.append(values[run, topic, rank][nugget])
+        return np.array(out, float)
+
+    return column
