@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
 from sepia.store.db import Store
 
+ROOT = Path(__file__).resolve().parents[1]
 # Longer than the 10 s a writer waited before issue 34, shorter than the wait now.
 HELD_SECONDS = 12.0
 
@@ -34,3 +38,16 @@ def test_a_write_waits_behind_a_writer_that_holds_the_lock_past_ten_seconds(tmp_
         names = session.scalars(text("SELECT name FROM topic_set")).all()
     store.dispose()
     assert names == ["waited"] and waited >= HELD_SECONDS - 0.5
+
+
+@pytest.mark.slow
+def test_votes_while_teams_upload_runs_on_the_production_start_get_no_busy_answer():
+    """tools/load_uploads.py on SQLite: assessors vote alone, then while two 2 MB runs are uploaded
+    over the API (the mixed writers of issue 34's load); it exits 1 on any 5xx, 503 "busy" included."""
+    command = [sys.executable, "tools/load_uploads.py", "--seconds", "4", "--assessors", "8", "--uploaders", "2",
+               "--upload-topics", "30", "--workers", "2", "--threads", "4"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0 and "FAILED" not in result.stdout, result.stdout + result.stderr[-3000:]
+    phases = {line.split("\t")[0]: line.split("\t") for line in result.stdout.splitlines()[2:4]}
+    assert int(phases["without uploads"][1]) > 0 and int(phases["with uploads"][1]) > 0  # saves made
+    assert phases["with uploads"][5] == "201x2"  # both runs stored
