@@ -14,8 +14,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from sepia import config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
-# How long SQLite waits for another writer before giving up with "database is locked".
-SQLITE_BUSY_TIMEOUT_MS = 10_000
+# How long SQLite waits for another writer before giving up with "database is locked". Writers
+# queue for SQLite's one write lock; under a busy campaign on a loaded machine (load 14-16 on 2
+# cores: 16 assessors judging or voting back to back, teams uploading) each holder keeps it 1-2 s
+# (its thread waits for the interpreter lock between statements), so a save behind 5-10 others
+# waited past 10 s and was answered 503 "busy". 30 s covers that queue and stays within what a
+# browser and `sepia submit` wait; PostgreSQL, which locks rows and not the file, never queues so.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
 # The key of the PostgreSQL advisory lock that lets one process at a time migrate the schema.
 MIGRATION_LOCK_KEY = zlib.crc32(b"sepia schema migration")
 
