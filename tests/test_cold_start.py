@@ -71,9 +71,11 @@ class ThreadRecordingEngine(FakeEngine):
 def test_a_worker_warms_every_request_thread_before_it_takes_requests(app):
     engine = app.config["SEARCH_ENGINE"] = ThreadRecordingEngine()
     with ThreadPoolExecutor(max_workers=4) as pool:
-        gunicorn_conf.post_worker_init(SimpleNamespace(wsgi=app, tpool=pool, cfg=SimpleNamespace(threads=4)))
+        said = []
+        gunicorn_conf.post_worker_init(SimpleNamespace(wsgi=app, tpool=pool, cfg=SimpleNamespace(threads=4),
+                                                       log=SimpleNamespace(info=said.append)))
         pool_threads = {thread.ident for thread in pool._threads}
-    assert len(pool_threads) == 4
+    assert len(pool_threads) == 4 and said[-1] == "ready: every collection searched once"
     assert pool_threads | {threading.get_ident()} == engine.threads
     assert sorted(lang for kind, lang, *_ in engine.calls if kind == "search") == ["CS"] * 5 + ["CT"] * 5 + ["JA"] * 5
 

@@ -140,7 +140,13 @@ def test_wrong_language_judgments_warn_a_few_times_then_count():
 def test_fast_tests_run_first_and_browser_tests_last():
     from types import SimpleNamespace
 
-    from conftest import pytest_collection_modifyitems
+    import importlib.util
+
+    # tests/conftest.py by its path: under xdist `conftest` may name tests/browser's
+    spec = importlib.util.spec_from_file_location("top_conftest", Path(__file__).with_name("conftest.py"))
+    top = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(top)
+    pytest_collection_modifyitems = top.pytest_collection_modifyitems
 
     def item(name, folder="tests", marks=()):
         return SimpleNamespace(name=name, path=Path(folder) / f"{name}.py",

@@ -12,9 +12,18 @@ from conftest import LiveServer, log_in, sample_campaign_app
 
 from sepia.store import controls, judging
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
-from sepia.store.pools import assign_pool, build_pool
+from sepia.store.pools import build_pool
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _hand_out(session, pool, assessors):
+    """Every item of `pool` to each of `assessors`, as an organiser re-running a judged topic would:
+    assign_pool hands out no item the sample's assessors judged already (all of them are)."""
+    for position, entry in enumerate(session.scalars(select(PoolEntry).where(PoolEntry.pool_id == pool.id)
+                                                     .order_by(PoolEntry.id))):
+        entry.assignments.extend(Assignment(assessor=a, position=position) for a in assessors)
+    session.flush()
 
 
 def _dry_run_with_a_control_item(store):
@@ -24,14 +33,14 @@ def _dry_run_with_a_control_item(store):
         topics = session.scalars(select(Topic).where(Topic.lang == "CS").order_by(Topic.id)).all()
         for t in topics[1:]:
             t.retired = True
-        build_pool(session, "CS dry", "cclqa", 3, lang="CS")
-        assign_pool(session, "CS dry", ["as1", "as2"], overlap=1.0)
+        dry = build_pool(session, "CS dry", "cclqa", 3, lang="CS")
+        _hand_out(session, dry, ["as1", "as2"])
         nuggets = session.scalars(select(Nugget.id).where(Nugget.topic_id == topics[0].id)
                                   .order_by(Nugget.position)).all()
         for a in session.scalars(select(Assignment).join(PoolEntry)):
             marked = set(nuggets[:1]) if a.assessor == "as1" else set(nuggets[:2])  # as1 misses the 2nd
             judging.save_nugget_judgment(session, a, nuggets, marked)
-        entry = session.scalars(select(PoolEntry).where(PoolEntry.pool_id == 1).order_by(PoolEntry.id)).first()
+        entry = session.scalars(select(PoolEntry).where(PoolEntry.pool_id == dry.id).order_by(PoolEntry.id)).first()
         judging.adjudicate(session, entry, nuggets, set(nuggets[:2]))
         session.flush()
         controls.mark_control(session, entry, "The response names both the launch and its date.", "org")
@@ -39,7 +48,7 @@ def _dry_run_with_a_control_item(store):
             t.retired = not t.retired
         formal = build_pool(session, "CS formal", "cclqa", 3, lang="CS")
         formal.training = True
-        assign_pool(session, "CS formal", ["as1"])
+        _hand_out(session, formal, ["as1"])
         assert controls.mix_controls(session, formal, 0.2) == 1
         for t in topics:
             t.retired = False

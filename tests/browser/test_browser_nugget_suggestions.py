@@ -47,7 +47,7 @@ def test_the_nugget_creator_keeps_edits_and_discards_suggestions(chromium, site,
     page.screenshot(path=str(artifacts / "nugget-suggestions.png"), full_page=True)
     cards.nth(2).locator("button:has-text('Discard')").click()
     assert cards.count() == 2
-    cards.nth(1).locator("textarea").fill("设计寿命为一年")
+    cards.nth(1).locator("textarea").fill("设计寿命约为一年")
     with page.expect_navigation():
         cards.nth(1).locator("button:has-text('Add as nugget')").click()
     assert "added" in page.locator(".flash").first.inner_text()
@@ -59,4 +59,4 @@ def test_the_nugget_creator_keeps_edits_and_discards_suggestions(chromium, site,
     with site.app.extensions["sepia_store"].transaction() as session:
         added = {n.text: ([a.docid for a in n.answer_texts], len(n.votes))
                  for n in session.query(Nugget).filter_by(topic_id=TOPIC, created_by="org")}
-    assert added == {"设计寿命为一年": (["SEPIA_CS_DOC.0002"], 0), "中国首颗月球探测卫星": (["SEPIA_CS_DOC.0001"], 0)}
+    assert added == {"设计寿命约为一年": (["SEPIA_CS_DOC.0002"], 0), "中国首颗月球探测卫星": (["SEPIA_CS_DOC.0001"], 0)}
