@@ -26,10 +26,10 @@ CORPUS = resource_dir("corpora") / "cs"
 OWN = "TEAMX-EN-CS-01-T"
 
 
-def expected(matcher: str) -> dict[str, dict]:
-    """`sepia evaluate` on the files: the numbers the pages must show."""
+def expected(matcher: str, *options: str) -> dict[str, dict]:
+    """`sepia evaluate` on the files (with these options): the numbers the pages must show."""
     args = ["evaluate", "--gold", str(CORPUS / "gold.xml"), "--run", str(CORPUS / "runs"), "--matcher", matcher,
-            "--format", "json"] + (["--judgments", str(CORPUS / "judgments.tsv")] if matcher == "human" else [])
+            "--format", "json", *options] + (["--judgments", str(CORPUS / "judgments.tsv")] if matcher == "human" else [])
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     return {r["run_id"]: r for r in json.loads(result.stdout)["runs"]}

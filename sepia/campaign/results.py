@@ -56,10 +56,13 @@ def default_settings(matcher: str) -> dict:
     return Settings(matcher=matcher).describe()
 
 
-def load_results(session: Session, matcher: str, run_ids: list[str] | None = None) -> list[RunResult]:
-    """The stored F-scores of CCLQA runs under the default settings of `matcher` (of a matcher that has
-    none, `opt_in`: under the settings it last stored scores with), one query."""
-    settings = (settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
+def load_results(session: Session, matcher: str, run_ids: list[str] | None = None,
+                 settings_described: dict | None = None) -> list[RunResult]:
+    """The stored F-scores of CCLQA runs under `settings_described` (`Settings.describe`), by default
+    under the default settings of `matcher` (of a matcher that has none, `opt_in`: under the settings
+    it last stored scores with), one query."""
+    settings = (settings_key(settings_described) if settings_described is not None else
+                settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
                 select(db.EvaluationResult.settings).where(db.EvaluationResult.matcher == matcher)
                 .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
     query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.topic_id, db.EvaluationResult.answer_type,
@@ -99,18 +102,20 @@ def pair_sections(results: dict[str, list[RunResult]],
     scored = {task: found for task, found in (others or {}).items() if found is not None}
     pairs = {r.pair for runs in results.values() for r in runs} | {p for found in scored.values() for p in found.pairs()}
     sections = []
-    for pair in sorted(pairs, key=_pair_order):
-        tables = []
-        for matcher in MATCHERS:
-            runs = [r for r in results.get(matcher, []) if r.pair == pair]
-            if runs:
-                types = answer_types(runs)
-                tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
-                                    ["Run", "ALL"] + [t[:3] for t in types],
-                                    [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs]))
+    for pair in sorted(pairs, key=pair_order):
+        tables = [pair_table(pair, runs, matcher, MATCHER_LABELS[matcher]) for matcher in MATCHERS
+                  if (runs := [r for r in results.get(matcher, []) if r.pair == pair])]
         sections.append(PairSection(pair, tables, {task: table for task, found in scored.items()
                                                    if (table := found.table(pair)) is not None}))
     return sections
+
+
+def pair_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table:
+    """One language pair's runs scored by one matcher: F3 of ALL and of each answer type."""
+    types = answer_types(runs)
+    return Table(f"{pair}-{key}", f"{pair}: {label} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
+                 ["Run", "ALL"] + [t[:3] for t in types],
+                 [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs])
 
 
 def find_table(session: Session, key: str) -> Table | None:
@@ -141,7 +146,7 @@ def runs_by_team(session: Session) -> list[Table]:
     for kind in TASKS:
         if kind not in counts:
             continue
-        pairs = sorted({p for by_pair in counts[kind].values() for p in by_pair}, key=_pair_order)
+        pairs = sorted({p for by_pair in counts[kind].values() for p in by_pair}, key=pair_order)
         teams = sorted(counts[kind])
         numbers = [[counts[kind][team].get(p, 0) for p in pairs] + [sum(counts[kind][team].values())]
                    for team in teams]
@@ -182,7 +187,7 @@ def bar_chart_svg(results: dict[str, list[RunResult]], pair: str) -> str:
     return charts.bar_chart_svg(f"{pair}: mean F3 over topics", "F3", series, sorted(first, key=lambda r: -first[r]))
 
 
-def _pair_order(pair: str) -> int:
+def pair_order(pair: str) -> int:
     return vocab.LANGUAGE_PAIRS.index(pair) if pair in vocab.LANGUAGE_PAIRS else len(vocab.LANGUAGE_PAIRS)
 
 

@@ -4,12 +4,13 @@ task a team sees its own runs of that task beside the mean and the best of their
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from markupsafe import Markup
 from sqlalchemy import exists, func, select
 
-from sepia.campaign import charts, results, schedule, task_results
+from sepia.campaign import charts, matcher_settings, results, schedule, task_results
 from sepia.campaign.schedule import TASK_LABELS
 from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.registry import parse_measures
@@ -148,6 +149,38 @@ def score():
     if not kinds:
         flash("Nothing scored: the store holds no runs.", "error")
     return redirect(url_for("results.overview"))
+
+
+@bp.route("/settings", methods=["GET", "POST"])
+@roles_required("organiser")
+def settings():
+    """The CCLQA runs' scores under the matcher and options chosen (`sepia.campaign.matcher_settings`):
+    those stored, shown; POST with action "score" scores every stored run with them first, as `sepia
+    evaluate --store` does (any other POST shows them)."""
+    form = request.form if request.method == "POST" else request.args
+    chosen, sections, label = None, [], ""
+    if form.get("matcher"):
+        try:
+            chosen = matcher_settings.settings_from(form)
+        except ValueError as problem:
+            flash(f"Nothing shown: {problem}.", "error")
+    if chosen is not None and request.method == "POST" and request.form.get("action") == "score":
+        db().close()  # scoring opens its own transactions
+        try:
+            flash(f"{len(score_stored_runs(store(), chosen, save=True))} CCLQA runs scored "
+                  f"({matcher_settings.label(chosen)}).", "success")
+        except (NothingToScore, ValueError) as problem:
+            flash(f"Nothing scored: {problem}.", "error")
+    if chosen is not None and request.method == "POST":
+        return redirect(f"{url_for('results.settings')}?{urlencode(matcher_settings.query_of(chosen))}")
+    if chosen is not None:
+        runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe())
+        label = matcher_settings.label(chosen)
+        sections = [results.pair_table(pair, [r for r in runs if r.pair == pair], "settings", label)
+                    for pair in sorted({r.pair for r in runs}, key=results.pair_order)]
+    return render_template("results/settings.html", offered=matcher_settings.offered(), chosen=chosen,
+                           values=matcher_settings.query_of(chosen) if chosen else {}, tables=sections,
+                           label=label)
 
 
 def _table(key: str):

@@ -1,0 +1,82 @@
+"""The organiser's results page under other matcher settings: the matchers and their options offered
+are the registry's descriptors; scoring with numbers strict from the web gives what `sepia evaluate
+--numbers strict` gives on the same files, and the default scores stay as they were."""
+from __future__ import annotations
+
+import re
+
+from web_helpers import browser_for
+
+from test_web_results import OWN, expected, sample_campaign
+from sepia import matchers
+from sepia.store.models import EvaluationResult
+
+
+def rows(page: str) -> dict[str, str]:
+    """Run ID -> ALL of the chosen settings' tables."""
+    chosen = page.split('id="chosen"', 1)[1]
+    return dict(re.findall(r'<td class="docid">([^<]+)</td><td class="num">([^<]*)</td>', chosen))
+
+
+def test_the_page_offers_every_registered_matcher_with_its_options(app, web_store):
+    page = browser_for(app, "org").get("/results/settings").get_data(as_text=True)
+    offered = re.findall(r'id="settings-([a-z_]+)"', page)
+    assert offered == [n for n in matchers.names() if not matchers.kind(n).opt_in] and "llm" not in offered
+    for name in offered:
+        form = page.split(f'id="settings-{name}"', 1)[1].split("</form>", 1)[0]
+        fields = set(re.findall(r'name="(theta|numbers|partial|as_set)"', form))
+        assert fields == set(matchers.kind(name).options) & {"theta", "numbers", "partial", "as_set"}, name
+    assert {"binarized", "softmatch", "human", "exact"} <= set(offered)
+    assert browser_for(app, "par").get("/results/settings").status_code in (302, 403)
+
+
+def test_numbers_strict_scored_from_the_web_equals_sepia_evaluate(app, web_store):
+    sample_campaign(app, web_store)
+    org = browser_for(app, "org")
+    chosen = {"matcher": "binarized", "theta": "0.5", "numbers": "strict"}
+    page = org.post("/results/settings", data={**chosen, "action": "show"}, follow_redirects=True).get_data(as_text=True)
+    assert "No scores are stored under these settings" in page
+    page = org.post("/results/settings", data={**chosen, "action": "score"}, follow_redirects=True).get_data(as_text=True)
+    assert "4 CCLQA runs scored (automatic (BINARIZED), θ 0.5, numbers strict)" in page
+    strict, lenient = expected("binarized", "--numbers", "strict"), expected("binarized")
+    shown = rows(page)
+    assert shown == {run: f"{strict[run]['score']:.4f}" for run in strict}
+    # the sample's wrong numbers: strict takes credit away that the default gives
+    assert all(strict[r]["score"] <= lenient[r]["score"] for r in strict)
+    assert strict[OWN]["score"] < lenient[OWN]["score"]
+    # The default settings' scores are untouched; both are stored, each under its own settings.
+    org.post("/results/score")
+    page = org.get("/results/settings", query_string=chosen).get_data(as_text=True)
+    assert rows(page) == shown
+    default = org.get("/results/settings", query_string={"matcher": "binarized"}).get_data(as_text=True)
+    assert rows(default) == {run: f"{lenient[run]['score']:.4f}" for run in lenient}
+    assert org.get("/results/tables/EN-CS-binarized.csv").get_data(as_text=True).splitlines()[1].startswith(
+        f"{OWN},{lenient[OWN]['score']:.4f}")
+    with web_store.transaction() as session:
+        assert session.query(EvaluationResult).filter_by(topic_id=None, matcher="binarized").count() == 8
+
+
+def test_partial_credit_and_softmatch_from_the_web(app, web_store):
+    sample_campaign(app, web_store)
+    org = browser_for(app, "org")
+    page = org.post("/results/settings", data={"matcher": "human", "partial": "1", "action": "score"},
+                    follow_redirects=True).get_data(as_text=True)
+    files = expected("human", "--partial", "1")
+    assert rows(page) == {run: f"{files[run]['score']:.4f}" for run in files}
+    page = org.post("/results/settings", data={"matcher": "softmatch", "as_set": "1", "action": "score"},
+                    follow_redirects=True).get_data(as_text=True)
+    files = expected("softmatch", "--set")
+    assert "tokens as a set" in page and rows(page) == {run: f"{files[run]['score']:.4f}" for run in files}
+
+
+def test_bad_settings_score_nothing(app, web_store):
+    sample_campaign(app, web_store)
+    org = browser_for(app, "org")
+    for data, message in (({"matcher": "binarized", "theta": "2"}, "θ must be between 0 and 1"),
+                          ({"matcher": "binarized", "numbers": "loose"}, "numbers must be one of lenient, strict"),
+                          ({"matcher": "llm"}, "choose one of the matchers"),
+                          ({"matcher": "human", "partial": "x"}, "partial credit must be a number")):
+        page = org.post("/results/settings", data={**data, "action": "score"}, follow_redirects=True).get_data(as_text=True)
+        assert message in page and "runs scored" not in page, data
+    with web_store.transaction() as session:
+        assert session.query(EvaluationResult).count() == 0
