@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from campaign_helpers import move_window
 from web_helpers import browser_for
 
 from test_web_results import OWN, expected, sample_campaign
@@ -80,3 +81,26 @@ def test_bad_settings_score_nothing(app, web_store):
         assert message in page and "runs scored" not in page, data
     with web_store.transaction() as session:
         assert session.query(EvaluationResult).count() == 0
+
+
+def test_teams_see_only_the_settings_released(app, web_store):
+    set_id, par = sample_campaign(app, web_store)
+    org = browser_for(app, "org")
+    org.post("/results/score")
+    move_window(web_store, set_id, "cclqa", -3, -2, -1)  # the task's results are released
+    strict = {"matcher": "binarized", "theta": "0.5", "numbers": "strict"}
+    softmatch = {"matcher": "softmatch", "numbers": "lenient"}
+    for chosen in (strict, softmatch):
+        org.post("/results/settings", data={**chosen, "action": "score"})
+    page = par.get("/results/mine").get_data(as_text=True)
+    assert "numbers strict" not in page and "softmatch" not in page  # scored, not released
+    page = org.post("/results/settings", data={**strict, "action": "release"}, follow_redirects=True).get_data(as_text=True)
+    assert "Released to the teams: automatic (BINARIZED), θ 0.5, numbers strict" in page and "Withdraw" in page
+    files = expected("binarized", "--numbers", "strict")
+    page = par.get("/results/mine").get_data(as_text=True)
+    assert "EN-CS: automatic (BINARIZED), θ 0.5, numbers strict F3" in page and "softmatch" not in page
+    assert page.count(f'<td class="docid">{OWN}</td><td class="num">{files[OWN]["score"]:.4f}</td>') == 1
+    assert f'<td class="docid">{OWN}</td><td class="num">{expected("binarized")[OWN]["score"]:.4f}</td>' in page
+    assert "TEAMA-CS-CS-01-T" not in page
+    org.post("/results/settings", data={**strict, "action": "withdraw"})
+    assert "numbers strict" not in par.get("/results/mine").get_data(as_text=True)

@@ -42,6 +42,11 @@ class RunResult:
     matcher: str
     score: float = 0.0
     topics: list[TopicRow] = field(default_factory=list)
+    label: str = ""  # the settings' name when not the matcher's defaults
+
+    @property
+    def title(self) -> str:
+        return self.label or MATCHER_LABELS[self.matcher]
 
     @property
     def by_type(self) -> dict[str, float]:
@@ -57,8 +62,9 @@ def default_settings(matcher: str) -> dict:
 
 
 def load_results(session: Session, matcher: str, run_ids: list[str] | None = None,
-                 settings_described: dict | None = None) -> list[RunResult]:
-    """The stored F-scores of CCLQA runs under `settings_described` (`Settings.describe`), by default
+                 settings_described: dict | None = None, label: str = "") -> list[RunResult]:
+    """The stored F-scores of CCLQA runs under `settings_described` (`Settings.describe`, its scores
+    named `label`), by default
     under the default settings of `matcher` (of a matcher that has none, `opt_in`: under the settings
     it last stored scores with), one query."""
     settings = (settings_key(settings_described) if settings_described is not None else
@@ -75,7 +81,8 @@ def load_results(session: Session, matcher: str, run_ids: list[str] | None = Non
         query = query.where(db.Run.run_id.in_(run_ids))
     results: dict[str, RunResult] = {}
     for run_id, team, topic_id, answer_type, value, recall, precision in session.execute(query):
-        result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher))
+        result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher,
+                                                                label=label))
         if topic_id is None:
             result.score = value
         else:
@@ -103,8 +110,8 @@ def pair_sections(results: dict[str, list[RunResult]],
     pairs = {r.pair for runs in results.values() for r in runs} | {p for found in scored.values() for p in found.pairs()}
     sections = []
     for pair in sorted(pairs, key=pair_order):
-        tables = [pair_table(pair, runs, matcher, MATCHER_LABELS[matcher]) for matcher in MATCHERS
-                  if (runs := [r for r in results.get(matcher, []) if r.pair == pair])]
+        tables = [pair_table(pair, runs, key, runs[0].title) for key in [*MATCHERS, *(k for k in results if k not in MATCHERS)]
+                  if (runs := [r for r in results.get(key, []) if r.pair == pair])]
         sections.append(PairSection(pair, tables, {task: table for task, found in scored.items()
                                                    if (table := found.table(pair)) is not None}))
     return sections
@@ -208,6 +215,6 @@ def team_table(table: Table, own: set[str]) -> Table | None:
 def topic_table(run: RunResult) -> Table:
     """One run's F3, recall and precision per topic."""
     return Table(f"{run.run_id}-{run.matcher}-topics",
-                 f"{run.run_id}, {MATCHER_LABELS[run.matcher]}: {len(run.topics)} topics",
+                 f"{run.run_id}, {run.title}: {len(run.topics)} topics",
                  ["Topic", "Type", "F3", "Recall", "Precision"],
                  [[t.topic_id, t.answer_type, t.f, t.recall, t.precision] for t in run.topics])

@@ -3,6 +3,7 @@
 task a team sees its own runs of that task beside the mean and the best of their language pair."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -16,8 +17,9 @@ from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.registry import parse_measures
 from sepia.services.qa_scores import score_stored_qa
 from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
-from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, Run, RunTopic, Submission,
-                                TaskWindow, Topic, utcnow)
+from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, ReleasedSettings, Run, RunTopic,
+                                Submission, TaskWindow, Topic, utcnow)
+from sepia.store.results import settings_key
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
 from sepia.web.kept import kept
@@ -171,16 +173,41 @@ def settings():
                   f"({matcher_settings.label(chosen)}).", "success")
         except (NothingToScore, ValueError) as problem:
             flash(f"Nothing scored: {problem}.", "error")
+    if chosen is not None and request.form.get("action") in ("release", "withdraw"):
+        _release(chosen, request.form["action"] == "release")
     if chosen is not None and request.method == "POST":
         return redirect(f"{url_for('results.settings')}?{urlencode(matcher_settings.query_of(chosen))}")
     if chosen is not None:
-        runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe())
         label = matcher_settings.label(chosen)
+        runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe(), label=label)
         sections = [results.pair_table(pair, [r for r in runs if r.pair == pair], "settings", label)
                     for pair in sorted({r.pair for r in runs}, key=results.pair_order)]
     return render_template("results/settings.html", offered=matcher_settings.offered(), chosen=chosen,
                            values=matcher_settings.query_of(chosen) if chosen else {}, tables=sections,
-                           label=label)
+                           label=label, released=chosen is not None and _released_row(chosen) is not None)
+
+
+def _released_row(chosen) -> ReleasedSettings | None:
+    return db().scalar(select(ReleasedSettings).where(ReleasedSettings.settings == settings_key(chosen.describe())))
+
+
+def _release(chosen, release: bool) -> None:
+    """Release the scores of these settings to the teams (beside the defaults'), or withdraw them."""
+    row = _released_row(chosen)
+    if release and row is None:
+        db().add(ReleasedSettings(settings=settings_key(chosen.describe()), label=matcher_settings.label(chosen),
+                                  released_by=g.user.username))
+    elif not release and row is not None:
+        db().delete(row)
+    db().commit()
+    flash(f"{'Released to' if release else 'Withdrawn from'} the teams: {matcher_settings.label(chosen)}.", "success")
+
+
+def _released_results() -> dict[str, list[results.RunResult]]:
+    """The scores of every released settings, by a key of their own: what teams see beside the defaults'."""
+    return {f"released-{row.id}": results.load_results(db(), json.loads(row.settings)["matcher"],
+                                                      settings_described=json.loads(row.settings), label=row.label)
+            for row in db().scalars(select(ReleasedSettings).order_by(ReleasedSettings.id))}
 
 
 def _table(key: str):
@@ -273,7 +300,7 @@ def _sections(own: set[str], task: str, released: set[str], public: set[str], fo
     if task == "cclqa":
         shown = results.pair_sections(_only(found, released))
         mine = [t for s in shown for t in s.tables]
-        topics = [results.topic_table(r) for m in results.MATCHERS for r in found[m] if r.run_id in own]
+        topics = [results.topic_table(r) for runs in found.values() for r in runs if r.run_id in own]
         full = results.pair_sections(_only(found, public)) if own & public else []
     else:
         visible = found.only(released)
@@ -295,7 +322,7 @@ def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> 
             owned.setdefault(team, set()).add(run_id)
         found = None
         if any(owned.get(team, set()) & released for team in teams):
-            found = _all_results() if task == "cclqa" else task_results.load(db(), task)
+            found = {**_all_results(), **_released_results()} if task == "cclqa" else task_results.load(db(), task)
         for team in teams:
             pages[team][task] = _sections(owned.get(team, set()) & released, task, released, public, found)
     return pages
