@@ -13,10 +13,15 @@ from sepia import matchers
 from sepia.store.models import EvaluationResult
 
 
-def rows(page: str) -> dict[str, str]:
-    """Run ID -> ALL of the chosen settings' tables."""
-    chosen = page.split('id="chosen"', 1)[1]
-    return dict(re.findall(r'<td class="docid">([^<]+)</td><td class="num">([^<]*)</td>', chosen))
+def rows(page: str, title: str = " F3 (") -> dict[str, list[str]] | dict[str, str]:
+    """Run ID -> ALL of the chosen settings' F3 tables (with another `title`: every cell of those tables)."""
+    found: dict = {}
+    for block in page.split('id="chosen"', 1)[1].split("<h3>")[1:]:
+        if title in block.split("</h3>", 1)[0]:
+            for run, cells in re.findall(r'<tr[^>]*><td class="docid">([^<]+)</td>(.*?)</tr>', block):
+                values = re.findall(r'<td class="num">([^<]*)</td>', cells)
+                found[run] = values[0] if title == " F3 (" else values
+    return found
 
 
 def test_the_page_offers_every_registered_matcher_with_its_options(app, web_store):
@@ -42,6 +47,11 @@ def test_numbers_strict_scored_from_the_web_equals_sepia_evaluate(app, web_store
     strict, lenient = expected("binarized", "--numbers", "strict"), expected("binarized")
     shown = rows(page)
     assert shown == {run: f"{strict[run]['score']:.4f}" for run in strict}
+    # TREC RAG's four scores beside F3, over every topic and over the answered ones, as `--measures nuggetizer`
+    rag = expected("binarized", "--numbers", "strict", "--measures", "nuggetizer")
+    assert rows(page, "TREC RAG") == {run: [f"{r['nuggetizer'][over][m]:.4f}" for over in ("all_topics", "answered_topics")
+                                            for m in ("strict_vital", "vital", "strict_all", "all")]
+                                      for run, r in rag.items()}
     # the sample's wrong numbers: strict takes credit away that the default gives
     assert all(strict[r]["score"] <= lenient[r]["score"] for r in strict)
     assert strict[OWN]["score"] < lenient[OWN]["score"]
@@ -54,7 +64,7 @@ def test_numbers_strict_scored_from_the_web_equals_sepia_evaluate(app, web_store
     assert org.get("/results/tables/EN-CS-binarized.csv").get_data(as_text=True).splitlines()[1].startswith(
         f"{OWN},{lenient[OWN]['score']:.4f}")
     with web_store.transaction() as session:
-        assert session.query(EvaluationResult).filter_by(topic_id=None, matcher="binarized").count() == 8
+        assert session.query(EvaluationResult).filter_by(topic_id=None, matcher="binarized", measure="F3").count() == 8
 
 
 def test_partial_credit_and_softmatch_from_the_web(app, web_store):

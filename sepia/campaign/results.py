@@ -14,8 +14,10 @@ from sepia import vocab
 from sepia.campaign import charts, task_results
 from sepia.campaign.schedule import TASK_LABELS, TASKS
 from sepia.campaign.tables import Table
+from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import Settings
 from sepia.store import models as db
+from sepia.store.io import RAG_PREFIX
 from sepia.store.results import settings_key
 from sepia import matchers
 
@@ -43,6 +45,7 @@ class RunResult:
     score: float = 0.0
     topics: list[TopicRow] = field(default_factory=list)
     label: str = ""  # the settings' name when not the matcher's defaults
+    rag: dict[str, float] = field(default_factory=dict)  # TREC RAG's scores: `vital`, `vital answered`, ...
 
     @property
     def title(self) -> str:
@@ -71,7 +74,8 @@ def load_results(session: Session, matcher: str, run_ids: list[str] | None = Non
                 settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
                 select(db.EvaluationResult.settings).where(db.EvaluationResult.matcher == matcher)
                 .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
-    query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.topic_id, db.EvaluationResult.answer_type,
+    query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.measure, db.EvaluationResult.topic_id,
+                    db.EvaluationResult.answer_type,
                     db.EvaluationResult.value, db.EvaluationResult.recall, db.EvaluationResult.precision)
              .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
              .where(db.Run.kind == "cclqa", db.EvaluationResult.matcher == matcher,
@@ -80,10 +84,12 @@ def load_results(session: Session, matcher: str, run_ids: list[str] | None = Non
     if run_ids is not None:
         query = query.where(db.Run.run_id.in_(run_ids))
     results: dict[str, RunResult] = {}
-    for run_id, team, topic_id, answer_type, value, recall, precision in session.execute(query):
+    for run_id, team, measure, topic_id, answer_type, value, recall, precision in session.execute(query):
         result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher,
                                                                 label=label))
-        if topic_id is None:
+        if measure.startswith(RAG_PREFIX):
+            result.rag[measure.removeprefix(RAG_PREFIX)] = value
+        elif topic_id is None:
             result.score = value
         else:
             result.topics.append(TopicRow(topic_id, answer_type, value, recall, precision))
@@ -123,6 +129,17 @@ def pair_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table:
     return Table(f"{pair}-{key}", f"{pair}: {label} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
                  ["Run", "ALL"] + [t[:3] for t in types],
                  [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs])
+
+
+def rag_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table | None:
+    """One language pair's TREC RAG scores (nuggetizer's four) under one matcher's settings, over
+    every topic and over the answered topics as nuggetizer averages; None when none are stored."""
+    runs = [r for r in runs if r.rag]
+    if not runs:
+        return None
+    columns = [f"{m}{over}" for over in ("", " answered") for m in nuggetizer.MEASURES]
+    return Table(f"{pair}-{key}-rag", f"{pair}: {label}, TREC RAG nugget scores",
+                 ["Run", *(c.replace("_", " ") for c in columns)], [[r.run_id, *(r.rag.get(c) for c in columns)] for r in runs])
 
 
 def find_table(session: Session, key: str) -> Table | None:

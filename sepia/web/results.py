@@ -180,8 +180,10 @@ def settings():
     if chosen is not None:
         label = matcher_settings.label(chosen)
         runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe(), label=label)
-        sections = [results.pair_table(pair, [r for r in runs if r.pair == pair], "settings", label)
-                    for pair in sorted({r.pair for r in runs}, key=results.pair_order)]
+        by_pair = {pair: [r for r in runs if r.pair == pair] for pair in sorted({r.pair for r in runs}, key=results.pair_order)}
+        sections = [t for pair, shown in by_pair.items()
+                    for t in (results.pair_table(pair, shown, "settings", label),
+                              results.rag_table(pair, shown, "settings", label)) if t is not None]
     return render_template("results/settings.html", offered=matcher_settings.offered(), chosen=chosen,
                            values=matcher_settings.query_of(chosen) if chosen else {}, tables=sections,
                            label=label, released=chosen is not None and _released_row(chosen) is not None)
