@@ -114,3 +114,21 @@ def test_teams_see_only_the_settings_released(app, web_store):
     assert "TEAMA-CS-CS-01-T" not in page
     org.post("/results/settings", data={**strict, "action": "withdraw"})
     assert "numbers strict" not in par.get("/results/mine").get_data(as_text=True)
+
+
+def test_citation_support_from_the_stored_judgments(app, web_store):
+    from test_support_judging import SEG, T1, add_run
+
+    from sepia.store.support import citations, save_support
+
+    org = browser_for(app, "org")
+    assert "no citation support judgments" in org.get("/results/support").get_data(as_text=True)
+    with web_store.transaction() as session:
+        add_run(session)
+        first, second, _ = citations(session, T1, "as1")
+        save_support(session, "as1", {(first.response_id, SEG[0]): 1.0, (second.response_id, SEG[1]): 0.5})
+    page = org.get("/results/support").get_data(as_text=True)
+    # citations (s1, d0) 1, (s1, d1) 0.5, (s2, d2) unjudged 0: precision 1.5 / 3; sentences 1, 0, 0: recall 1 / 3
+    assert re.search(r'TEAMX-EN-EN-01-T</td><td class="num">0\.5000</td><td class="num">0\.3333</td>\s*'
+                     r'<td class="num">1</td><td class="num">3</td>\s*<td class="num">1</td>', page), page
+    assert browser_for(app, "par").get("/results/support").status_code in (302, 403)

@@ -16,7 +16,7 @@ from sepia.campaign.schedule import TASK_LABELS
 from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.registry import parse_measures
 from sepia.services.qa_scores import score_stored_qa
-from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
+from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs, score_stored_support
 from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, ReleasedSettings, Run, RunTopic,
                                 Submission, TaskWindow, Topic, utcnow)
 from sepia.store.results import settings_key
@@ -187,6 +187,19 @@ def settings():
     return render_template("results/settings.html", offered=matcher_settings.offered(), chosen=chosen,
                            values=matcher_settings.query_of(chosen) if chosen else {}, tables=sections,
                            label=label, released=chosen is not None and _released_row(chosen) is not None)
+
+
+@bp.route("/support")
+@roles_required("organiser")
+def support():
+    """TREC RAG's citation support precision and recall of the stored CCLQA runs, computed from the
+    stored support judgments when the page is asked for (as `sepia evaluate-support` on the files)."""
+    db().close()  # scoring opens its own transactions
+    try:
+        scores, problem = score_stored_support(store()), None
+    except NothingToScore as nothing:
+        scores, problem = [], str(nothing)
+    return render_template("results/support.html", scores=scores, problem=problem)
 
 
 def _released_row(chosen) -> ReleasedSettings | None:
