@@ -25,7 +25,10 @@ def rows(page: str, title: str = " F3 (") -> dict[str, list[str]] | dict[str, st
 
 
 def test_the_page_offers_every_registered_matcher_with_its_options(app, web_store):
-    page = browser_for(app, "org").get("/results/settings").get_data(as_text=True)
+    org = browser_for(app, "org")
+    overview = org.get("/results/").get_data(as_text=True)
+    assert 'href="/results/settings"' in overview and 'href="/results/support"' in overview
+    page = org.get("/results/settings").get_data(as_text=True)
     offered = re.findall(r'id="settings-([a-z_]+)"', page)
     assert offered == [n for n in matchers.names() if not matchers.kind(n).opt_in] and "llm" not in offered
     for name in offered:
