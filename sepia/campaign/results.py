@@ -64,29 +64,48 @@ def default_settings(matcher: str) -> dict:
     return Settings(matcher=matcher).describe()
 
 
+_COLUMNS = (db.Run.run_id, db.Run.team, db.EvaluationResult.matcher, db.EvaluationResult.measure,
+            db.EvaluationResult.topic_id, db.EvaluationResult.answer_type, db.EvaluationResult.value,
+            db.EvaluationResult.recall, db.EvaluationResult.precision)
+
+
 def load_results(session: Session, matcher: str, run_ids: list[str] | None = None,
                  settings_described: dict | None = None, label: str = "") -> list[RunResult]:
     """The stored F-scores of CCLQA runs under `settings_described` (`Settings.describe`, its scores
-    named `label`), by default
-    under the default settings of `matcher` (of a matcher that has none, `opt_in`: under the settings
-    it last stored scores with), one query."""
+    named `label`), by default under the default settings of `matcher` (of a matcher that has none,
+    `opt_in`: under the settings it last stored scores with), one query."""
     settings = (settings_key(settings_described) if settings_described is not None else
                 settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
                 select(db.EvaluationResult.settings).where(db.EvaluationResult.matcher == matcher)
                 .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
-    query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.measure, db.EvaluationResult.topic_id,
-                    db.EvaluationResult.answer_type,
-                    db.EvaluationResult.value, db.EvaluationResult.recall, db.EvaluationResult.precision)
-             .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
+    query = (select(*_COLUMNS).join(db.Run, db.Run.id == db.EvaluationResult.run_id)
              .where(db.Run.kind == "cclqa", db.EvaluationResult.matcher == matcher,
                     db.EvaluationResult.settings == settings)
              .order_by(db.Run.run_id, db.EvaluationResult.id))
     if run_ids is not None:
         query = query.where(db.Run.run_id.in_(run_ids))
+    return _collected(session.execute(query), label)
+
+
+def load_released(session: Session) -> dict[str, list[RunResult]]:
+    """The stored F-scores of CCLQA runs under every settings the organisers released to the teams
+    (`db.ReleasedSettings`), by `released-ID`, each named by its label; one query."""
+    query = (select(db.ReleasedSettings.id, db.ReleasedSettings.label, *_COLUMNS)
+             .join(db.EvaluationResult, db.EvaluationResult.settings == db.ReleasedSettings.settings)
+             .join(db.Run, db.Run.id == db.EvaluationResult.run_id).where(db.Run.kind == "cclqa")
+             .order_by(db.ReleasedSettings.id, db.Run.run_id, db.EvaluationResult.id))
+    rows: dict[tuple[int, str], list] = {}
+    for released_id, label, *row in session.execute(query):
+        rows.setdefault((released_id, label), []).append(row)
+    return {f"released-{released_id}": _collected(found, label) for (released_id, label), found in rows.items()}
+
+
+def _collected(rows, label: str) -> list[RunResult]:
+    """RunResults from rows of `_COLUMNS` in run order, best first."""
     results: dict[str, RunResult] = {}
-    for run_id, team, measure, topic_id, answer_type, value, recall, precision in session.execute(query):
+    for run_id, team, matcher, measure, topic_id, answer_type, value, recall, precision in rows:
         result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher,
-                                                                label=label))
+                                                      label=label))
         if measure.startswith(RAG_PREFIX):
             result.rag[measure.removeprefix(RAG_PREFIX)] = value
         elif topic_id is None:

@@ -3,7 +3,6 @@
 task a team sees its own runs of that task beside the mean and the best of their language pair."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -218,13 +217,6 @@ def _release(chosen, release: bool) -> None:
     flash(f"{'Released to' if release else 'Withdrawn from'} the teams: {matcher_settings.label(chosen)}.", "success")
 
 
-def _released_results() -> dict[str, list[results.RunResult]]:
-    """The scores of every released settings, by a key of their own: what teams see beside the defaults'."""
-    return {f"released-{row.id}": results.load_results(db(), json.loads(row.settings)["matcher"],
-                                                      settings_described=json.loads(row.settings), label=row.label)
-            for row in db().scalars(select(ReleasedSettings).order_by(ReleasedSettings.id))}
-
-
 def _table(key: str):
     found = results.find_table(db(), key)
     if found is None:
@@ -337,7 +329,7 @@ def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> 
             owned.setdefault(team, set()).add(run_id)
         found = None
         if any(owned.get(team, set()) & released for team in teams):
-            found = {**_all_results(), **_released_results()} if task == "cclqa" else task_results.load(db(), task)
+            found = {**_all_results(), **results.load_released(db())} if task == "cclqa" else task_results.load(db(), task)
         for team in teams:
             pages[team][task] = _sections(owned.get(team, set()) & released, task, released, public, found)
     return pages
