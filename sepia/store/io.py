@@ -435,7 +435,7 @@ def export_judgments(session: Session, run_id: str | None = None, topic_ids: Ite
 def delete_all(session: Session) -> None:
     """Empty the campaign data (not the accounts): used by `sepia demo` to start afresh."""
     for table in (db.NuggetJudgment, db.PoolEntry, db.ControlItem, db.Pool, db.RelevanceJudgment, db.EvaluationResult,
-                  db.Submission, db.Run, db.Topic, db.TaskWindow, db.TopicSet, db.Document):
+                  db.ReleasedSettings, db.Submission, db.Run, db.Topic, db.TaskWindow, db.TopicSet, db.Document):
         session.execute(delete(table))
 
 
