@@ -14,8 +14,10 @@ from sepia import vocab
 from sepia.campaign import charts, task_results
 from sepia.campaign.schedule import TASK_LABELS, TASKS
 from sepia.campaign.tables import Table
+from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import Settings
 from sepia.store import models as db
+from sepia.store.io import RAG_PREFIX
 from sepia.store.results import settings_key
 from sepia import matchers
 
@@ -42,6 +44,12 @@ class RunResult:
     matcher: str
     score: float = 0.0
     topics: list[TopicRow] = field(default_factory=list)
+    label: str = ""  # the settings' name when not the matcher's defaults
+    rag: dict[str, float] = field(default_factory=dict)  # TREC RAG's scores: `vital`, `vital answered`, ...
+
+    @property
+    def title(self) -> str:
+        return self.label or MATCHER_LABELS[self.matcher]
 
     @property
     def by_type(self) -> dict[str, float]:
@@ -56,24 +64,51 @@ def default_settings(matcher: str) -> dict:
     return Settings(matcher=matcher).describe()
 
 
-def load_results(session: Session, matcher: str, run_ids: list[str] | None = None) -> list[RunResult]:
-    """The stored F-scores of CCLQA runs under the default settings of `matcher` (of a matcher that has
-    none, `opt_in`: under the settings it last stored scores with), one query."""
-    settings = (settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
+_COLUMNS = (db.Run.run_id, db.Run.team, db.EvaluationResult.matcher, db.EvaluationResult.measure,
+            db.EvaluationResult.topic_id, db.EvaluationResult.answer_type, db.EvaluationResult.value,
+            db.EvaluationResult.recall, db.EvaluationResult.precision)
+
+
+def load_results(session: Session, matcher: str, run_ids: list[str] | None = None,
+                 settings_described: dict | None = None, label: str = "") -> list[RunResult]:
+    """The stored F-scores of CCLQA runs under `settings_described` (`Settings.describe`, its scores
+    named `label`), by default under the default settings of `matcher` (of a matcher that has none,
+    `opt_in`: under the settings it last stored scores with), one query."""
+    settings = (settings_key(settings_described) if settings_described is not None else
+                settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
                 select(db.EvaluationResult.settings).where(db.EvaluationResult.matcher == matcher)
                 .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
-    query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.topic_id, db.EvaluationResult.answer_type,
-                    db.EvaluationResult.value, db.EvaluationResult.recall, db.EvaluationResult.precision)
-             .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
+    query = (select(*_COLUMNS).join(db.Run, db.Run.id == db.EvaluationResult.run_id)
              .where(db.Run.kind == "cclqa", db.EvaluationResult.matcher == matcher,
                     db.EvaluationResult.settings == settings)
              .order_by(db.Run.run_id, db.EvaluationResult.id))
     if run_ids is not None:
         query = query.where(db.Run.run_id.in_(run_ids))
+    return _collected(session.execute(query), label)
+
+
+def load_released(session: Session) -> dict[str, list[RunResult]]:
+    """The stored F-scores of CCLQA runs under every settings the organisers released to the teams
+    (`db.ReleasedSettings`), by `released-ID`, each named by its label; one query."""
+    query = (select(db.ReleasedSettings.id, db.ReleasedSettings.label, *_COLUMNS)
+             .join(db.EvaluationResult, db.EvaluationResult.settings == db.ReleasedSettings.settings)
+             .join(db.Run, db.Run.id == db.EvaluationResult.run_id).where(db.Run.kind == "cclqa")
+             .order_by(db.ReleasedSettings.id, db.Run.run_id, db.EvaluationResult.id))
+    rows: dict[tuple[int, str], list] = {}
+    for released_id, label, *row in session.execute(query):
+        rows.setdefault((released_id, label), []).append(row)
+    return {f"released-{released_id}": _collected(found, label) for (released_id, label), found in rows.items()}
+
+
+def _collected(rows, label: str) -> list[RunResult]:
+    """RunResults from rows of `_COLUMNS` in run order, best first."""
     results: dict[str, RunResult] = {}
-    for run_id, team, topic_id, answer_type, value, recall, precision in session.execute(query):
-        result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher))
-        if topic_id is None:
+    for run_id, team, matcher, measure, topic_id, answer_type, value, recall, precision in rows:
+        result = results.setdefault(run_id, RunResult(run_id, team, vocab.language_pair_of(run_id), matcher,
+                                                      label=label))
+        if measure.startswith(RAG_PREFIX):
+            result.rag[measure.removeprefix(RAG_PREFIX)] = value
+        elif topic_id is None:
             result.score = value
         else:
             result.topics.append(TopicRow(topic_id, answer_type, value, recall, precision))
@@ -99,18 +134,31 @@ def pair_sections(results: dict[str, list[RunResult]],
     scored = {task: found for task, found in (others or {}).items() if found is not None}
     pairs = {r.pair for runs in results.values() for r in runs} | {p for found in scored.values() for p in found.pairs()}
     sections = []
-    for pair in sorted(pairs, key=_pair_order):
-        tables = []
-        for matcher in MATCHERS:
-            runs = [r for r in results.get(matcher, []) if r.pair == pair]
-            if runs:
-                types = answer_types(runs)
-                tables.append(Table(f"{pair}-{matcher}", f"{pair}: {MATCHER_LABELS[matcher]} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
-                                    ["Run", "ALL"] + [t[:3] for t in types],
-                                    [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs]))
+    for pair in sorted(pairs, key=pair_order):
+        tables = [pair_table(pair, runs, key, runs[0].title) for key in [*MATCHERS, *(k for k in results if k not in MATCHERS)]
+                  if (runs := [r for r in results.get(key, []) if r.pair == pair])]
         sections.append(PairSection(pair, tables, {task: table for task, found in scored.items()
                                                    if (table := found.table(pair)) is not None}))
     return sections
+
+
+def pair_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table:
+    """One language pair's runs scored by one matcher: F3 of ALL and of each answer type."""
+    types = answer_types(runs)
+    return Table(f"{pair}-{key}", f"{pair}: {label} F3 ({len(runs)} run{'s' if len(runs) != 1 else ''})",
+                 ["Run", "ALL"] + [t[:3] for t in types],
+                 [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs])
+
+
+def rag_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table | None:
+    """One language pair's TREC RAG scores (nuggetizer's four) under one matcher's settings, over
+    every topic and over the answered topics as nuggetizer averages; None when none are stored."""
+    runs = [r for r in runs if r.rag]
+    if not runs:
+        return None
+    columns = [f"{m}{over}" for over in ("", " answered") for m in nuggetizer.MEASURES]
+    return Table(f"{pair}-{key}-rag", f"{pair}: {label}, TREC RAG nugget scores",
+                 ["Run", *(c.replace("_", " ") for c in columns)], [[r.run_id, *(r.rag.get(c) for c in columns)] for r in runs])
 
 
 def find_table(session: Session, key: str) -> Table | None:
@@ -141,7 +189,7 @@ def runs_by_team(session: Session) -> list[Table]:
     for kind in TASKS:
         if kind not in counts:
             continue
-        pairs = sorted({p for by_pair in counts[kind].values() for p in by_pair}, key=_pair_order)
+        pairs = sorted({p for by_pair in counts[kind].values() for p in by_pair}, key=pair_order)
         teams = sorted(counts[kind])
         numbers = [[counts[kind][team].get(p, 0) for p in pairs] + [sum(counts[kind][team].values())]
                    for team in teams]
@@ -182,7 +230,7 @@ def bar_chart_svg(results: dict[str, list[RunResult]], pair: str) -> str:
     return charts.bar_chart_svg(f"{pair}: mean F3 over topics", "F3", series, sorted(first, key=lambda r: -first[r]))
 
 
-def _pair_order(pair: str) -> int:
+def pair_order(pair: str) -> int:
     return vocab.LANGUAGE_PAIRS.index(pair) if pair in vocab.LANGUAGE_PAIRS else len(vocab.LANGUAGE_PAIRS)
 
 
@@ -203,6 +251,6 @@ def team_table(table: Table, own: set[str]) -> Table | None:
 def topic_table(run: RunResult) -> Table:
     """One run's F3, recall and precision per topic."""
     return Table(f"{run.run_id}-{run.matcher}-topics",
-                 f"{run.run_id}, {MATCHER_LABELS[run.matcher]}: {len(run.topics)} topics",
+                 f"{run.run_id}, {run.title}: {len(run.topics)} topics",
                  ["Topic", "Type", "F3", "Recall", "Precision"],
                  [[t.topic_id, t.answer_type, t.f, t.recall, t.precision] for t in run.topics])

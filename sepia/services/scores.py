@@ -125,3 +125,23 @@ def _stored_runs(session: Session, kind: str, run_ids: Iterable[str], with_judgm
         judgments = io.export_judgments(session, run_id) if with_judgments else None
         session.expunge_all()  # the rows of this run are not needed again
         yield run, judgments
+
+
+def score_stored_support(store: Store) -> list:
+    """TREC RAG's citation support precision and recall (`sepia.scoring.support`) of every stored CCLQA
+    run from the stored support judgments (an organiser's decision where one adjudicated a citation),
+    as `sepia evaluate-support` gives them for the same files; best precision first. Raises
+    NothingToScore when the store holds no support judgments."""
+    from sepia.scoring.support import support_scores
+    from sepia.store.support import support_judgments
+
+    with store.transaction() as session:
+        judgments = support_judgments(session)
+        if not judgments:
+            raise NothingToScore("the store holds no citation support judgments")
+        by_run: dict[str, list] = {}
+        for judgment in judgments:
+            by_run.setdefault(judgment.run_id, []).append(judgment)
+        results = [score for run, _ in _stored_runs(session, "cclqa", stored_run_ids(session, "cclqa"))
+                   for score in support_scores([run], by_run.get(run.run_id, []))]
+    return sorted(results, key=lambda r: (-r.precision, r.run_id))

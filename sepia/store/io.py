@@ -457,15 +457,29 @@ def export_judgments(session: Session, run_id: str | None = None, topic_ids: Ite
 def delete_all(session: Session) -> None:
     """Empty the campaign data (not the accounts): used by `sepia demo` to start afresh."""
     for table in (db.NuggetJudgment, db.PoolEntry, db.ControlItem, db.Pool, db.RelevanceJudgment, db.EvaluationResult,
-                  db.Submission, db.Run, db.Topic, db.TaskWindow, db.TopicSet, db.Document):
+                  db.ReleasedSettings, db.Submission, db.Run, db.Topic, db.TaskWindow, db.TopicSet, db.Document):
         session.execute(delete(table))
 
 
 
 # ---------------------------------------------------------------- scores
 
+RAG_PREFIX = "RAG "  # measures of TREC RAG's nugget scores: `RAG vital`, `RAG vital answered`
+
+
+def rag_means(means: dict | None) -> dict[str, float]:
+    """A run's TREC RAG scores (`nuggetizer.run_means`) by the measure names the store keeps them
+    under: over all topics (`RAG vital`) and over the answered topics, as nuggetizer averages
+    (`RAG vital answered`)."""
+    if means is None:
+        return {}
+    return {**{f"{RAG_PREFIX}{m}": v for m, v in means["all_topics"].items()},
+            **{f"{RAG_PREFIX}{m} answered": v for m, v in means["answered_topics"].items()}}
+
+
 def save_scores(session: Session, scores, settings: dict) -> int:
-    """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL)."""
+    """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL), and
+    the run's TREC RAG scores (topic NULL, `rag_means`)."""
     import json
 
     runs = {r.run_id: r.id for r in session.scalars(select(db.Run).where(db.Run.kind == "cclqa"))}
@@ -478,6 +492,9 @@ def save_scores(session: Session, scores, settings: dict) -> int:
         common = {"run_id": run_pk, "measure": measure, "matcher": run_score.matcher,
                   "settings": json.dumps(settings, sort_keys=True)}
         session.add(db.EvaluationResult(**common, value=run_score.score))
+        for m, value in rag_means(run_score.nuggetizer).items():  # TREC RAG's four scores, run means only
+            session.add(db.EvaluationResult(**{**common, "measure": m}, value=value))
+            rows += 1
         for t in run_score.topics:
             session.add(db.EvaluationResult(**common, topic_id=t.topic_id, answer_type=t.answer_type, value=t.f,
                                             recall=t.recall, precision=t.precision))

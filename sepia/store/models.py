@@ -525,6 +525,17 @@ class EvaluationResult(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class ReleasedSettings(Base):
+    """Scoring settings of CCLQA (`Settings.describe`, as evaluation_result keeps them) whose scores the
+    organisers released to the teams beside the default settings' (sepia.web.results). Migration 0014."""
+    __tablename__ = "released_settings"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    settings: Mapped[str] = mapped_column(Text, unique=True)
+    label: Mapped[str] = mapped_column(String(200))  # how the teams' tables name them
+    released_by: Mapped[str] = mapped_column(String(100))
+    released_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 # ---------------------------------------------------------------- judging plans
 
 class JudgingPlan(Base):

@@ -4,19 +4,21 @@ task a team sees its own runs of that task beside the mean and the best of their
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from markupsafe import Markup
 from sqlalchemy import exists, func, select
 
-from sepia.campaign import charts, results, schedule, task_results
+from sepia.campaign import charts, matcher_settings, results, schedule, task_results
 from sepia.campaign.schedule import TASK_LABELS
 from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.registry import parse_measures
 from sepia.services.qa_scores import score_stored_qa
-from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
-from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, Run, RunTopic, Submission,
-                                TaskWindow, Topic, utcnow)
+from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs, score_stored_support
+from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, ReleasedSettings, Run, RunTopic,
+                                Submission, TaskWindow, Topic, utcnow)
+from sepia.store.results import settings_key
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
 from sepia.web.kept import kept
@@ -150,6 +152,71 @@ def score():
     return redirect(url_for("results.overview"))
 
 
+@bp.route("/settings", methods=["GET", "POST"])
+@roles_required("organiser")
+def settings():
+    """The CCLQA runs' scores under the matcher and options chosen (`sepia.campaign.matcher_settings`):
+    those stored, shown; POST with action "score" scores every stored run with them first, as `sepia
+    evaluate --store` does (any other POST shows them)."""
+    form = request.form if request.method == "POST" else request.args
+    chosen, sections, label = None, [], ""
+    if form.get("matcher"):
+        try:
+            chosen = matcher_settings.settings_from(form)
+        except ValueError as problem:
+            flash(f"Nothing shown: {problem}.", "error")
+    if chosen is not None and request.method == "POST" and request.form.get("action") == "score":
+        db().close()  # scoring opens its own transactions
+        try:
+            flash(f"{len(score_stored_runs(store(), chosen, save=True))} CCLQA runs scored "
+                  f"({matcher_settings.label(chosen)}).", "success")
+        except (NothingToScore, ValueError) as problem:
+            flash(f"Nothing scored: {problem}.", "error")
+    if chosen is not None and request.form.get("action") in ("release", "withdraw"):
+        _release(chosen, request.form["action"] == "release")
+    if chosen is not None and request.method == "POST":
+        return redirect(f"{url_for('results.settings')}?{urlencode(matcher_settings.query_of(chosen))}")
+    if chosen is not None:
+        label = matcher_settings.label(chosen)
+        runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe(), label=label)
+        by_pair = {pair: [r for r in runs if r.pair == pair] for pair in sorted({r.pair for r in runs}, key=results.pair_order)}
+        sections = [t for pair, shown in by_pair.items()
+                    for t in (results.pair_table(pair, shown, "settings", label),
+                              results.rag_table(pair, shown, "settings", label)) if t is not None]
+    return render_template("results/settings.html", offered=matcher_settings.offered(), chosen=chosen,
+                           values=matcher_settings.query_of(chosen) if chosen else {}, tables=sections,
+                           label=label, released=chosen is not None and _released_row(chosen) is not None)
+
+
+@bp.route("/support")
+@roles_required("organiser")
+def support():
+    """TREC RAG's citation support precision and recall of the stored CCLQA runs, computed from the
+    stored support judgments when the page is asked for (as `sepia evaluate-support` on the files)."""
+    db().close()  # scoring opens its own transactions
+    try:
+        scores, problem = score_stored_support(store()), None
+    except NothingToScore as nothing:
+        scores, problem = [], str(nothing)
+    return render_template("results/support.html", scores=scores, problem=problem)
+
+
+def _released_row(chosen) -> ReleasedSettings | None:
+    return db().scalar(select(ReleasedSettings).where(ReleasedSettings.settings == settings_key(chosen.describe())))
+
+
+def _release(chosen, release: bool) -> None:
+    """Release the scores of these settings to the teams (beside the defaults'), or withdraw them."""
+    row = _released_row(chosen)
+    if release and row is None:
+        db().add(ReleasedSettings(settings=settings_key(chosen.describe()), label=matcher_settings.label(chosen),
+                                  released_by=g.user.username))
+    elif not release and row is not None:
+        db().delete(row)
+    db().commit()
+    flash(f"{'Released to' if release else 'Withdrawn from'} the teams: {matcher_settings.label(chosen)}.", "success")
+
+
 def _table(key: str):
     found = results.find_table(db(), key)
     if found is None:
@@ -240,7 +307,7 @@ def _sections(own: set[str], task: str, released: set[str], public: set[str], fo
     if task == "cclqa":
         shown = results.pair_sections(_only(found, released))
         mine = [t for s in shown for t in s.tables]
-        topics = [results.topic_table(r) for m in results.MATCHERS for r in found[m] if r.run_id in own]
+        topics = [results.topic_table(r) for runs in found.values() for r in runs if r.run_id in own]
         full = results.pair_sections(_only(found, public)) if own & public else []
     else:
         visible = found.only(released)
@@ -262,7 +329,7 @@ def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> 
             owned.setdefault(team, set()).add(run_id)
         found = None
         if any(owned.get(team, set()) & released for team in teams):
-            found = _all_results() if task == "cclqa" else task_results.load(db(), task)
+            found = {**_all_results(), **results.load_released(db())} if task == "cclqa" else task_results.load(db(), task)
         for team in teams:
             pages[team][task] = _sections(owned.get(team, set()) & released, task, released, public, found)
     return pages
