@@ -1,16 +1,16 @@
 """released_settings: CCLQA scoring settings whose scores organisers released to the teams beside the
 default settings' (the results pages)
 
-Revision ID: 0014_i33d_released_settings
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-11-28
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0014_i33d_released_settings'
-down_revision = '0013'
+revision = '0015'
+down_revision = '0014'
 branch_labels = None
 depends_on = None
 
