@@ -49,6 +49,22 @@ def in_text(payload: dict) -> str:
     return labels(*["support" if n[:4] in passage else "not_support" for n in nuggets])
 
 
+def test_a_model_swapped_under_its_name_is_found_before_replies_of_two_models_are_mixed(tmp_path):
+    with Stub(in_text) as stub:
+        assert evaluate_cs(*options(stub))[0] == 0
+        (kept,) = (tmp_path / "llm-cache" / "servers").glob("*.json")
+        served = json.loads(kept.read_text(encoding="utf-8"))
+        kept.write_text(json.dumps({**served, "identity": "another build of the model"}), encoding="utf-8")
+        served_model.cache_clear()
+        stub.requests.clear()
+        code, _, err = evaluate_cs(*options(stub))  # no reply is kept for that identity: the server is asked
+        assert code == 1 and "now serves another" in err and len(err.strip().splitlines()) == 1
+        assert stub.chats == 0 and json.loads(kept.read_text(encoding="utf-8")) == served
+        served_model.cache_clear()
+        stub.requests.clear()
+        assert evaluate_cs(*options(stub))[0] == 0 and stub.requests == {}  # the replies kept for the model served
+
+
 # --- reading the model's answer ---
 
 @pytest.mark.parametrize("text, count, expected", [
@@ -76,9 +92,9 @@ def test_scores_are_the_stubs_decisions_and_a_warm_cache_asks_nothing():
         code, first, err = evaluate_cs(*options(stub))
         asked_first = stub.chats
         stub.requests.clear()
-        served_model.cache_clear()  # as a new process would: it asks which model is served
+        served_model.cache_clear()  # as a new process would
         again, second, err_again = evaluate_cs(*options(stub))
-        assert again == 0 and stub.chats == 0 and stub.requests == {"/v1/models": 1}
+        assert again == 0 and stub.requests == {}  # not even which model is served: the cache kept that too
     assert second == first  # a rerun: every reply from the cache, the same bytes out
     assert "0 requests" in err_again
     assert code == 0, err

@@ -138,15 +138,25 @@ class Assessor:
         self.usage = Usage()
         self.model = config.model
         self.identity = ""
+        self._checked = False  # whether the server was asked which model it serves
+        self._checking = threading.Lock()
 
     def prompt(self, lang: str) -> prompts.Prompt:
         return self.own_prompt or prompts.packaged("assign", lang)
 
     def identify(self) -> Assessor:
-        """Ask the server which model it serves (once a process): LLMError when the key is missing,
-        nothing answers or the model is not served."""
+        """The model the server serves, as it last reported it where the cache keeps that (asking
+        nothing: its identity is checked before the first request that the cache cannot answer), else
+        asked now (once a process): LLMError when the key is missing, nothing answers or the model is
+        not served."""
         self.client.api_key()
+        kept = self.cache.served(self.config.base_url, self.config.model)
+        if kept is not None:
+            self.model, self.identity = kept
+            return self
+        self._checked = True
         self.model, self.identity = served_model(self.client, self.config.model)
+        self.cache.remember_served(self.config.base_url, self.config.model, self.model, self.identity)
         return self
 
     def describe(self) -> dict[str, str]:
@@ -217,7 +227,22 @@ class Assessor:
         self.usage.add(record, asked=found is None)
         return record
 
+    def _check_identity(self) -> None:
+        """Before the first request the cache could not answer: the server must still serve the model the
+        kept identity names, or the replies kept and those asked now would be of two models (LLMError;
+        the new identity is kept, so a rerun asks the new model throughout)."""
+        with self._checking:
+            if self._checked:
+                return
+            model, identity = served_model(self.client, self.config.model)
+            self._checked = True
+            if identity != self.identity:
+                self.cache.remember_served(self.config.base_url, self.config.model, model, identity)
+                raise LLMError(f"{self.config.base_url} now serves another {model} than the one whose replies are "
+                               "kept: run again to ask it throughout")
+
     def _ask(self, payload: dict) -> dict:
+        self._check_identity()
         reply = self.client.chat(payload)
         record = {"content": reply.content, "prompt_tokens": reply.prompt_tokens,
                   "completion_tokens": reply.completion_tokens, "seconds": round(reply.seconds, 3),
