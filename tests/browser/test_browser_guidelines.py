@@ -7,12 +7,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from conftest import LiveServer, accounts_app, log_in
-from test_browser_judging import ANSWERS, DOC, TOPIC
-from web_helpers import add_documents, make_topic
+from conftest import LiveServer, log_in
+from test_browser_judging import TOPIC, judged_topic_app
 
-from sepia.formats import model
-from sepia.store import io
 from sepia.store.models import GuidelineRead, NuggetJudgment
 from sepia.store.pools import assign_pool, build_pool
 
@@ -23,13 +20,9 @@ V2 = V1 + "\n\nNew in version 2: a response that only *hints* at a nugget does n
 
 @pytest.fixture
 def site(tmp_path):
-    app = accounts_app(tmp_path, "guidelines")
+    app = judged_topic_app(tmp_path, "guidelines")
     store = app.extensions["sepia_store"]
-    add_documents(store)
-    make_topic(store, TOPIC, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "传染给人"])
     with store.transaction() as session:
-        io.import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
-            model.CCLQATopic(TOPIC, [model.Answer(i + 1, t, [DOC]) for i, t in enumerate(ANSWERS)])]))
         build_pool(session, "cclqa", "cclqa", 30)
         assign_pool(session, "cclqa", ["as1"])
     server = LiveServer(app)

@@ -20,15 +20,23 @@ DOC = DOCUMENTS[0][0]
 ANSWERS = ["甲型流感病毒引起的禽类传染病", "今天天气晴朗", "病毒可以传染给人"]
 
 
-@pytest.fixture
-def site(tmp_path):
-    app = accounts_app(tmp_path, "judge")
+def judged_topic_app(tmp_path, name):
+    """The web tool on a store holding TOPIC's documents, nuggets and a CCLQA run of ANSWERS."""
+    app = accounts_app(tmp_path, name)
     store = app.extensions["sepia_store"]
     add_documents(store)
     make_topic(store, TOPIC, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "传染给人"])
     with store.transaction() as session:
         io.import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
             model.CCLQATopic(TOPIC, [model.Answer(i + 1, t, [DOC]) for i, t in enumerate(ANSWERS)])]))
+    return app
+
+
+@pytest.fixture
+def site(tmp_path):
+    app = judged_topic_app(tmp_path, "judge")
+    store = app.extensions["sepia_store"]
+    with store.transaction() as session:
         io.import_run(session, model.IR4QARun(model.Metadata("TEAMA-CS-CS-01-T"), [
             model.IR4QATopic(TOPIC, [model.RetrievedDoc(1, DOC), model.RetrievedDoc(2, DOCUMENTS[1][0])])]))
         for kind in ("cclqa", "ir4qa"):
