@@ -12,6 +12,7 @@ from sepia.formats import model
 from sepia.formats.read import read_bytes
 from sepia.formats.write import to_xml
 from sepia.store import io
+from sepia.vocab import nugget_key
 from sepia.store import models as db
 
 # Text mixing scripts: ASCII, CJK, kana, hangul, astral-plane ideographs and emoji. XML 1.0 cannot
@@ -76,7 +77,8 @@ def gold_standards(draw):
     topics = []
     for topic_id in topic_ids(draw(st.integers(0, 3))):
         nuggets = []
-        for i in range(draw(st.integers(0, 4))):
+        texts = draw(st.lists(text, max_size=4, unique_by=nugget_key))  # a topic's nuggets are unique
+        for i, nugget_text in enumerate(texts):
             if draw(st.booleans()):
                 votes = [(f"a{k}", draw(st.booleans())) for k in range(draw(st.integers(1, 4)))]
                 counts = (None, None)
@@ -84,7 +86,7 @@ def gold_standards(draw):
                 votes = []
                 voters = draw(st.integers(0, 5))
                 counts = (draw(st.integers(0, voters)), voters)
-            nuggets.append(model.GoldNugget(f"N{i:03d}", draw(text), draw(st.sampled_from([0.25, 1.0, 0.3333])),
+            nuggets.append(model.GoldNugget(f"N{i:03d}", nugget_text, draw(st.sampled_from([0.25, 1.0, 0.3333])),
                                             draw(st.lists(st.sampled_from(["D1", "D2", "D3"]), unique=True)),
                                             votes, *counts))
         topics.append(model.GoldTopic(topic_id, draw(st.sampled_from(["WHY", "DATE"])),
