@@ -174,7 +174,8 @@ def test_a_judging_plan_corrects_the_learned_matcher_as_the_files_do(plan_campai
     files = runner.invoke(main, ["evaluate", "--gold", str(cs / "gold.xml"), "--run", str(cs / "runs"),
                                  "--calibrate", sample, *learned_model])
     from_store, from_file = (json.loads(r.stdout) for r in (stored, files))
-    extra = ("planned", "mean_width", "projected_width", "more_for_interval")
+    extra = ("planned", "mean_width", "projected_width", "more_for_interval", "judgments_for_interval",
+             "judgments_left")
     assert [{k: v for k, v in g.items() if k not in extra} for g in from_store["language_pairs"]] == \
         from_file["language_pairs"]
     assert from_store["matcher"] == "learned"

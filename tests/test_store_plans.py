@@ -90,7 +90,8 @@ def test_cli_plan_and_estimates_equal_the_file_ones(plan_campaign, tmp_path):
     files = runner.invoke(main, ["evaluate", "--gold", str(CS / "gold.xml"), "--run", str(CS / "runs"),
                                  "--calibrate", sample, "--format", "json", "--level", "0.9"])
     from_store, from_file = (json.loads(r.stdout) for r in (stored, files))
-    extra = ("planned", "mean_width", "projected_width", "more_for_interval")  # the store's report also projects widths
+    extra = ("planned", "mean_width", "projected_width", "more_for_interval", "judgments_for_interval",
+             "judgments_left")  # the store's report also projects widths
     groups = [{k: v for k, v in g.items() if k not in extra} for g in from_store["language_pairs"]]
     assert groups == from_file["language_pairs"] and groups[0]["judged"] == 3
     assert from_store["language_pairs"][0]["planned"] == 3 and from_store["matcher"] == from_file["matcher"]
@@ -305,9 +306,12 @@ def test_one_judged_topic_ranks_no_run_and_says_what_gives_an_interval(plan_camp
     group, text = _plan_report(CliRunner(), tmp_path, planned=2, judged=1)
     assert group["judged"] == 1 and all(r["low"] is None for r in group["runs"])
     assert group["more_for_interval"] == 1 and group["mean_width"] is None
+    # the plan is SEPIA-CS-0002 (judged) and SEPIA-CS-0005, whose 8 responses (2 of each run) have 4 distinct
+    # texts, so 4 pool items: the judgments the interval needs, and all the plan has left
+    assert group["judgments_for_interval"] == 4 and group["judgments_left"] == 4
     assert ("No interval yet: an interval needs two judged topics, and 1 of the 2 planned topics is judged; judge 1 "
-            "more planned topic for intervals and the width projected for the plan. Until then the runs are not "
-            "ranked.") in text
+            "more planned topic (at least 4 more judgments) for intervals, and the whole plan (4 more judgments) "
+            "for the width projected for it. Until then the runs are not ranked.") in text
     assert "ESTIMATE" not in text and "TEAMA" not in text
 
 
@@ -328,5 +332,10 @@ def test_interval_widths_are_of_the_intervals_shown(plan_campaign, tmp_path):
     projected = [min(1, (r["raw_low"] + r["raw_high"]) / 2 + factor * (r["raw_high"] - r["raw_low"]) / 2)
                  - max(0, (r["raw_low"] + r["raw_high"]) / 2 - factor * (r["raw_high"] - r["raw_low"]) / 2) for r in runs]
     assert group["projected_width"] == pytest.approx(sum(projected) / len(projected))
+    # the two planned topics not judged: every pool item of theirs is still to judge
+    status = json.loads(CliRunner().invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    waiting = [t["items"] for t in status["by_stratum"][0]["topics"][2:]]  # _plan_report judged the first two
+    assert len(waiting) == 2 and group["judgments_left"] == sum(waiting) and group["judgments_for_interval"] == 0
+    assert f"projected once the 4 planned topics are judged ({sum(waiting)} more judgments)" in text
     assert group["projected_width"] <= group["mean_width"]
     assert f"mean interval width {group['mean_width']:.3f} now" in text

@@ -179,3 +179,27 @@ def test_the_pools_page_adds_topics_to_a_plan_and_shares_them_out(app, web_store
         now = set(session.execute(select(PoolEntry.topic_id, Assignment.assessor).join(Assignment)).all())
     assert first < now and {t for t, _ in now - first} == set(added)
     assert {t: a for t, a in now}[planned] == "as1" and len({t for t, _ in now}) == len(now)
+
+
+def test_estimates_without_an_interval_say_how_many_judgments_give_one(app, web_store):
+    """Issue 33: with one of two planned topics judged the page said how many more topics an interval
+    needs; now also how many judgments that is. The run has one answer per topic, so one pool item
+    per topic: the other planned topic's one item is the judgment left, for the interval and the plan."""
+    from sepia.store.models import Nugget, NuggetJudgment, PlanTopic, Response, RunTopic
+
+    campaign(web_store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "2", "seed": "2"})
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    with web_store.transaction() as session:
+        first = min(session.scalars(select(PlanTopic.topic_id)))
+        rows = session.execute(select(Response.id, Nugget.id).join(RunTopic)
+                               .join(Nugget, Nugget.topic_id == RunTopic.topic_id)
+                               .where(RunTopic.topic_id == first)).all()
+        session.add_all(NuggetJudgment(response_id=r, nugget_id=n, assessor="as1", match=1.0) for r, n in rows)
+    assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302
+    page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert ("No interval yet: an interval needs two judged topics, and 1 of the 2 planned topics is judged; judge 1 "
+            "more planned topic (at least 1 more judgment) for intervals, and the whole plan (1 more judgment) for "
+            "the width projected for it. Until then the runs are not ranked.") in page
+    assert "judge 1 more planned topic (at least 1 more judgment)" in org.get("/results/").get_data(as_text=True)

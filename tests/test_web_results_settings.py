@@ -96,18 +96,27 @@ def test_bad_settings_score_nothing(app, web_store):
         assert session.query(EvaluationResult).count() == 0
 
 
-def test_teams_see_only_the_settings_released(app, web_store):
+STRICT = {"matcher": "binarized", "theta": "0.5", "numbers": "strict"}
+SOFTMATCH = {"matcher": "softmatch", "numbers": "lenient"}
+
+
+def _scored_twice(app, web_store):
+    """(the organiser, the participant) once the sample's results are released and scored under
+    numbers strict and softmatch, neither released yet."""
     set_id, par = sample_campaign(app, web_store)
     org = browser_for(app, "org")
     org.post("/results/score")
     move_window(web_store, set_id, "cclqa", -3, -2, -1)  # the task's results are released
-    strict = {"matcher": "binarized", "theta": "0.5", "numbers": "strict"}
-    softmatch = {"matcher": "softmatch", "numbers": "lenient"}
-    for chosen in (strict, softmatch):
+    for chosen in (STRICT, SOFTMATCH):
         org.post("/results/settings", data={**chosen, "action": "score"})
+    return org, par
+
+
+def test_teams_see_only_the_settings_released(app, web_store):
+    org, par = _scored_twice(app, web_store)
     page = par.get("/results/mine").get_data(as_text=True)
     assert "numbers strict" not in page and "softmatch" not in page  # scored, not released
-    page = org.post("/results/settings", data={**strict, "action": "release"}, follow_redirects=True).get_data(as_text=True)
+    page = org.post("/results/settings", data={**STRICT, "action": "release"}, follow_redirects=True).get_data(as_text=True)
     assert "Released to the teams: automatic (BINARIZED), θ 0.5, numbers strict" in page and "Withdraw" in page
     files = expected("binarized", "--numbers", "strict")
     page = par.get("/results/mine").get_data(as_text=True)
@@ -115,7 +124,7 @@ def test_teams_see_only_the_settings_released(app, web_store):
     assert page.count(f'<td class="docid">{OWN}</td><td class="num">{files[OWN]["score"]:.4f}</td>') == 1
     assert f'<td class="docid">{OWN}</td><td class="num">{expected("binarized")[OWN]["score"]:.4f}</td>' in page
     assert "TEAMA-CS-CS-01-T" not in page
-    org.post("/results/settings", data={**strict, "action": "withdraw"})
+    org.post("/results/settings", data={**STRICT, "action": "withdraw"})
     assert "numbers strict" not in par.get("/results/mine").get_data(as_text=True)
 
 
@@ -135,3 +144,30 @@ def test_citation_support_from_the_stored_judgments(app, web_store):
     assert re.search(r'TEAMX-EN-EN-01-T</td><td class="num">0\.5000</td><td class="num">0\.3333</td>\s*'
                      r'<td class="num">1</td><td class="num">3</td>\s*<td class="num">1</td>', page), page
     assert browser_for(app, "par").get("/results/support").status_code in (302, 403)
+
+
+def test_teams_see_the_trec_rag_scores_of_the_settings_released(app, web_store):
+    """Issue 33: teams saw only the F3 of the settings released; the TREC RAG scores stored with them
+    were the organisers' alone. Now a team sees them for its runs, with the pair's mean and best of
+    the released runs, as `sepia evaluate --measures nuggetizer` gives them; never those of settings
+    scored but not released, nor of the defaults."""
+    org, par = _scored_twice(app, web_store)
+    assert "TREC RAG" not in par.get("/results/mine").get_data(as_text=True)   # scored, not released
+    org.post("/results/settings", data={**STRICT, "action": "release"})
+    page = par.get("/results/mine").get_data(as_text=True)
+    assert page.count("TREC RAG nugget scores") == 1  # not the defaults', stored with them too
+    block = page.split("EN-CS: automatic (BINARIZED), θ 0.5, numbers strict, TREC RAG nugget scores", 1)[1]
+    block = block.split("</table>", 1)[0]
+    rag = expected("binarized", "--numbers", "strict", "--measures", "nuggetizer")
+    measures = [(over, m) for over in ("all_topics", "answered_topics") for m in ("strict_vital", "vital", "strict_all", "all")]
+    cells = {run: re.findall(r'<td class="num">([^<]*)</td>', row)
+             for run, row in re.findall(r'<tr[^>]*><td class="docid">([^<]+)</td>(.*?)</tr>', block, re.S)}
+    assert cells[OWN] == [f"{rag[OWN]['nuggetizer'][over][m]:.4f}" for over, m in measures]
+    pair = [run for run in rag if "-EN-CS-" in run]
+    assert cells["EN-CS mean of the released runs"] == [
+        f"{sum(rag[r]['nuggetizer'][over][m] for r in pair) / len(pair):.4f}" for over, m in measures]
+    assert cells["EN-CS best released run"] == [
+        f"{max(rag[r]['nuggetizer'][over][m] for r in pair):.4f}" for over, m in measures]
+    assert set(cells) == {OWN, "EN-CS mean of the released runs", "EN-CS best released run"}
+    org.post("/results/settings", data={**STRICT, "action": "withdraw"})
+    assert "TREC RAG" not in par.get("/results/mine").get_data(as_text=True)

@@ -4,6 +4,7 @@ runs by team and language pair, the IR4QA x CCLQA collaboration matrix, and a ba
 confidence intervals. A team sees its own runs beside the mean and the best of their language pair."""
 from __future__ import annotations
 
+import re
 import statistics
 from dataclasses import dataclass, field
 
@@ -150,14 +151,15 @@ def pair_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table:
                  [[r.run_id, r.score] + [r.by_type.get(t) for t in types] for r in runs])
 
 
-def rag_table(pair: str, runs: list[RunResult], key: str, label: str) -> Table | None:
-    """One language pair's TREC RAG scores (nuggetizer's four) under one matcher's settings, over
-    every topic and over the answered topics as nuggetizer averages; None when none are stored."""
+def rag_table(pair: str, runs: list[RunResult], key: str, label: str = "") -> Table | None:
+    """One language pair's TREC RAG scores (nuggetizer's four) under one matcher's settings (named
+    `label`, by default the runs' title), over every topic and over the answered topics as nuggetizer
+    averages; None when none are stored."""
     runs = [r for r in runs if r.rag]
     if not runs:
         return None
     columns = [f"{m}{over}" for over in ("", " answered") for m in nuggetizer.MEASURES]
-    return Table(f"{pair}-{key}-rag", f"{pair}: {label}, TREC RAG nugget scores",
+    return Table(f"{pair}-{key}-rag", f"{pair}: {label or runs[0].title}, TREC RAG nugget scores",
                  ["Run", *(c.replace("_", " ") for c in columns)], [[r.run_id, *(r.rag.get(c) for c in columns)] for r in runs])
 
 
@@ -243,7 +245,8 @@ def team_table(table: Table, own: set[str]) -> Table | None:
         return None
     pair = "-".join(table.key.split("-")[:2])
     columns = [[row[i] for row in table.rows if row[i] is not None] for i in range(1, len(table.columns))]
-    return Table(table.key, table.title.rsplit(" (", 1)[0], table.columns, mine + [
+    title = re.sub(r" \(\d+ runs?\)$", "", table.title)  # the count of every team's runs is not the team's
+    return Table(table.key, title, table.columns, mine + [
         [f"{pair} mean of the released runs", *(statistics.fmean(c) if c else None for c in columns)],
         [f"{pair} best released run", *(max(c) if c else None for c in columns)]], context=2)
 

@@ -187,7 +187,8 @@ def calibrate_text(report: dict) -> str:
             continue
         if group.get("projected_width") is not None and group["planned"] > group["judged"]:
             lines.append(f"mean interval width {group['mean_width']:.3f} now, {group['projected_width']:.3f} projected "
-                         f"once the {group['planned']} planned topics are judged")
+                         f"once the {group['planned']} planned topics are judged"
+                         + (f" ({group['judgments_left']} more judgments)" if "judgments_left" in group else ""))
         rows = [["RUN", "AUTOMATIC", "ESTIMATE", "LOW", "HIGH", "LAMBDA"]]
         rows += [[r["run_id"], *(fmt(r[k], 4) for k in ("automatic", "estimate", "low", "high")), fmt(r["lambda"], 2)]
                  for r in group["runs"]]

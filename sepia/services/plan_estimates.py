@@ -17,7 +17,7 @@ from sepia.scoring.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store import io
 from sepia.store.db import Store
-from sepia.store.plans import get_plan, judged_item_plan, judged_plan_topics
+from sepia.store.plans import get_plan, items_to_judge, judged_item_plan, judged_plan_topics
 
 
 def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
@@ -31,6 +31,7 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
     with store.transaction() as session:
         strata, planned, judged, warnings = judged_plan_topics(session, pool_name)
         population = set(strata)
+        left = items_to_judge(session, pool_name)
         ids = stored_run_ids(session, "cclqa")
         if len(judged) < len(planned):
             warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
@@ -63,6 +64,8 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
     for group in report["language_pairs"]:
         group["planned"] = len(planned & topics_of[group["language_pair"]])
         group.update(projection(group, level))
+        group.update(judgments_needed(group, {t: left.get(t, 0) for t in planned & topics_of[group["language_pair"]]
+                                              if t not in judged}))
     return {**report, "matcher": automatic.settings.matcher, "pool": pool_name}, warnings
 
 
@@ -84,6 +87,14 @@ def projection(group: dict, level: float) -> dict:
             "more_for_interval": more}
 
 
+def judgments_needed(group: dict, unjudged: dict[str, int]) -> dict:
+    """Human judgments (pool items) still to make, given the items left of each planned topic not yet
+    judged: `judgments_for_interval`, those of the fewest-items topics an interval still needs (0 once
+    there is one); `judgments_left`, those of every such topic, which the projected width assumes."""
+    fewest = sorted(unjudged.values())[:group["more_for_interval"]]
+    return {"judgments_for_interval": sum(fewest), "judgments_left": sum(unjudged.values())}
+
+
 def no_interval(group: dict) -> str | None:
     """Why a language pair's estimates have no interval, and what gives them one, in words (None when
     they have one): shown instead of ranking the runs by estimates nobody can trust yet. A group of a
@@ -95,12 +106,20 @@ def no_interval(group: dict) -> str | None:
     kind = "planned topic" if planned else "topic"
     of = group["planned"] if planned else group["topics"]
     if more <= of - group["judged"]:
-        step = f"judge {more} more {kind}{'s' if more > 1 else ''} for intervals"
-        step += " and the width projected for the plan" if planned else ""
+        step = f"judge {more} more {kind}{'s' if more > 1 else ''}"
+        if "judgments_for_interval" in group:
+            step += f" (at least {_judgments(group['judgments_for_interval'])})"
+        step += " for intervals"
+        if "judgments_left" in group:
+            step += f", and the whole plan ({_judgments(group['judgments_left'])}) for the width projected for it"
     else:
         step = "add topics to the plan (the Pools page, or sepia pool plan NAME --add N)"
     return (f"No interval yet: an interval needs two judged topics, and {group['judged']} of the {of} {kind}s "
             f"{'is' if group['judged'] == 1 else 'are'} judged; {step}. Until then the runs are not ranked.")
+
+
+def _judgments(count: int) -> str:
+    return f"{count} more judgment{'' if count == 1 else 's'}"
 
 
 def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:

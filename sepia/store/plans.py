@@ -307,6 +307,21 @@ def planned_topics(session: Session, pool_id: int) -> set[str] | None:
     return set(session.scalars(select(db.PlanTopic.topic_id).where(db.PlanTopic.plan_id == plan_id)))
 
 
+def items_to_judge(session: Session, pool_name: str) -> dict[str, int]:
+    """Planned topic ID -> how many of its pool items (control items aside) still wait for a
+    judgment: no member response has a nugget judgment, from the judging screen or an import."""
+    plan = get_plan(session, pool_name)
+    pool = get_pool(session, pool_name)
+    judged = select(db.pool_member.c.entry_id).join(
+        db.NuggetJudgment, db.NuggetJudgment.response_id == db.pool_member.c.response_id)
+    rows = session.execute(
+        select(db.PoolEntry.topic_id, func.count()).where(
+            db.PoolEntry.pool_id == pool.id, db.PoolEntry.control_id.is_(None), db.PoolEntry.id.not_in(judged))
+        .group_by(db.PoolEntry.topic_id)).all()
+    left = dict(rows)
+    return {t.topic_id: left.get(t.topic_id, 0) for t in plan.topics}
+
+
 def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str], set[str], set[str], list[str]]:
     """(the plan's population as topic ID -> stratum, its planned topics, those judged for every CCLQA
     run that answers them, warnings). Judgments count whichever pool of the campaign they were made

@@ -305,8 +305,9 @@ def _sections(own: set[str], task: str, released: set[str], public: set[str], fo
     if not own or found is None:
         return [], [], []
     if task == "cclqa":
-        shown = results.pair_sections(_only(found, released))
-        mine = [t for s in shown for t in s.tables]
+        visible = _only(found, released)
+        # each pair's F3 tables, then the TREC RAG scores of the settings released (never the others')
+        mine = [t for s in results.pair_sections(visible) for t in [*s.tables, *_released_rag(visible, s.pair)]]
         topics = [results.topic_table(r) for runs in found.values() for r in runs if r.run_id in own]
         full = results.pair_sections(_only(found, public)) if own & public else []
     else:
@@ -315,6 +316,12 @@ def _sections(own: set[str], task: str, released: set[str], public: set[str], fo
         topics = [found.topic_table(r) for r in found.runs if r.run_id in own]
         full = results.pair_sections({}, {task: found.only(public)}) if own & public else []
     return [t for table in mine if (t := results.team_table(table, own)) is not None], topics, full
+
+
+def _released_rag(scores: dict[str, list[results.RunResult]], pair: str) -> list:
+    """A pair's TREC RAG tables under each of the settings released to the teams."""
+    return [table for key, runs in scores.items() if key.startswith("released-")
+            if (table := results.rag_table(pair, [r for r in runs if r.pair == pair], key)) is not None]
 
 
 def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> dict[str, dict[str, tuple]]:

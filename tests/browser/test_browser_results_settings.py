@@ -51,3 +51,32 @@ def test_numbers_strict_scored_in_the_browser(chromium, site, artifacts):
         assert row.locator("td.num").first.inner_text() == f"{run['score']:.4f}"
     assert org.locator("#settings-binarized select[name=numbers]").input_value() == "strict"  # the choice stays
     org.screenshot(path=str(artifacts / "results-settings.png"), full_page=True)
+
+
+def test_a_team_sees_the_trec_rag_scores_of_the_settings_released(chromium, tmp_path, artifacts):
+    """A team's results page in Chromium once numbers strict is released: its run's F3 and TREC RAG
+    scores under those settings. Screenshot: test-artifacts/results-settings-team.png."""
+    from campaign_helpers import move_window
+    from web_helpers import browser_for
+
+    from test_web_results import OWN, sample_campaign
+
+    app = accounts_app(tmp_path, "team-rag")
+    set_id, _ = sample_campaign(app, app.extensions["sepia_store"])
+    org = browser_for(app, "org")
+    org.post("/results/score")
+    move_window(app.extensions["sepia_store"], set_id, "cclqa", -3, -2, -1)
+    strict = {"matcher": "binarized", "theta": "0.5", "numbers": "strict"}
+    for action in ("score", "release"):
+        org.post("/results/settings", data={**strict, "action": action})
+    server = LiveServer(app)
+    try:
+        page = log_in(chromium, server, "par")
+        page.goto(f"{server.url}/results/mine")
+        table = page.locator("table", has=page.locator(f"td.docid:text-is('{OWN}')")).filter(
+            has=page.locator("th:text-is('vital answered')"))
+        assert table.count() == 1 and "TEAMA" not in page.content()
+        page.screenshot(path=str(artifacts / "results-settings-team.png"), full_page=True)
+    finally:
+        server.stop()
+        app.extensions["sepia_store"].dispose()
