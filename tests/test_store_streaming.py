@@ -223,3 +223,13 @@ def test_sepia_import_refuses_a_file_with_duplicates_listing_them_as_validate_do
     assert result.stderr.splitlines() == [*expected, "nothing imported: fix the problems above"]
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(NuggetJudgment)) == 0
+
+
+def test_an_import_naming_no_stored_nugget_lists_the_first_1000_unknown_ones(store):
+    from sepia.formats.errors import MAX_PROBLEMS
+
+    stored_runs_and_nuggets(store, 1)
+    unknown = [model.Judgment("X-CS-1", "T00-CS-CS-01-T", 1, f"M{i:04d}", 1.0, "as1") for i in range(MAX_PROBLEMS + 5)]
+    with pytest.raises(io.ImportRefused) as refused, store.transaction() as session:
+        io.import_judgments(session, unknown)
+    assert refused.value.reasons == [f"no stored nugget M{i:04d} in topic X-CS-1" for i in range(MAX_PROBLEMS)]

@@ -450,14 +450,18 @@ def _store_staged_judgments(session: Session, replace: bool) -> int:
     connection.execute(update(staged).values(response_id=response.scalar_subquery(),
                                              nugget_id=nugget.scalar_subquery()))
     reasons: dict[str, None] = {}  # distinct, in line order; the first MAX_PROBLEMS of them
-    for topic_id, run_id, rank, label, response_id, nugget_id in connection.execute(
+    with connection.execute(  # read a batch at a time: a file may name no stored answer at all
             select(staged.c.topic_id, staged.c.run_id, staged.c.answer_rank, staged.c.nugget_label,
                    staged.c.response_id, staged.c.nugget_id)
-            .where(or_(staged.c.response_id.is_(None), staged.c.nugget_id.is_(None))).order_by(staged.c.line)):
-        if response_id is None and len(reasons) < MAX_PROBLEMS:
-            reasons[f"no stored answer {rank} of run {run_id} for topic {topic_id}"] = None
-        if nugget_id is None and len(reasons) < MAX_PROBLEMS:
-            reasons[f"no stored nugget {label} in topic {topic_id}"] = None
+            .where(or_(staged.c.response_id.is_(None), staged.c.nugget_id.is_(None))).order_by(staged.c.line)
+            .execution_options(yield_per=BATCH)) as unknown:
+        for topic_id, run_id, rank, label, response_id, nugget_id in unknown:
+            if response_id is None:
+                reasons[f"no stored answer {rank} of run {run_id} for topic {topic_id}"] = None
+            if nugget_id is None:
+                reasons[f"no stored nugget {label} in topic {topic_id}"] = None
+            if len(reasons) >= MAX_PROBLEMS:
+                break
     if reasons:
         raise ImportRefused(list(reasons))
     stored = db.NuggetJudgment
