@@ -156,3 +156,80 @@ def test_a_gold_import_sends_as_many_statements_for_4_topics_as_for_40_and_repla
     back, sent = exported.topics[0].nuggets[1], gold_of(8).topics[7].nuggets[1]
     assert (back.nugget_id, back.text, back.sources, back.votes) == (sent.nugget_id, sent.text, sent.sources, sent.votes)
     assert [q.text for q in exported.topics[0].questions] == ["question 7"]
+
+
+# ---------------------------------------------------------------- `sepia import` of a judgments TSV
+
+class Counted(model.Judgment):
+    """A Judgment counting how many of its kind are alive at once."""
+    alive = peak = 0
+
+    def __new__(cls, *_args, **_kwargs):
+        Counted.alive += 1
+        Counted.peak = max(Counted.peak, Counted.alive)
+        return super().__new__(cls)
+
+    def __del__(self):
+        Counted.alive -= 1
+
+
+def judgments_tsv(path, assessors: int, runs: int = 12, repeat: int = 0) -> int:
+    """A TSV judging every stored answer once per assessor, its first `repeat` lines repeated at the end."""
+    rows = ["\t".join((j.topic_id, j.run_id, str(j.answer_rank), j.nugget_id, "1", f"as{a}"))
+            for a in range(assessors) for j in judgments_of(runs)]
+    path.write_text("\n".join([HEADER_LINE, *rows, *rows[:repeat]]) + "\n", encoding="utf-8")
+    return len(rows)
+
+
+HEADER_LINE = "topic_id\trun_id\tanswer_rank\tnugget_id\tmatch\tassessor"
+
+
+def test_sepia_import_reads_a_judgments_file_a_line_at_a_time(store, on_store, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+    from sepia.formats import judgments
+
+    stored_runs_and_nuggets(store, 12)
+    path = tmp_path / "j.tsv"
+    lines = judgments_tsv(path, assessors=5)
+    monkeypatch.setattr(judgments, "Judgment", Counted)
+    monkeypatch.setattr(Counted, "peak", 0)
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 0, result.output
+    assert f"imported {lines} judgments" in result.output
+    assert lines == 720 and Counted.peak <= 2  # one line's judgment at a time, not the file's 720
+    with store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(NuggetJudgment)) == lines
+
+
+def test_sepia_import_refuses_a_file_with_duplicates_listing_them_as_validate_does(store, on_store, tmp_path):
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+    from sepia.formats.errors import MAX_PROBLEMS
+    from sepia.formats.validate import validate_file
+
+    stored_runs_and_nuggets(store, 12)
+    path = tmp_path / "j.tsv"
+    judgments_tsv(path, assessors=8, repeat=MAX_PROBLEMS + 3)  # 1,152 lines, then 1,003 repeated
+    with path.open("a", encoding="utf-8") as out:
+        out.write("X-CS-1\tR\t0\tN001\t2\tas1\n")  # a line with 2 problems: counted past the cap
+    result = CliRunner().invoke(main, ["import", str(path)])
+    assert result.exit_code == 1
+    expected = [str(p) for p in validate_file(path)[1]]
+    assert expected[0] == f"{path}:1154:1: same judgment already given on line 2"
+    assert expected[-1].endswith(":2154:1: 5 more problems not shown") and len(expected) == MAX_PROBLEMS + 1
+    assert result.stderr.splitlines() == [*expected, "nothing imported: fix the problems above"]
+    with store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(NuggetJudgment)) == 0
+
+
+def test_an_import_naming_no_stored_nugget_lists_the_first_1000_unknown_ones(store):
+    from sepia.formats.errors import MAX_PROBLEMS
+
+    stored_runs_and_nuggets(store, 1)
+    unknown = [model.Judgment("X-CS-1", "T00-CS-CS-01-T", 1, f"M{i:04d}", 1.0, "as1") for i in range(MAX_PROBLEMS + 5)]
+    with pytest.raises(io.ImportRefused) as refused, store.transaction() as session:
+        io.import_judgments(session, unknown)
+    assert refused.value.reasons == [f"no stored nugget M{i:04d} in topic X-CS-1" for i in range(MAX_PROBLEMS)]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -13,7 +14,7 @@ from sepia.formats import model
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats import registry
-from sepia.formats.validate import JUDGMENTS, is_judgments, validate_file, validate_loaded
+from sepia.formats.validate import JUDGMENTS, is_judgments, validate_loaded
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
@@ -22,12 +23,12 @@ from sepia.store import io, relevance
 from sepia.store.db import Store
 
 
-def _read_all(paths, format_name):
+def _read_all(store: Store, paths, format_name):
     """Validate every file before anything is written; stop with all problems if any is bad.
     Returns (path, object, the file's bytes when it is XML)."""
     loaded, bad = [], False
     for path in paths:
-        obj, problems, data = _validate(path, format_name)
+        obj, problems, data = _validate(store, path, format_name)
         for problem in problems:
             click.echo(str(problem), err=True)
         bad = bad or obj is None
@@ -38,11 +39,13 @@ def _read_all(paths, format_name):
     return loaded
 
 
-def _validate(path, format_name):
+def _validate(store: Store, path, format_name):
     if is_qrels(path, format_name):
         return *validate_qrels(path), None
     if is_judgments(path, format_name):
-        return *validate_file(path, JUDGMENTS), None
+        with store.sessions() as session:  # staged to find its duplicates, then rolled back
+            problems = io.judgments_file_problems(session, path)
+        return None if problems else JudgmentsFile(path), problems, None
     try:
         xml = load_xml(path)
         obj, problems = validate_loaded(xml, format_name, missing_in_configured_store)
@@ -54,13 +57,19 @@ def _validate(path, format_name):
     return obj, problems, xml.data  # a run's bytes are kept as they were checked
 
 
+@dataclass(frozen=True)
+class JudgmentsFile:
+    """A judgments TSV checked: read again, a line at a time, as it is stored; never held whole."""
+    path: str
+
+
 def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor: str) -> str:
     if isinstance(obj, qrels_tsv.QrelsFile):
         count = relevance.import_qrels(session, obj.rows, assessor, replace)
         return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
     if (kind := registry.format_of(obj)) is not None:
         return kind.import_into(session, obj, Path(path).name, data, replace)
-    return f"{io.import_judgments(session, obj, replace)} judgments"
+    return f"{io.import_judgments_file(session, obj.path, replace)} judgments"
 
 
 @click.command("import")
@@ -78,16 +87,17 @@ def import_(files, format_name, replace, assessor):
     refuses a team's upload of it)."""
     store = Store()
     # topic sets first, so that the runs and judgments of the same command find their topics
-    loaded = sorted(_read_all(files, format_name), key=lambda item: not isinstance(item[1], model.TopicSet))
+    loaded = sorted(_read_all(store, files, format_name), key=lambda item: not isinstance(item[1], model.TopicSet))
     _warn_unknown_topics(store, loaded)
     for path, obj, data in loaded:
         try:
             with store.transaction() as session:
                 what = _import_one(session, path, obj, data, replace, assessor)
             click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
-        except io.ImportRefused as exc:
-            for reason in exc.reasons:
-                click.echo(f"{path}: {reason}", err=True)
+        except (io.ImportRefused, FormatError) as exc:  # FormatError: a judgments file changed since checked
+            for line in ([f"{path}: {r}" for r in exc.reasons] if isinstance(exc, io.ImportRefused)
+                         else [str(p) for p in exc.problems]):
+                click.echo(line, err=True)
             click.echo(f"{path}: nothing imported from this file", err=True)
             sys.exit(1)
 

@@ -8,7 +8,7 @@ from typing import Iterable, Iterator
 
 from sepia import limits, vocab
 from sepia.formats.compressed import compressed_problem
-from sepia.formats.errors import FormatError, Problem, capped
+from sepia.formats.errors import MAX_PROBLEMS, FormatError, Problem, capped
 from sepia.formats.model import GoldStandard, Judgment
 
 HEADER = ("topic_id", "run_id", "answer_rank", "nugget_id", "match", "assessor")
@@ -130,6 +130,60 @@ def read_judgments(path: str | Path, header: tuple[str, ...] = HEADER) -> list[J
         raise FormatError([compressed_problem(name, data[:8]) or
                            Problem(name, line, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
     return parse_judgments(text, name, header)
+
+
+def numbered_lines(path: str | Path, name: str) -> Iterator[tuple[int, str]]:
+    """The file's lines as str.splitlines cuts its decoded text, numbered from 1, read a line at a
+    time; the first invalid UTF-8 raises FormatError at its line, as read_judgments reports it."""
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
+    number = 0
+    with handle:
+        for raw_number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise FormatError([(raw_number == 1 and compressed_problem(name, raw[:8])) or
+                                   Problem(name, raw_number, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
+            for line in text.splitlines():  # a chunk ends at "\n", so its pieces are the whole text's
+                number += 1
+                yield number, line
+
+
+def lines_after_header(path: str | Path, name: str) -> Iterator[tuple[int, str]]:
+    """The numbered lines after the header, read a line at a time once the header is checked."""
+    lines = numbered_lines(path, name)
+    first = next(lines, (1, None))[1]
+    try:
+        check_header(first, first is None, name)
+    except FormatError:
+        # read to the end first: read_judgments reports invalid UTF-8 anywhere before the header
+        rest_blank = sum(1 for _, line in lines if line.strip()) == 0
+        check_header(first, not (first or "").strip() and rest_blank, name)
+    return lines
+
+
+class BoundedProblems(list[Problem]):
+    """Problems of a file read a line at a time, in file order: the first MAX_PROBLEMS + 1 kept (all
+    that `capped` shows), the rest only counted in `total`."""
+    total = 0
+
+    def __iadd__(self, found: Iterable[Problem]) -> BoundedProblems:  # type: ignore[override,misc]
+        found = list(found)
+        self.total += len(found)
+        return super().__iadd__(found[:MAX_PROBLEMS + 1 - len(self)])
+
+
+def stream_judgments(path: str | Path, problems: BoundedProblems) -> Iterator[tuple[int, Judgment]]:
+    """The file's judgments with their line numbers, read and checked a line at a time (an import of
+    any size holds one line); each bad line's problems go to `problems`. Duplicates are the caller's
+    to find (the store finds them in SQL). An unreadable file, a bad header or invalid UTF-8 raises
+    FormatError, as read_judgments does."""
+    name = str(path)
+    for number, row in judgment_rows(lines_after_header(path, name), name, problems):
+        yield number, Judgment(*row)
 
 
 def judgments_to_tsv(judgments: Iterable[Judgment], header: tuple[str, ...] = HEADER) -> str:

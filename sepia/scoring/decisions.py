@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
-from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem, capped
-from sepia.formats.judgments import check_header, duplicate, judgment_rows
+from sepia.formats.judgments import duplicate, judgment_rows, lines_after_header
 from sepia.formats.model import Judgment
 from sepia.scoring.matchers import judged_matches, upper_median
 
@@ -51,14 +50,7 @@ VALUES = (0.0, 0.5, 1.0)  # a judgment is kept as line * 3 + its index here: one
 def read_decisions(path: str | Path) -> Decisions:
     """Read a judgments TSV; on any problem raise FormatError with all of them, as read_judgments does."""
     name = str(path)
-    lines = numbered_lines(path, name)
-    first = next(lines, (1, None))[1]
-    try:
-        check_header(first, first is None, name)
-    except FormatError:
-        # read to the end first: read_judgments reports invalid UTF-8 anywhere before the header
-        rest_blank = sum(1 for _, line in lines if line.strip()) == 0
-        check_header(first, not (first or "").strip() and rest_blank, name)
+    lines = lines_after_header(path, name)
     problems: list[Problem] = []
     votes: dict[tuple[str, str], dict[tuple[int, str, str], int]] = defaultdict(dict)
     judged: dict[str, set[str]] = defaultdict(set)
@@ -87,23 +79,3 @@ def _decided(group: dict[tuple[int, str, str], int]) -> Decided:
     for (rank, nugget_id, _), code in group.items():
         values[rank, nugget_id].append(VALUES[code % 3])
     return [(rank, nugget_id, v[0] if len(v) == 1 else upper_median(v)) for (rank, nugget_id), v in values.items()]
-
-
-def numbered_lines(path: str | Path, name: str) -> Iterator[tuple[int, str]]:
-    """The file's lines as str.splitlines cuts its decoded text, numbered from 1, read a line at a
-    time; the first invalid UTF-8 raises FormatError at its line, as read_judgments reports it."""
-    try:
-        handle = open(path, "rb")
-    except OSError as exc:
-        raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None
-    number = 0
-    with handle:
-        for raw_number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise FormatError([(raw_number == 1 and compressed_problem(name, raw[:8])) or
-                                   Problem(name, raw_number, 1, "invalid UTF-8: judgments files are UTF-8")]) from None
-            for line in text.splitlines():  # a chunk ends at "\n", so its pieces are the whole text's
-                number += 1
-                yield number, line

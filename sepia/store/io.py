@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import struct
 from itertools import islice
+from pathlib import Path
 from typing import Any, Iterable
 
 from sqlalchemy import (Column, Connection, DateTime, Float, Integer, MetaData, String, Table, and_, delete, exists, func, insert,
@@ -15,6 +16,8 @@ from sqlalchemy.orm import Session, selectinload
 
 from sepia import vocab
 from sepia.formats import model
+from sepia.formats.errors import MAX_PROBLEMS, FormatError, Problem, capped
+from sepia.formats.judgments import BoundedProblems, duplicate, stream_judgments
 from sepia.formats.registry import run_kind
 from sepia.scoring.adjudication import ADJUDICATED, official
 from sepia.scoring.weights import nugget_weights
@@ -391,30 +394,76 @@ _JUDGMENTS_IN = Table(
 
 def import_judgments(session: Session, judgments: Iterable[model.Judgment], replace: bool = False) -> int:
     """Attach judgments to stored responses and nuggets; every unknown reference is reported."""
-    staged = _JUDGMENTS_IN
-    connection = session.connection()
+    _stage_judgments(session, enumerate(judgments))
+    return _store_staged_judgments(session, replace)
+
+
+def import_judgments_file(session: Session, path: str | Path, replace: bool = False) -> int:
+    """Import a judgments TSV read, checked and staged a line at a time, so that memory does not grow
+    with the file. Any problem raises FormatError with them all before anything is written."""
+    if problems := judgments_file_problems(session, path):
+        raise FormatError(problems)
+    return _store_staged_judgments(session, replace)
+
+
+def judgments_file_problems(session: Session, path: str | Path) -> list[Problem]:
+    """Every problem of a judgments TSV, as validate lists them: its lines checked as they are read
+    and staged, then its duplicate lines found in the staging table. After a problem, the session's
+    transaction is the caller's to roll back."""
+    problems = BoundedProblems()
+    try:
+        _stage_judgments(session, stream_judgments(path, problems))
+    except FormatError as exc:  # unreadable, a bad header, invalid UTF-8: the file's one problem
+        return exc.problems
+    repeated, total = _repeated_judgments(session, str(path))
+    return capped([*problems, *repeated], total=problems.total + total)
+
+
+def _stage_judgments(session: Session, numbered: Iterable[tuple[int, model.Judgment]]) -> None:
+    staged, connection = _JUDGMENTS_IN, session.connection()
     staged.drop(connection, checkfirst=True)  # SQLite: one a failed import left on this connection
     staged.create(connection)
     insert_rows(session, staged, ("line", "topic_id", "run_id", "answer_rank", "nugget_label", "match", "assessor"),
                 ((i, j.topic_id, j.run_id, j.answer_rank, j.nugget_id, float(j.match), j.assessor)
-                 for i, j in enumerate(judgments)))
+                 for i, j in numbered))
+
+
+def _repeated_judgments(session: Session, name: str) -> tuple[list[Problem], int]:
+    """The staged lines repeating an earlier line's judgment (the first MAX_PROBLEMS + 1 of them, each
+    pointing at the first line), and how many there are."""
+    staged = _JUDGMENTS_IN
+    key = (staged.c.topic_id, staged.c.run_id, staged.c.answer_rank, staged.c.nugget_label, staged.c.assessor)
+    lines = select(staged.c.line, func.min(staged.c.line).over(partition_by=key).label("first")).subquery()
+    repeats = select(lines.c.line, lines.c.first).where(lines.c.line > lines.c.first)
+    connection = session.connection()
+    total = connection.scalar(select(func.count()).select_from(repeats.subquery())) or 0
+    shown = connection.execute(repeats.order_by(lines.c.line).limit(MAX_PROBLEMS + 1))
+    return [duplicate(name, line, first) for line, first in shown], total
+
+
+def _store_staged_judgments(session: Session, replace: bool) -> int:
+    staged, connection = _JUDGMENTS_IN, session.connection()
     response = (select(db.Response.id).join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run)
                 .where(db.Run.kind == "cclqa", db.Run.run_id == staged.c.run_id,
                        db.RunTopic.topic_id == staged.c.topic_id, db.Response.rank == staged.c.answer_rank))
     nugget = select(db.Nugget.id).where(db.Nugget.topic_id == staged.c.topic_id, db.Nugget.label == staged.c.nugget_label)
     connection.execute(update(staged).values(response_id=response.scalar_subquery(),
                                              nugget_id=nugget.scalar_subquery()))
-    reasons = []
-    for topic_id, run_id, rank, label, response_id, nugget_id in connection.execute(
+    reasons: dict[str, None] = {}  # distinct, in line order; the first MAX_PROBLEMS of them
+    with connection.execute(  # read a batch at a time: a file may name no stored answer at all
             select(staged.c.topic_id, staged.c.run_id, staged.c.answer_rank, staged.c.nugget_label,
                    staged.c.response_id, staged.c.nugget_id)
-            .where(or_(staged.c.response_id.is_(None), staged.c.nugget_id.is_(None))).order_by(staged.c.line)):
-        if response_id is None:
-            reasons.append(f"no stored answer {rank} of run {run_id} for topic {topic_id}")
-        if nugget_id is None:
-            reasons.append(f"no stored nugget {label} in topic {topic_id}")
+            .where(or_(staged.c.response_id.is_(None), staged.c.nugget_id.is_(None))).order_by(staged.c.line)
+            .execution_options(yield_per=BATCH)) as unknown:
+        for topic_id, run_id, rank, label, response_id, nugget_id in unknown:
+            if response_id is None:
+                reasons[f"no stored answer {rank} of run {run_id} for topic {topic_id}"] = None
+            if nugget_id is None:
+                reasons[f"no stored nugget {label} in topic {topic_id}"] = None
+            if len(reasons) >= MAX_PROBLEMS:
+                break
     if reasons:
-        raise ImportRefused(list(dict.fromkeys(reasons)))
+        raise ImportRefused(list(reasons))
     stored = db.NuggetJudgment
     same = and_(stored.response_id == staged.c.response_id, stored.nugget_id == staged.c.nugget_id,
                 stored.assessor == staged.c.assessor)
