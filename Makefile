@@ -46,11 +46,12 @@ lint: setup
 	@echo "== lint 3/3: mypy on the whole package (17 s of CPU from cold, 2 s cached)"
 	$(BEAT) -- $(BIN)/mypy
 
-# Fast tests first, then those marked slow, the browser tests last (tests/conftest.py), on every core
-# (pytest-xdist, a test file to a worker); the slowest 25 are listed at the end.
+# On every core, a test file to a worker (pytest-xdist), the longest first: the browser tests, then
+# those marked slow, then the rest (tests/conftest.py; --no-loadscope-reorder keeps that order, where
+# xdist would otherwise start the files with the most tests); the slowest 25 are listed at the end.
 test: lint
-	@echo "== test: about 2,500 tests on every core, fast ones first, browser tests last (about 5.5 min on a quiet 2-core machine, from its CPU time; README)"
-	$(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --durations=25
+	@echo "== test: about 2,500 tests on every core, the longest first (about 5 min on a quiet 2-core machine, from its CPU time; README)"
+	$(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.
 lock:

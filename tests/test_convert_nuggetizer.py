@@ -1,9 +1,9 @@
 """`sepia convert nuggetizer`: TREC RAG 2024 nugget assignments -> gold standard, runs, judgments."""
 from __future__ import annotations
 
+import importlib.util
 import json
-import subprocess
-import sys
+import re
 from pathlib import Path
 
 import pytest
@@ -300,9 +300,25 @@ def test_real_file(tmp_path):
 
 
 @needs_rag24
-@pytest.mark.slow
-def test_report_matches_docs():
-    """docs/trec-rag.md shows exactly what tools/trec_rag24_report.py prints."""
-    output = subprocess.run([sys.executable, str(ROOT / "tools" / "trec_rag24_report.py"), str(RAG24)],
-                            capture_output=True, text=True, check=True).stdout
-    assert output.strip() in (ROOT / "docs" / "trec-rag.md").read_text(encoding="utf-8")
+def test_report_on_a_slice_has_the_docs_form(tmp_path):
+    """docs/trec-rag.md shows what tools/trec_rag24_report.py prints for all 21 topics; that full
+    comparison is `tools/trec_rag24_report.py --check` (12 s of CPU). Here the report runs on three
+    topics of all 45 runs: every line it prints, numbers and run names aside, is a line of the page, and both of its
+    run tables list every run."""
+    records = [line for line in RAG24.read_text(encoding="utf-8").splitlines() if line.strip()]
+    first = sorted({json.loads(line)["qid"] for line in records})[:3]
+    (tmp_path / "slice.jl").write_text("".join(line + "\n" for line in records if json.loads(line)["qid"] in first),
+                                       encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("trec_rag24_report", ROOT / "tools" / "trec_rag24_report.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    output = tool.report(tmp_path / "slice.jl")
+
+    def form(line: str) -> str:  # digits and signs masked, and a table row's run name
+        return re.sub(r"[+\-−]?\d+", "#", re.sub(r"^\| [^|]+ \|", "| R |", line))
+    docs = {form(line) for line in (ROOT / "docs" / "trec-rag.md").read_text(encoding="utf-8").splitlines()}
+    assert output.startswith("3 topics, 45 runs;")
+    assert [line for line in output.splitlines() if form(line) not in docs] == []
+    tables = output.split("\n\n")
+    rows = [t for t in tables if t.startswith("| run |")]
+    assert [len(t.splitlines()) - 2 for t in rows[:2]] == [45, 45]

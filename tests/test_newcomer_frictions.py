@@ -137,7 +137,7 @@ def test_wrong_language_judgments_warn_a_few_times_then_count():
     assert len(no_judgments) == 6 and "more warnings like" in no_judgments[-1]
 
 
-def test_fast_tests_run_first_and_browser_tests_last():
+def test_browser_tests_run_first_then_slow_ones_then_the_rest():
     from types import SimpleNamespace
 
     import importlib.util
@@ -155,4 +155,4 @@ def test_fast_tests_run_first_and_browser_tests_last():
     items = [item("browser_marked", marks=("browser", "slow")), item("slow", marks=("slow",)), item("fast_a"),
              item("in_browser_folder", "tests/browser"), item("fast_b")]
     pytest_collection_modifyitems(items)
-    assert [i.name for i in items] == ["fast_a", "fast_b", "slow", "browser_marked", "in_browser_folder"]
+    assert [i.name for i in items] == ["browser_marked", "in_browser_folder", "slow", "fast_a", "fast_b"]
