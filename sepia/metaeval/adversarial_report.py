@@ -75,12 +75,7 @@ def fooled_png(rows: Sequence[Fooled]) -> bytes:
 
 def fooled_chart(rows: Sequence[Fooled], path: Path) -> list[Path]:
     """The chart as PATH.png and PATH.svg."""
-    figure = fooled_figure(rows)
+    from sepia.metaeval.plots import save_figure
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for suffix in (".png", ".svg"):
-        target = path.with_suffix(suffix)
-        figure.savefig(target, dpi=120, bbox_inches="tight")
-        written.append(target)
-    return written
+    return save_figure(fooled_figure(rows), path.parent, path.stem)

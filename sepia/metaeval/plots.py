@@ -15,7 +15,8 @@ from sepia.metaeval.correlation import COEFFICIENTS, LEVELS  # noqa: E402
 FORMATS = ("png", "svg")
 
 
-def _save(fig, directory: Path, stem: str) -> list[Path]:
+def save_figure(fig, directory: Path, stem: str) -> list[Path]:
+    """Write `fig` as DIRECTORY/STEM.png and .svg (the folder created), close it, and return the paths."""
     directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for ext in FORMATS:
@@ -41,7 +42,7 @@ def scatter_runs(report: dict, directory: Path) -> list[Path]:
         ax.set_xlabel("human F")
         ax.set_ylabel(f"{name} F")
     fig.suptitle("Automatic against human score, one point per run")
-    return _save(fig, Path(directory), "scatter_runs")
+    return save_figure(fig, Path(directory), "scatter_runs")
 
 
 def pvalue_curves(report: dict, directory: Path) -> list[Path]:
@@ -67,4 +68,4 @@ def pvalue_curves(report: dict, directory: Path) -> list[Path]:
     ax.set_ylabel("p-value (permutation test, Perm-Both)")
     ax.set_title("Discriminative power of each correlation measure")
     ax.legend(fontsize=6, ncol=2)
-    return _save(fig, Path(directory), "pvalue_curves")
+    return save_figure(fig, Path(directory), "pvalue_curves")

@@ -78,12 +78,7 @@ def simulation_chart(result: SimulationResult, path: Path) -> list[Path]:
     s = result.settings
     fig.suptitle(f"Correlation measures when 0-1 scores take k values (latent correlation {s.rho}; "
                  f"{s.side} side{'s' if s.side == 'both' else ''} discretised)")
+    from sepia.metaeval.plots import save_figure
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    written = []
-    for suffix in (".png", ".svg"):
-        target = path.with_suffix(suffix)
-        fig.savefig(target, dpi=120, bbox_inches="tight")
-        written.append(target)
-    plt.close(fig)
-    return written
+    return save_figure(fig, path.parent, path.stem)
