@@ -163,7 +163,7 @@ def test_weighted_scores_by_hand():
 def _add_runs(session):
     for run_id, topics in ((R1, ("T1", "T2", "T3")), (R2, ("T1", "T2", "T3"))):
         io.import_run(session, CCLQARun(Metadata(run_id), [
-            CCLQATopic(t, [Answer(1, f"{run_id} says one thing about {t}.", []), Answer(2, "And another.", [])])
+            CCLQATopic(t, [Answer(1, f"One thing about {t} ({run_id[4]}).", []), Answer(2, "And another.", [])])
             for t in topics]))
 
 
