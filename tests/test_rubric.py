@@ -4,6 +4,7 @@ store (both backends) and the `sepia rubric` commands feeding `sepia metaeval sc
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import krippendorff
 import numpy as np
@@ -237,7 +238,7 @@ def test_commands_from_set_to_metaeval(on_store, store_url, tmp_path):
     assert _invoke("rubric", "import", str(grades_file)) == (0, f"36 grades imported from {grades_file}.\n")
     assert _invoke("rubric", "export")[1] == grades_file.read_text()
     code, out = _invoke("rubric", "agreement")
-    assert code == 0 and "correctness   T3     TEAMA-EN-EN-01-T       3  as1=0 as2=3" in out
+    assert code == 0 and "correctness   T3     TEAMA-EN-EN-01-T  as1=0 as2=3       3" in out
     stored = json.loads(_invoke("rubric", "agreement", "--format", "json")[1])
     from_files = json.loads(_invoke("rubric", "agreement", "--format", "json", "--rubric", str(rubric_file),
                                     "--grades", str(grades_file))[1])
@@ -270,3 +271,31 @@ def test_commands_from_set_to_metaeval(on_store, store_url, tmp_path):
     # Human medians per topic: T1 R1 0, R2 2; T2 R1 1.5, R2 3; T3 R1 1.5, R2 1. The evaluator (as1's
     # grades; 1 and 1 on T3) orders T1 and T2 as the humans do and ties T3's pair: acc = (1 + 1 + 0) / 3.
     assert json.loads(out)["overall"]["acc"] == pytest.approx(2 / 3)
+
+
+# ---------------------------------------------------------------- the example of docs/rubric.md
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+EXAMPLE = ("--rubric", str(DOCS / "examples" / "rubric.toml"), "--grades", str(DOCS / "examples" / "rubric-grades-cs.tsv"))
+
+
+def test_the_docs_example_is_what_the_commands_print_and_what_two_other_implementations_compute():
+    page = (DOCS / "rubric.md").read_text()
+    for command in ("agreement", "scores"):
+        code, out = _invoke("rubric", command, *EXAMPLE)
+        assert code == 0 and f"$ sepia rubric {command}\n{out}```" in page, command
+    rubric = parse_rubric((DOCS / "examples" / "rubric.toml").read_text())
+    given = parse_grades((DOCS / "examples" / "rubric-grades-cs.tsv").read_text(), rubric)
+    answers = sorted({(g.topic_id, g.run_id) for g in given})
+    assessors = sorted({g.assessor for g in given})
+    for row, dimension in zip(dimension_agreement(rubric, given), rubric.dimensions):
+        table = {(g.assessor, g.topic_id, g.run_id): g.grade for g in given if g.dimension == dimension.name}
+        data = np.array([[table.get((a, *answer), np.nan) for answer in answers] for a in assessors], float)
+        assert row.alpha == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"))
+    for pair in pair_kappas(rubric, given):
+        dimension = rubric.dimension(pair.dimension)
+        first, second = ([g.grade for g in sorted(given) if g.dimension == pair.dimension and g.assessor == who]
+                         for who in (pair.first, pair.second))
+        for weights in ("linear", "quadratic"):
+            assert getattr(pair, weights) == pytest.approx(
+                cohen_kappa_score(first, second, labels=list(dimension.grades), weights=weights))

@@ -17,15 +17,15 @@ def agreement_text(rows: Sequence[DimensionAgreement], pairs: Sequence[PairKappa
                    [[r.dimension, str(r.units), str(r.grades), str(r.assessors), fmt(r.exact), fmt(r.within_one),
                      fmt(r.alpha), str(r.disputes)] for r in rows])
     lines += ["", "Cohen's weighted kappa per pair of assessors (answers both graded):"]
-    lines += aligned([["dimension", "assessors", "answers", "linear", "quadratic"]] +
-                     [[p.dimension, f"{p.first}-{p.second}", str(p.units), fmt(p.linear), fmt(p.quadratic)]
-                      for p in pairs], left=2, indent="  ") if pairs else ["  - (no two assessors graded the same answer)"]
+    lines += aligned([["dimension", "first", "second", "answers", "linear", "quadratic"]] +
+                     [[p.dimension, p.first, p.second, str(p.units), fmt(p.linear), fmt(p.quadratic)]
+                      for p in pairs], left=3, indent="  ") if pairs else ["  - (no two assessors graded the same answer)"]
     shown = list(found[:limit] if limit else found)
     lines += ["", f"Disputes (grades more than {tolerance} apart), the widest first"
                   + (f", {len(shown)} of {len(found)}:" if len(shown) < len(found) else ":")]
-    lines += aligned([["dimension", "topic", "run", "spread", "grades"]] +
-                     [[d.dimension, d.topic_id, d.run_id, str(d.spread), " ".join(f"{a}={g}" for a, g in d.grades)]
-                      for d in shown], left=3, indent="  ") if shown else ["  - (none)"]
+    lines += aligned([["dimension", "topic", "run", "grades", "spread"]] +
+                     [[d.dimension, d.topic_id, d.run_id, " ".join(f"{a}={g}" for a, g in d.grades), str(d.spread)]
+                      for d in shown], left=4, indent="  ") if shown else ["  - (none)"]
     return "\n".join(lines) + "\n"
 
 
