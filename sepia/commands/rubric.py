@@ -10,8 +10,7 @@ from typing import Iterator
 
 import click
 
-from sepia.commands.common import load_or_exit
-from sepia.commands.guidelines import _login
+from sepia.commands.common import load_or_exit, login_name
 
 def _text(path: str) -> str:
     try:
@@ -70,7 +69,7 @@ def rubric() -> None:
 
 @rubric.command("set")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--author", default=_login, show_default="your login name", help="Who set this version.")
+@click.option("--author", default=login_name, show_default="your login name", help="Who set this version.")
 def set_(file: str, author: str) -> None:
     """Make the rubric TOML FILE the campaign's rubric (its next version)."""
     from sepia.formats.rubric import RubricError

@@ -19,9 +19,9 @@ from sepia.formats.judgments import check_header
 
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}")
 DEFAULT_SCALE = (0, 3)
-MAX_GRADES = 10       # digit keys 0-9
 MAX_DIMENSIONS = 12
 MAX_TEXT = 2000       # characters of a label, description or anchor
+MAX_CHARS = 100_000   # of the whole rubric
 KEYS = {"name", "label", "description", "weight", "scale", "anchors"}
 GRADES_HEADER = ("topic_id", "run_id", "assessor", "dimension", "grade")
 
@@ -72,6 +72,8 @@ class RubricError(ValueError):
 
 def parse_rubric(text: str) -> Rubric:
     """The rubric of a TOML text: `[[dimension]]` tables in order. RubricError says what is wrong."""
+    if len(text) > MAX_CHARS:
+        raise RubricError(f"the rubric has {len(text):,} characters; at most {MAX_CHARS:,} are allowed")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -111,7 +111,6 @@ def save_answer(session: Session, run_topic_id: int, assessor: str, given: dict[
     for d in rubric.dimensions:
         if given[d.name] not in d.grades:
             raise ValueError(f"{d.label}: grade {given[d.name]} is off the scale {d.low}-{d.high}")
-    session.execute(delete(GradeRow).where(GradeRow.run_topic_id == run_topic_id, GradeRow.assessor == assessor))
     _replace(session, {(run_topic_id, assessor, d.name): given[d.name] for d in rubric.dimensions})
 
 
