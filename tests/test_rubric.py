@@ -16,7 +16,13 @@ from sepia.cli import main
 from sepia.formats.errors import FormatError
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
 from sepia.formats.rubric import RubricError, RubricGrade, grades_tsv, parse_grades, parse_rubric
-from sepia.metaeval.rubric_agreement import dimension_agreement, disputes, pair_kappas
+from sepia.metaeval.rubric_agreement import (
+    ScoreAgreement,
+    dimension_agreement,
+    disputes,
+    pair_kappas,
+    score_agreement,
+)
 from sepia.scoring.rubric import answer_scores, assessor_scores, long_tsv, run_scores
 from sepia.store import io
 from sepia.store import rubric as store_rubric
@@ -156,6 +162,9 @@ def test_weighted_scores_by_hand():
     assert [(t, r, a) for t, r, a, _ in own] == [("T1", R1, "as1"), ("T1", R1, "as2"), ("T2", R1, "as1")]
     assert own[0][3] == pytest.approx((2 + 2 / 3 + 0.5) / 4)
     assert assessor_scores(rubric, given, "correctness")[0] == ("T1", R1, "as1", 3)
+    # The weighted score's alpha: one answer with two different scores (19/24, 3/4): D_o = D_e, alpha 0.
+    assert own[1][3] == pytest.approx((2 * 2 / 3 + 2 / 3 + 1) / 4)
+    assert score_agreement(rubric, given) == ScoreAgreement(1, pytest.approx(0.0))
     assert long_tsv(rubric, answers).splitlines()[1] == f"{R1}\tT1\trubric\t0.770833"
 
 
@@ -292,6 +301,10 @@ def test_the_docs_example_is_what_the_commands_print_and_what_two_other_implemen
         table = {(g.assessor, g.topic_id, g.run_id): g.grade for g in given if g.dimension == dimension.name}
         data = np.array([[table.get((a, *answer), np.nan) for answer in answers] for a in assessors], float)
         assert row.alpha == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"))
+    own = {(a, t, r): score for t, r, a, score in assessor_scores(rubric, given)}
+    data = np.array([[own[a, *answer] for answer in answers] for a in assessors])
+    assert score_agreement(rubric, given).alpha == pytest.approx(
+        krippendorff.alpha(data, level_of_measurement="interval"))
     for pair in pair_kappas(rubric, given):
         dimension = rubric.dimension(pair.dimension)
         first, second = ([g.grade for g in sorted(given) if g.dimension == pair.dimension and g.assessor == who]

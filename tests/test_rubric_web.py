@@ -9,7 +9,6 @@ import re
 from test_rubric import R1, R2, RUBRIC, _add_runs
 from web_helpers import browser_for
 
-from sepia.formats.rubric import RubricGrade
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
 
@@ -89,4 +88,3 @@ def test_grades_import_checked_whole_and_the_report(app, web_store):
         assert exported.get_data(as_text=True).splitlines()[1:] == [
             "\t".join(map(str, (g.topic_id, g.run_id, g.assessor, g.dimension, g.grade)))
             for g in sorted(store_rubric.grades(session))]
-    assert all(isinstance(g, RubricGrade) for g in store_rubric.grades(web_store.sessions()))

@@ -140,18 +140,18 @@ def agreement(rubric_path, grades_path, tolerance, limit, output):
     """Per dimension: exact and within-one agreement, Krippendorff's alpha (interval), Cohen's
     weighted kappa per pair of assessors, and the disputed answers."""
     from sepia.metaeval.render import json_ready
-    from sepia.metaeval.rubric_agreement import dimension_agreement, disputes, pair_kappas
+    from sepia.metaeval.rubric_agreement import dimension_agreement, disputes, pair_kappas, score_agreement
     from sepia.metaeval.rubric_render import agreement_text
 
     rubric_, grades = _inputs(rubric_path, grades_path)
     rows, pairs = dimension_agreement(rubric_, grades, tolerance), pair_kappas(rubric_, grades)
-    found = disputes(rubric_, grades, tolerance)
+    score, found = score_agreement(rubric_, grades), disputes(rubric_, grades, tolerance)
     if output == "json":
-        click.echo(json.dumps(json_ready({"dimensions": [r.as_dict() for r in rows],
+        click.echo(json.dumps(json_ready({"dimensions": [r.as_dict() for r in rows], "score": score.__dict__,
                                           "pairs": [p.as_dict() for p in pairs],
                                           "disputes": [d.as_dict() for d in found]}), indent=2, ensure_ascii=False))
     else:
-        click.echo(agreement_text(rows, pairs, found, tolerance, limit), nl=False)
+        click.echo(agreement_text(rows, score, pairs, found, tolerance, limit), nl=False)
 
 
 @rubric.command()

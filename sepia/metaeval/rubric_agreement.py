@@ -9,19 +9,22 @@ agree or not. Per dimension:
   quadratically in the distance between grades (the labels are the dimension's whole scale, so a
   grade nobody gave still counts as a step);
 - disputes: units whose highest and lowest grade differ by more than `tolerance` grades.
+And over the weighted score (each assessor's own, of the answers they graded on every dimension):
+Krippendorff's alpha, interval.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from sepia.formats.rubric import Rubric, RubricGrade
 from sepia.metaeval.agreement import krippendorff_alpha
 from sepia.metaeval.assessors import cohen_kappa
+from sepia.scoring.rubric import assessor_scores
 
 TOLERANCE = 1  # grades two assessors may differ by before the unit is a dispute
 
@@ -74,6 +77,30 @@ def units(grades: Iterable[RubricGrade]) -> dict[str, dict[tuple[str, str], dict
     return out
 
 
+def _reliability(units: Sequence[Mapping[str, float]]) -> np.ndarray:
+    """Krippendorff's reliability data: assessors x units, NaN where an assessor gave nothing."""
+    assessors = sorted({a for given in units for a in given})
+    return np.array([[given.get(a, np.nan) for given in units] for a in assessors], float).reshape(len(assessors), -1)
+
+
+def _alpha(units: Sequence[Mapping[str, float]]) -> float:
+    return krippendorff_alpha(_reliability(units), "interval") if units else float("nan")
+
+
+@dataclass(frozen=True)
+class ScoreAgreement:
+    units: int     # answers two or more assessors graded on every dimension
+    alpha: float   # Krippendorff's alpha, interval, over the assessors' own weighted scores
+
+
+def score_agreement(rubric: Rubric, grades: Sequence[RubricGrade]) -> ScoreAgreement:
+    answers: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
+    for topic, run, assessor, score in assessor_scores(rubric, grades):
+        answers[topic, run][assessor] = score
+    shared = [given for given in answers.values() if len(given) >= 2]
+    return ScoreAgreement(len(shared), _alpha(shared))
+
+
 def _pair_shares(shared: list[dict[str, int]]) -> tuple[float, float]:
     pairs = [abs(a - b) for unit in shared for a, b in combinations(unit.values(), 2)]
     if not pairs:
@@ -103,16 +130,10 @@ def dimension_agreement(rubric: Rubric, grades: Sequence[RubricGrade],
     rows = []
     for dimension in rubric.dimensions:
         shared = [given for given in by_dimension.get(dimension.name, {}).values() if len(given) >= 2]
-        assessors = sorted({a for given in shared for a in given})
         exact, within = _pair_shares(shared)
-        data = np.full((len(assessors), len(shared)), np.nan)
-        for j, given in enumerate(shared):
-            for i, assessor in enumerate(assessors):
-                if assessor in given:
-                    data[i, j] = given[assessor]
-        alpha = krippendorff_alpha(data, "interval") if shared else float("nan")
-        rows.append(DimensionAgreement(dimension.name, len(shared), sum(map(len, shared)), len(assessors),
-                                       exact, within, alpha, disputed[dimension.name]))
+        rows.append(DimensionAgreement(dimension.name, len(shared), sum(map(len, shared)),
+                                       len({a for given in shared for a in given}), exact, within,
+                                       _alpha(shared), disputed[dimension.name]))
     return rows
 
 

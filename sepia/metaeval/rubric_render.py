@@ -5,17 +5,19 @@ from typing import Sequence
 
 from sepia.formats.rubric import Rubric
 from sepia.metaeval.render import align, fmt
-from sepia.metaeval.rubric_agreement import DimensionAgreement, Dispute, PairKappa
+from sepia.metaeval.rubric_agreement import DimensionAgreement, Dispute, PairKappa, ScoreAgreement
 from sepia.scoring.rubric import RunScore
 from sepia.text.columns import aligned
 
 
-def agreement_text(rows: Sequence[DimensionAgreement], pairs: Sequence[PairKappa], found: Sequence[Dispute],
-                   tolerance: int, limit: int | None) -> str:
+def agreement_text(rows: Sequence[DimensionAgreement], score: ScoreAgreement, pairs: Sequence[PairKappa],
+                   found: Sequence[Dispute], tolerance: int, limit: int | None) -> str:
     lines = ["Agreement per dimension (answers graded by two or more assessors); alpha: Krippendorff's, interval:"]
     lines += align([["dimension", "answers", "grades", "assessors", "exact", "within 1", "alpha", "disputes"]] +
                    [[r.dimension, str(r.units), str(r.grades), str(r.assessors), fmt(r.exact), fmt(r.within_one),
                      fmt(r.alpha), str(r.disputes)] for r in rows])
+    lines += [f"The weighted score (each assessor's own): alpha {fmt(score.alpha)} over {score.units} answers "
+              "graded on every dimension by two or more assessors."]
     lines += ["", "Cohen's weighted kappa per pair of assessors (answers both graded):"]
     lines += aligned([["dimension", "first", "second", "answers", "linear", "quadratic"]] +
                      [[p.dimension, p.first, p.second, str(p.units), fmt(p.linear), fmt(p.quadratic)]
