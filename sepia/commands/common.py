@@ -1,6 +1,7 @@
 """Helpers the commands share: read inputs or exit with every problem listed."""
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,14 @@ def load_or_exit(reader, *args, **kwargs):
         for problem in exc.problems:
             click.echo(str(problem), err=True)
         sys.exit(1)
+
+
+def login_name() -> str:
+    """Who runs the command, for the author of what it saves."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name in a container
+        return "cli"
 
 
 def warn(message: str) -> None:
