@@ -194,7 +194,7 @@ def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.
     from sepia import matchers
     from sepia.matchers.base import NUMBER_RULES
     from sepia.scoring.evaluate import Settings
-    from sepia.scoring.tokenize import Tokenizer
+    from sepia.text.tokenize import Tokenizer
     from sepia.scoring.weights import SCHEMES
 
     matchers.kind(matcher)  # ValueError naming the matchers there are
@@ -221,7 +221,7 @@ def _check_measures(measures: Sequence[str]) -> None:
 def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
     """Every run scored by every matcher, ranked within each matcher's group."""
     from sepia.formats.judgments import read_judgments
-    from sepia.scoring.decisions import read_decisions
+    from sepia.matchers.decisions import read_decisions
     from sepia.scoring.evaluate import Evaluator
 
     gold = _gold(gold)
@@ -229,7 +229,7 @@ def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...
     reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
     read: Any = reader(judgments) if judgments is not None else None  # judgments or decisions
     if auto_specs:
-        from sepia.scoring.autojudgments import auto_matchers
+        from sepia.convert.autojudgments import auto_matchers
 
         evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
                       for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
@@ -401,7 +401,7 @@ def meta_evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequenc
     read = _judgments(judgments)
     auto = []
     if auto_judgments:
-        from sepia.scoring.autojudgments import auto_matchers
+        from sepia.convert.autojudgments import auto_matchers
 
         auto = list(auto_matchers(auto_judgments, read_gold).values())
     data = score_matrices(read_gold, read_runs, read, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,

@@ -4,7 +4,7 @@ import pytest
 from sepia.formats.model import Answer, Judgment
 from sepia.scoring.matchers import (BinarizedMatcher, ExactMatcher, HumanMatcher, SoftMatcher, judged_matches,
                                     softmatch)
-from sepia.scoring.tokenize import Tokenizer, char_length
+from sepia.text.tokenize import Tokenizer, char_length
 from tests.helpers import nugget
 
 tok = Tokenizer()

@@ -12,7 +12,7 @@ from sepia.formats.model import GoldStandard
 from sepia.ir4qa.measures import parse_gains, score_ranking
 from sepia.matchers.softmatch import softmatch
 from sepia.scoring.fscore import topic_score
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from sepia.scoring.weights import nugget_weights
 from tests.helpers import gold, nugget, run, topic
 

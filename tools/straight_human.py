@@ -9,7 +9,7 @@ from collections import defaultdict
 from sepia.formats.model import GoldStandard, GoldTopic
 from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
 from sepia.scoring.fscore import f_beta
-from sepia.scoring.tokenize import char_length
+from sepia.text.tokenize import char_length
 from sepia.scoring.weights import nugget_weights
 
 

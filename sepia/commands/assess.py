@@ -40,7 +40,7 @@ def assess(gold_path, run_paths, matcher_options, out_dir, assessor, topics_map,
     """
     from sepia.matchers import builtin_kinds
     from sepia.matchers.llm import LLMMatcher, items_of
-    from sepia.scoring.llm.assessor import Assessor, Config, estimate
+    from sepia.llm.assessor import Assessor, Config, estimate
 
     config = made_or_exit(Config.parse, matcher_options)
     unknown = sorted(set(matcher_options) - set(builtin_kinds()["llm"].extra))

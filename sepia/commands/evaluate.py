@@ -17,11 +17,11 @@ from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.text.plural import counted
 from sepia.text.repeated import shape, summarised
-from sepia.scoring.decisions import read_decisions
+from sepia.matchers.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.heap import keep_freed_memory
 from sepia.scoring.output import FORMATS, RankedOutput
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
 
 @click.command()

@@ -20,7 +20,7 @@ from typing import Any, Callable
 from sepia.matchers.base import Matcher, MatcherKind, MatcherOptions
 
 ENTRY_POINT_GROUP = "sepia.matchers"
-_NOT_MATCHERS = {"base"}
+_NOT_MATCHERS = {"base", "bagmatch", "decisions"}  # the interface, softmatch's batch engine, human decisions
 
 __all__ = ["ENTRY_POINT_GROUP", "Matcher", "MatcherKind", "MatcherOptions", "builtin_kinds", "kind", "make",
            "names", "versions_of"]

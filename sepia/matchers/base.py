@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, fields
 from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, Judgment
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
 NUMBER_RULES = ("lenient", "strict")  # --numbers: strict = a nugget's numbers must be in the response
 

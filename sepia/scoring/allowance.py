@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from sepia import vocab
 from sepia.formats.model import GoldStandard, GoldTopic
-from sepia.scoring.tokenize import char_length
+from sepia.text.tokenize import char_length
 
 
 def topic_lang(gold: GoldStandard, topic: GoldTopic) -> str:

@@ -14,7 +14,7 @@ from sepia.scoring.depth import at_depth
 from sepia import matchers as registered
 from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions
 from sepia.scoring.matchers import PARTIAL
-from sepia.scoring.tokenize import Tokenizer, char_length
+from sepia.text.tokenize import Tokenizer, char_length
 from sepia.scoring.weights import nugget_weights
 
 
@@ -105,7 +105,7 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
 
     `allowance` overrides C for every answer type, `allowance_per_type` for the types it names.
     `matcher` is a registered matcher's name or a matcher object (e.g. judgments of an automatic
-    assessor, `sepia.scoring.autojudgments`)."""
+    assessor, `sepia.convert.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
     settings = Settings(matcher if isinstance(matcher, str) else matcher.name, beta, theta, weights, allowance_per_type or {}, allowance,
                         tokenizer or Tokenizer(), as_set, partial, numbers=numbers, matcher_options=dict(matcher_options or {}))
@@ -125,7 +125,7 @@ class Evaluator:
         self.warnings: list[str] = []
         if judgments:
             from sepia.formats.judgments import unknown_nuggets
-            from sepia.scoring.decisions import nugget_pairs
+            from sepia.matchers.decisions import nugget_pairs
 
             missing = unknown_nuggets(nugget_pairs(judgments), gold)
             if missing:

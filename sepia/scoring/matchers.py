@@ -16,7 +16,7 @@ from sepia.matchers.base import Matcher, MatcherOptions
 from sepia.matchers.binarized import BinarizedMatcher
 from sepia.matchers.exact import ExactMatcher
 from sepia.matchers.softmatch import DEFAULT_TOKENIZER, SoftMatcher, overlap, softmatch
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
 __all__ = ["BinarizedMatcher", "ExactMatcher", "HumanMatcher", "Matcher", "SoftMatcher", "judged_matches",
            "make_matcher", "matcher_names", "overlap", "softmatch"]
@@ -59,7 +59,7 @@ class HumanMatcher:
     def __post_init__(self) -> None:
         # Each (run, topic)'s decisions (rank, nugget, value), grouped once (or read so, `judgments`
         # being Decisions): a topic then costs what its own judgments cost.
-        from sepia.scoring.decisions import decide
+        from sepia.matchers.decisions import decide
 
         self.by_topic: dict[tuple[str, str], list[tuple[int, str, float]]] = decide(self.judgments).by_topic
 

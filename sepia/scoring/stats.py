@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sepia import vocab
 from sepia.formats.model import GoldStandard
 from sepia.scoring.allowance import topic_lang
-from sepia.scoring.tokenize import char_length
+from sepia.text.tokenize import char_length
 from sepia.scoring.weights import nugget_weights
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 from os.path import commonprefix
 from typing import Iterable, Mapping, Sequence
 
-from sepia.scoring.learned.evidence import PREFIX, Text, prefix
+from sepia.matchers.learned.evidence import PREFIX, Text, prefix
 from sepia.scoring.matchers import overlap
 THETA = 0.5
 
