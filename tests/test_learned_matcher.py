@@ -27,7 +27,7 @@ from sepia.matchers.learned.model import fit_classifier, soft_rows
 from sepia.matchers.learned.pairs import build_pairs
 from sepia.matchers.learned.reuse import reuse_features, support_rates
 from sepia.matchers.learned.trained import MODEL_VERSION, ModelError, load, train
-from sepia.scoring.matchers import softmatch
+from sepia.matchers.softmatch import softmatch
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 
@@ -375,7 +375,7 @@ def test_cli_train_and_apply(tmp_path):
 def test_adapter_takes_the_best_answer_and_scores_as_the_human_matcher():
     from sepia.formats.model import Answer
     from sepia.matchers.learned.matcher import LearnedMatcher
-    from sepia.scoring.matchers import judged_matches
+    from sepia.matchers.decisions import judged_matches
 
     probabilities = {("R", "T", 1, "N1"): 0.3, ("R", "T", 2, "N1"): 0.6, ("R", "T", 1, "N2"): 0.2}
     answers = [Answer(1, "a"), Answer(2, "b")]

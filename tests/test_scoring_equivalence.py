@@ -12,7 +12,8 @@ from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldNugget, GoldSt
 from sepia.matchers import bagmatch
 from sepia.matchers.bagmatch import normalize_joined
 from sepia.scoring.evaluate import Evaluator, Settings, evaluate_runs
-from sepia.scoring.matchers import BinarizedMatcher, SoftMatcher
+from sepia.matchers.binarized import BinarizedMatcher
+from sepia.matchers.softmatch import SoftMatcher
 from sepia.text.tokenize import Tokenizer, char_length
 
 # Characters that stress each step: CJK and astral ideographs (𠮷, a compatibility ideograph), kana

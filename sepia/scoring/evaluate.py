@@ -13,7 +13,7 @@ from sepia.scoring.fscore import TopicScore, topic_score
 from sepia.scoring.depth import at_depth
 from sepia import matchers as registered
 from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions
-from sepia.scoring.matchers import PARTIAL
+from sepia.matchers.decisions import PARTIAL
 from sepia.text.tokenize import Tokenizer, char_length
 from sepia.scoring.weights import nugget_weights
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from sepia.formats.model import CCLQARun, Judgment
 from sepia.metaeval.agreement import fleiss_kappa, krippendorff_alpha_counts
-from sepia.scoring.matchers import judged_matches
+from sepia.matchers.decisions import judged_matches
 
 LEVELS = (0.0, 0.5, 1.0)  # none, partial, full
 
