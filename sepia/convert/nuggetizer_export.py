@@ -16,8 +16,7 @@ import json
 from typing import Iterator, Sequence
 
 from sepia import vocab
-from sepia.formats.model import CCLQARun, GoldStandard, GoldTopic, Judgment
-from sepia.scoring.allowance import topic_lang
+from sepia.formats.model import CCLQARun, GoldStandard, GoldTopic, Judgment, topic_lang
 from sepia.matchers.decisions import PARTIAL
 from sepia.matchers.human import HumanMatcher
 from sepia.scoring.nuggetizer import is_vital

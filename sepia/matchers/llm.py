@@ -13,10 +13,10 @@ import threading
 from typing import Sequence
 
 from sepia import vocab
-from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard
-from sepia.matchers.base import MatcherKind, MatcherOptions
+from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, topic_lang
 from sepia.llm.assessor import OPTIONS, Assessor, Config, Item
 from sepia.llm.labels import VALUES
+from sepia.matchers.base import MatcherKind, MatcherOptions
 
 SHOWN = 10  # undecided pairs listed in a warning; the rest are counted
 
@@ -60,8 +60,6 @@ class LLMMatcher:
 
 def items_of(gold: GoldStandard, runs: Sequence[CCLQARun]) -> list[tuple[Item, tuple[str, str, Sequence[GoldNugget]]]]:
     """Each answered (run, topic) of the run's language with nuggets: (what to ask, (run, topic, nuggets))."""
-    from sepia.scoring.allowance import topic_lang
-
     by_lang: dict[str, list] = {}
     for topic in gold.topics:
         if topic.nuggets:

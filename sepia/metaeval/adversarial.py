@@ -16,9 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldStandard, Metadata
+from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldStandard, Metadata, topic_lang
 from sepia.metaeval.probes import PROBES, ProbeContext
-from sepia.scoring.allowance import topic_lang
 from sepia.scoring.evaluate import Evaluator, Settings
 
 FAITHFUL = "faithful"

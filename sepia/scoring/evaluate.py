@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from sepia import vocab
-from sepia.formats.model import CCLQARun, GoldStandard, Judgment
-from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
+from sepia.formats.model import CCLQARun, GoldStandard, Judgment, topic_lang
+from sepia.scoring.allowance import Allowance, mean_nugget_lengths
 from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
 from sepia.scoring.depth import at_depth

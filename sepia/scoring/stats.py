@@ -5,8 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from sepia import vocab
-from sepia.formats.model import GoldStandard
-from sepia.scoring.allowance import topic_lang
+from sepia.formats.model import GoldStandard, topic_lang
 from sepia.text.tokenize import char_length
 from sepia.scoring.weights import nugget_weights
 
