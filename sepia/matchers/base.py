@@ -55,7 +55,7 @@ class LearningMatcher(Matcher, Protocol):
     def learn(self, gold: GoldStandard, runs: Sequence[CCLQARun]) -> Matcher: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MatcherOptions:
     """Every option any matcher takes; a matcher reads those its descriptor names and no other."""
     theta: float = 0.5                      # binarized: a match when the best softmatch is above it

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Iterable, Sequence
 
 from sepia import vocab
@@ -47,6 +47,7 @@ class RunScore:
 @dataclass
 class Settings:
     matcher: str = "binarized"
+    _: KW_ONLY  # the rest by name: twelve options of like types are not to be told apart by place
     beta: float = 3.0
     theta: float = 0.5
     weights: str = "pyramid"
@@ -67,8 +68,8 @@ class Settings:
             return None
 
     def matcher_options_for(self, judgments: Sequence[Judgment] | None = None) -> MatcherOptions:
-        return MatcherOptions(self.theta, self.tokenizer, self.as_set, self.partial, self.numbers, judgments,
-                              dict(self.matcher_options))
+        return MatcherOptions(theta=self.theta, tokenizer=self.tokenizer, as_set=self.as_set, partial=self.partial,
+                              numbers=self.numbers, judgments=judgments, extra=dict(self.matcher_options))
 
     def describe(self) -> dict:
         """The settings as `sepia evaluate` prints them (and the store keeps them with the scores): the
@@ -107,8 +108,10 @@ def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str 
     `matcher` is a registered matcher's name or a matcher object (e.g. judgments of an automatic
     assessor, `sepia.convert.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
-    settings = Settings(matcher if isinstance(matcher, str) else matcher.name, beta, theta, weights, allowance_per_type or {}, allowance,
-                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    settings = Settings(matcher if isinstance(matcher, str) else matcher.name, beta=beta, theta=theta, weights=weights,
+                        allowance_per_type=allowance_per_type or {}, allowance=allowance,
+                        tokenizer=tokenizer or Tokenizer(), as_set=as_set, partial=partial, numbers=numbers,
+                        matcher_options=dict(matcher_options or {}))
     return Evaluator(gold, settings, judgments, instance).rank(runs)
 
 
@@ -200,9 +203,11 @@ class Evaluator:
             values = match_scores or [0.0] * len(topic.nuggets)
             nugget_scores.append(nuggetizer.topic_scores(values, self.vital[topic_id]) if answers else None)
             scores.append(topic_score(
-                topic_id, topic.answer_type, self.weights[topic_id], judging.credit(values) if judging else values,
-                char_length("".join([a.text for a in answers])),  # = the sum over the answers
-                self.allowance(lang, topic.answer_type), beta, bool(answers), nugget_scores[-1] or nuggetizer.zero()))
+                topic_id, topic.answer_type, weights=self.weights[topic_id],
+                match_scores=judging.credit(values) if judging else values,
+                length=char_length("".join([a.text for a in answers])),  # = the sum over the answers
+                char_allowance=self.allowance(lang, topic.answer_type), beta=beta, has_responses=bool(answers),
+                nuggetizer=nugget_scores[-1] or nuggetizer.zero()))
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
                         scores, self.warnings + warnings, nuggetizer.run_means(nugget_scores))
 
