@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, cast
+
+from sepia.matchers import OptionError
 from sepia.text.plural import counted
 
 if TYPE_CHECKING:
@@ -117,28 +119,12 @@ class Evaluation(_Table):
                 + (f"; the first {counted(c.depth, 'response')} per topic" if c.depth else ""))
 
 
-class OptionError(ValueError):
-    """An option the matcher does not take; `option` names it (numbers or matcher_options)."""
-
-    def __init__(self, option: str, message: str):
-        super().__init__(message)
-        self.option = option
-
-
 def check_matcher_options(settings: Settings) -> None:
     """A matcher's own options must be ones its descriptor names, and numbers="strict" needs a matcher
-    that reads it: OptionError before anything is read. (`sepia evaluate` checks its options here.)"""
-    kind = settings.matcher_kind()
-    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
-        from sepia import matchers
+    that reads it: OptionError before anything is read (`sepia.matchers.check_options`)."""
+    from sepia import matchers
 
-        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
-        raise OptionError("numbers", f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})")
-    unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
-    if unknown:
-        takes = ", ".join(kind.extra) if kind and kind.extra else "none"
-        raise OptionError("matcher_options",
-                          f"the {settings.matcher} matcher takes no option {', '.join(unknown)} (its own: {takes})")
+    matchers.check_options(settings.matcher, settings.matcher_options, settings.numbers)
 
 
 def evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
