@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from sepia.formats.errors import Problem
     from sepia.ir4qa.evaluate import IRRunScore
     from sepia.qa.evaluate import QARunScore
+    from sepia.matchers.base import NumberRule
     from sepia.scoring.evaluate import RunScore, Settings
+    from sepia.scoring.weights import Scheme
 
 __all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
            "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa",
@@ -169,9 +171,9 @@ def evaluate_stored(*, store: str | None = None, run_ids: Sequence[str] = (), la
     return Evaluation(scored, chosen, tuple(measures), [0] * len(scored))
 
 
-def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid",
+def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.5, weights: Scheme = "pyramid",
              allowance: float | None = None, allowance_per_type: Mapping[str, float] | None = None,
-             partial: float = 0.5, numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None,
+             partial: float = 0.5, numbers: NumberRule = "lenient", matcher_options: Mapping[str, str] | None = None,
              stem: bool = False, stopwords: bool = False, as_set: bool = False, depth: int | None = None) -> Settings:
     """F-score settings, every one checked (against the matcher registry's descriptors for the
     matcher's own): `allowance` sets C for every answer type, `allowance_per_type` for the types it

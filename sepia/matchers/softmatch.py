@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from sepia.formats.model import Answer, GoldNugget
-from sepia.matchers.base import MatcherKind
+from sepia.matchers.base import MatcherKind, NumberRule
 from sepia.text.numbers import Claim, claimed_numbers, numbers_in
 from sepia.text.tokenize import Tokenizer
 
@@ -42,7 +42,7 @@ class SoftMatcher:
     name: str = "softmatch"
     _bags: BagMatcher | None = field(default=None, repr=False)
     _nugget_counts: dict[str, Counter] = field(default_factory=dict, repr=False)
-    numbers: str = "lenient"
+    numbers: NumberRule = "lenient"
     _nugget_numbers: dict[str, Claim] = field(default_factory=dict, repr=False)
 
     def _counts(self, text: str) -> Counter:

@@ -12,10 +12,10 @@ from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
 from sepia.scoring.depth import at_depth
 from sepia import matchers as registered
-from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions
+from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions, NumberRule
 from sepia.matchers.decisions import PARTIAL
 from sepia.text.tokenize import Tokenizer, char_length
-from sepia.scoring.weights import nugget_weights
+from sepia.scoring.weights import Scheme, nugget_weights
 
 
 @dataclass
@@ -50,14 +50,14 @@ class Settings:
     _: KW_ONLY  # the rest by name: twelve options of like types are not to be told apart by place
     beta: float = 3.0
     theta: float = 0.5
-    weights: str = "pyramid"
+    weights: Scheme = "pyramid"
     allowance_per_type: dict[str, float] = field(default_factory=dict)
     allowance: float | None = None
     tokenizer: Tokenizer = field(default_factory=Tokenizer)
     as_set: bool = False
     partial: float = PARTIAL  # human matcher: what a partial support (judged 0.5) counts for in F
     depth: int | None = None  # only the first N responses of a run per topic count (sepia.scoring.depth)
-    numbers: str = "lenient"  # "strict": a nugget's numbers must be in the response (matchers that take it)
+    numbers: NumberRule = "lenient"  # "strict": a nugget's numbers must be in the response (matchers that take it)
     matcher_options: dict[str, str] = field(default_factory=dict)  # a matcher's own options (--matcher-option)
 
     def matcher_kind(self) -> registered.MatcherKind | None:
@@ -97,10 +97,10 @@ class Settings:
 
 def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str | Matcher = "binarized",
                   judgments: Sequence[Judgment] | None = None, beta: float = 3.0, theta: float = 0.5,
-                  weights: str = "pyramid", allowance: float | None = None,
+                  weights: Scheme = "pyramid", allowance: float | None = None,
                   allowance_per_type: dict[str, float] | None = None,
                   tokenizer: Tokenizer | None = None, as_set: bool = False,
-                  partial: float = PARTIAL, numbers: str = "lenient",
+                  partial: float = PARTIAL, numbers: NumberRule = "lenient",
                   matcher_options: dict[str, str] | None = None) -> list[RunScore]:
     """Score every run; the result is ranked by score, best first.
 

@@ -12,14 +12,14 @@ compares a run with its own judged answers.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Literal, Sequence, get_args
 
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.matchers.base import MatcherKind, MatcherOptions
 from sepia.matchers.learned.matcher import LearnedMatcher
 
 
-def cross_run(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], holdout: str = "run",
+def cross_run(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], holdout: Holdout = "run",
               threshold: float | None = None) -> LearnedMatcher:
     """The matcher that scores each run with a model that never saw its (`holdout` team's) judgments."""
     from sepia.matchers.learned.crossrun import cross_run_predictions
@@ -92,7 +92,8 @@ def fits_on_plan(settings) -> bool:
     return settings.matcher == "learned" and not settings.matcher_options.get("model")
 
 
-HOLDOUTS = ("run", "team")
+Holdout = Literal["run", "team"]  # whose judgments are left out when a run is scored
+HOLDOUTS: tuple[Holdout, ...] = get_args(Holdout)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class Learner:
     judgments: Sequence[Judgment] | None = None
     model_path: str | None = None
     threshold: float | None = None  # None: expected matches (the probability itself)
-    holdout: str = "run"
+    holdout: Holdout = "run"
     name: str = "learned"
 
     def learn(self, gold: GoldStandard, runs: Sequence[CCLQARun]):

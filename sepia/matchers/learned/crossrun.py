@@ -18,8 +18,6 @@ from sepia.matchers.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_fe
 
 RATE_COLUMNS = [PAIR_FEATURES.index(name) for name in RATE_FEATURES]
 
-HOLDOUTS = ("run", "team")
-
 
 def group_of(run_id: str, holdout: str | Mapping[str, str]) -> str:
     """The group a run is held out with: itself, its team (the run ID's TEAM part), or the group a
