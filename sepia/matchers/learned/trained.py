@@ -15,7 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia import __version__, vocab
+from sepia import vocab
+from sepia.versions import __version__
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.matchers.learned.crossrun import RATE_COLUMNS, BlockSimilarities
 from sepia.matchers.learned.model import Classifier, fit_classifier
