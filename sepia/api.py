@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from sepia.qa.evaluate import QARunScore
     from sepia.matchers.base import NumberRule
     from sepia.scoring.evaluate import RunScore, Settings
+    from sepia.scoring.output import Format
     from sepia.scoring.weights import Scheme
 
 __all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
@@ -97,7 +98,7 @@ class Evaluation(_Table):
             found.setdefault(r.run_id, r.score)
         return found
 
-    def render(self, output: str = "table") -> str:
+    def render(self, output: Format = "table") -> str:
         """The text `sepia evaluate --format OUTPUT` prints (table, tsv or json)."""
         from sepia.scoring.output import RankedOutput
 
