@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from sepia.formats.model import CCLQARun, GoldStandard
     from sepia.formats.errors import Problem
     from sepia.ir4qa.evaluate import IRRunScore
-    from sepia.qa.evaluate import QARunScore
     from sepia.matchers.base import NumberRule
+    from sepia.qa.evaluate import QARunScore
     from sepia.scoring.evaluate import RunScore, Settings
     from sepia.scoring.output import Format
     from sepia.scoring.weights import Scheme
