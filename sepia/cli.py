@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import click
 
-from sepia import __version__
+from sepia.versions import __version__
 
 
 class Entry(NamedTuple):

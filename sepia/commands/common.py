@@ -150,7 +150,7 @@ auto_judgments_option = click.option(
 
 def load_auto_matchers(specs, gold, partial: float = 0.5) -> dict:
     """The automatic assessors' matchers, or exit with every problem of their files."""
-    from sepia.scoring.autojudgments import auto_matchers
+    from sepia.convert.autojudgments import auto_matchers
 
     try:
         return load_or_exit(auto_matchers, specs, gold, partial)
