@@ -17,7 +17,8 @@ from sepia.formats.read import read_file
 from sepia.metaeval.item_estimates import estimate_items
 from sepia.scoring.evaluate import Settings
 from sepia.store.models import JudgingPlan, Nugget, PlanNugget, Pool
-from sepia.store.plans import item_plan_labels, make_plan, plan_status
+from sepia.store.planned import item_plan_labels
+from sepia.store.plans import make_plan, plan_status
 from sepia.store.pools import build_pool
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"

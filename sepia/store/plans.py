@@ -25,11 +25,12 @@ import json
 import random
 from collections import defaultdict
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
 from sepia.store.io import ImportRefused
+from sepia.store.planned import planned_nuggets
 from sepia.store.pools import get_pool
 
 STRATA = ("none", "type")
@@ -155,28 +156,6 @@ def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[st
     return plan
 
 
-def planned_nuggets(session: Session, plan_id: int) -> dict[str, set[str]]:
-    """Topic ID -> the nugget labels an item-level plan judges (empty for a topic-level plan)."""
-    result: dict[str, set[str]] = defaultdict(set)
-    for topic_id, label in session.execute(select(db.PlanNugget.topic_id, db.PlanNugget.label)
-                                           .where(db.PlanNugget.plan_id == plan_id)):
-        result[topic_id].add(label)
-    return dict(result)
-
-
-def item_plan_labels(session: Session, pool_id: int, topic_id: str) -> set[str] | None:
-    """The labels of the topic's nuggets the pool's item-level plan judges; None when the pool has
-    no item-level plan (every nugget is judged). One statement: it runs for every judging screen."""
-    rows = session.execute(
-        select(db.PlanNugget.label)
-        .select_from(db.JudgingPlan)
-        .outerjoin(db.PlanNugget, and_(db.PlanNugget.plan_id == db.JudgingPlan.id, db.PlanNugget.topic_id == topic_id))
-        .where(db.JudgingPlan.pool_id == pool_id, db.JudgingPlan.unit == "items")).scalars().all()
-    if not rows:
-        return None
-    return {label for label in rows if label is not None}
-
-
 def get_plan(session: Session, pool_name: str) -> db.JudgingPlan:
     pool = get_pool(session, pool_name)
     plan = session.scalar(select(db.JudgingPlan).where(db.JudgingPlan.pool_id == pool.id)
@@ -297,14 +276,6 @@ def plan_status(session: Session, pool_name: str) -> dict:
             row["nuggets"] = sorted(nuggets.get(row["topic_id"], ()))
     return {"pool": pool_name, "budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
             "by_stratum": strata}
-
-
-def planned_topics(session: Session, pool_id: int) -> set[str] | None:
-    """The planned topic IDs of a pool, or None when the pool has no plan (every topic is judged)."""
-    plan_id = session.scalar(select(db.JudgingPlan.id).where(db.JudgingPlan.pool_id == pool_id))
-    if plan_id is None:
-        return None
-    return set(session.scalars(select(db.PlanTopic.topic_id).where(db.PlanTopic.plan_id == plan_id)))
 
 
 def items_to_judge(session: Session, pool_name: str) -> dict[str, int]:

@@ -19,6 +19,7 @@ from sepia.scoring.tokenize import normalize
 from sepia.store import models as db
 from sepia.store.db import hold
 from sepia.store.io import BATCH, ImportRefused, insert_rows, inserted_ids
+from sepia.store.planned import planned_topics
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
 
@@ -209,8 +210,6 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
         raise ValueError("overlap is a share between 0 and 1")
     if overlap and len(assessors) < 2:
         raise ValueError("overlap needs at least two assessors")
-    from sepia.store.plans import planned_topics
-
     pool = get_pool(session, name)
     entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
                                                          db.PoolEntry.control_id.is_(None))

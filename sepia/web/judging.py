@@ -218,7 +218,7 @@ def _screen(pool, topic_id: str, items, row, kept=None):
 
 def _planned_labels(pool, topic_id: str) -> set[str] | None:
     """The topic's nuggets the pool's item-level plan judges; None: all of them."""
-    from sepia.store.plans import item_plan_labels
+    from sepia.store.planned import item_plan_labels
 
     return item_plan_labels(db(), pool.id, topic_id) if pool.kind == "cclqa" else None
 
