@@ -235,7 +235,7 @@ def test_topic_plan_in_the_store_equals_the_calibrated_files(plan_campaign, tmp_
 
 
 def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campaign, tmp_path):
-    from sepia.metaeval.item_estimates import estimate_items
+    from sepia.metaeval.item_estimates import Drawn, estimate_items
     from sepia.scoring.evaluate import Settings
     from sepia.scoring.learned import cross_fitted
 
@@ -243,11 +243,13 @@ def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campai
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "60%", "--unit", "items",
                                 "--seed", "2"]).exit_code == 0
     status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
-    planned = {t["topic_id"]: set(t["nuggets"]) for s in status["by_stratum"] for t in s["topics"]}
+    planned = {t["topic_id"]: {r: {label: Drawn(0, d["probability"]) for label, d in drawn.items()}
+                               for r, drawn in t["samples"].items()} for s in status["by_stratum"] for t in s["topics"]}
     assert runner.invoke(main, ["import", str(CS / "judgments.tsv")]).exit_code == 0
     stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned", "--format", "json"])
     assert stored.exit_code == 0, stored.output
-    only = read_judgments(_sample_file(tmp_path, lambda x: x[3] in planned.get(x[0], ()), "planned.tsv"))
+    # each response's own planned nuggets' judgments only: the model learns from nothing else
+    only = read_judgments(_sample_file(tmp_path, lambda x: x[3] in planned.get(x[0], {}).get(x[1], ()), "planned.tsv"))
     gold = read_file(str(CS / "gold.xml"), "gold")
     runs = [read_file(str(p), "cclqa") for p in sorted((CS / "runs").glob("*.xml"))]
     files = estimate_items(gold, runs, only, Settings(matcher="learned"), planned, 0.95,

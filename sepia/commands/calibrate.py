@@ -180,6 +180,8 @@ def calibrate_text(report: dict) -> str:
     for group in report["language_pairs"]:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
                  else f"{group['judged_nuggets']} of the {group['nuggets']} nuggets judged on every topic" if "judged_nuggets" in group
+                 else (f"{group['judged_items']} of the {group['items_total']} response and nugget pairs judged, each response "
+                       "its own nuggets" + (f", {group['waves']} waves" if group["waves"] > 1 else "")) if "judged_items" in group
                  else f"{group['judged']} of {group['topics']} topics judged")
         lines += ["", f"{group['language_pair']} ({state})"]
         if (why := no_interval(group)) is not None:

@@ -112,7 +112,9 @@ def _plan(session, name: str, budget: str, strata: str, seed: int, unit: str) ->
 
     plan = make_plan(session, name, budget, strata, seed, unit)
     if unit == "items":
-        return f"; item-level judging plan: {len(plan.nuggets)} nuggets of {len(plan.topics)} topics ({budget}, seed {seed})"
+        responses = len({(n.topic_id, n.run_id) for n in plan.nuggets})
+        return (f"; item-level judging plan: {len(plan.nuggets)} (response, nugget) pairs, each of {responses} responses "
+                f"its own sample of its topic's nuggets, over {len(plan.topics)} topics ({budget}, seed {seed})")
     return f"; judging plan: {len(plan.topics)} topics ({budget}, strata {strata}, seed {seed})"
 
 
@@ -137,14 +139,26 @@ def pool_plan(name, add, seed, output):
     if added:
         click.echo(f"added {len(added)} topics (seed {seed}): {', '.join(added)}")
     unit = "item-level judging plan" if status["unit"] == "items" else "judging plan"
-    click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}")
+    waves = f", {status['waves']} waves" if status["waves"] > 1 else ""
+    click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}{waves}")
     for s in status["by_stratum"]:
         complete = sum(t["complete"] for t in s["topics"])
         click.echo(f"  {s['stratum']}: {s['planned']} of {s['population']} topics planned, {complete} fully judged")
         for t in s["topics"]:
-            nuggets = f"  nuggets {' '.join(t['nuggets'])}" if t["nuggets"] else ""
+            nuggets = _planned_pairs(t["samples"])
             click.echo(f"    {t['topic_id']}  draw {t['draw']} (seed {t['seed']})  p = {t['probability']:.3f}  "
                        f"{t['judged_items']}/{t['items']} items judged{nuggets}")
+
+
+def _planned_pairs(samples: dict[str, dict]) -> str:
+    """A topic's planned nuggets in a line: those of every response ("*"), or how many pairs of how
+    many responses when each response has its own."""
+    if not samples:
+        return ""
+    if "*" in samples:
+        return f"  nuggets {' '.join(samples['*'])}"
+    pairs = sum(len(drawn) for drawn in samples.values())
+    return f"  {pairs} (response, nugget) pairs of {len(samples)} responses"
 
 
 @pool.command("export")

@@ -1,39 +1,68 @@
 """Estimates of CCLQA runs' human F3 from an item-level judging plan (`sepia evaluate --store --plan`
 and the web tool's estimates, through `sepia.services.plan_estimates`): every topic's automatic
-scores corrected by the human judgments of its planned nuggets (`sepia.metaeval.items`), in the report shape of
-`sepia.metaeval.calibrate`, so the same tables, TSV, JSON and web page show them."""
+scores corrected by the human judgments of its planned (response, nugget) pairs (`sepia.metaeval.items`;
+`sepia.metaeval.wave_estimates` for a plan drawn in waves), in the report shape of
+`sepia.metaeval.calibrate`, so the same tables, TSV, JSON and web page show them.
+
+A plan is given per topic as a `Sample`: run ID -> nugget label -> how the pair was drawn (`Drawn`);
+the run None stands for every run's response (plans drawn before each response had its own sample).
+"""
 from __future__ import annotations
 
 from dataclasses import fields
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
+from sepia.metaeval.wave_estimates import wave_lambda, wave_sums
 
 
-def item_plan_estimates(topics: list[TopicItems], planned: dict[str, set[str]], level: float, beta: float,
+class Drawn(NamedTuple):
+    """How a planned (response, nugget) pair was drawn: its wave (0: the response's uniform sample)
+    and its inclusion probability given the waves before."""
+    wave: int
+    probability: float
+
+
+Sample = dict[str | None, dict[str, Drawn]]   # run ID (None: every run's response) -> label -> its draw
+
+
+def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], level: float, beta: float,
                         run_ids: list[str], tuned: bool = False) -> dict:
-    """One language pair's group of the `calibrate` report from its topics' items and the planned
-    nugget labels per topic: per run the estimate of its mean F over the topics with the item-level
-    jackknife interval (Satterthwaite's degrees of freedom), per pair of runs (ranked by estimate)
-    the difference."""
-    samples = [np.array([[i for i, label in enumerate(t.labels) if label in planned.get(t.topic_id, ())]])
-               for t in topics]
-    sizes = [s.shape[1] for s in samples]
-    short = next((t.topic_id for t, k in zip(topics, sizes) if k < 1), None)
+    """One language pair's group of the `calibrate` report from its topics' items and the plan: per
+    run the estimate of its mean F over the topics with its interval (the item-level jackknife, or
+    for a plan drawn in waves the Poisson one; Satterthwaite's degrees of freedom), per pair of runs
+    (ranked by estimate) the difference. ValueError (one line) when a topic, or a response of a run
+    that answers it, has no planned pair."""
+    short = next((t.topic_id for t in topics if not planned.get(t.topic_id)), None)
     if short:
         raise ValueError(f"topic {short} has no planned nugget")
     T = len(topics)
     automatic = np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
                                for t in topics) / T)
-    lam = float(item_lambda(topics, samples)[0]) if tuned else 1.0
-    (estimate, half), _ = plan_sums(topics, samples, beta, level, lam=lam)
+    waves = max(d.wave for sample in planned.values() for drawn in sample.values() for d in drawn.values())
+    masks = [_plan_masks(t, planned[t.topic_id], run_ids, waves) for t in topics]
+    if waves:
+        earlier = [e for e, _ in masks]
+        last = [p for _, p in masks]
+        lam = wave_lambda(topics, [e | (p > 0) for e, p in masks]) if tuned else 1.0
+
+        def sums(pairs=None):
+            return wave_sums(topics, earlier, last, beta, level, pairs, lam)
+    else:
+        samples = [_indices(t, planned[t.topic_id], run_ids) for t in topics]
+        lam = float(item_lambda(topics, samples)[0]) if tuned else 1.0
+
+        def sums(pairs=None):
+            return plan_sums(topics, samples, beta, level, pairs, lam)
+    (estimate, half), _ = sums()
     order = sorted(range(len(run_ids)), key=lambda i: (-estimate[i, 0], run_ids[i]))
     pairs = np.array(list(combinations(order, 2)), dtype=int).reshape(-1, 2)
-    difference = plan_sums(topics, samples, beta, level, pairs, lam)[1] if len(pairs) else None
+    difference = sums(pairs)[1] if len(pairs) else None
     estimates = _estimates(estimate[:, 0], half[:, 0], automatic, T, lam)
     rows = [{"run_id": run_ids[i], **shown(estimates[i], MEAN_RANGE)} for i in order]
     differences = []
@@ -42,10 +71,60 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, set[str]], 
         for (a, b), d in zip(pairs, _estimates(difference[0][:, 0], difference[1][:, 0], d_automatic, T, lam)):
             differences.append({"a": run_ids[a], "b": run_ids[b], **shown(d, DIFFERENCE_RANGE),
                                 "decided": bool(d.low > 0 or d.high < 0)})
-    complete = all(k == len(t.weights) for k, t in zip(sizes, topics))
+    judged = [(e | (p > 0))[t.answered] for t, (e, p) in zip(topics, masks)]
+    complete = all(j.all() for j in judged)
+    if all(None in planned[t.topic_id] for t in topics):   # one sample for every response of a topic
+        sizes = [len(planned[t.topic_id][None]) for t in topics]
+        counts = {"judged_nuggets": int(sum(sizes)), "nuggets": int(sum(len(t.weights) for t in topics))}
+    else:
+        counts = {"judged_items": int(sum(j.sum() for j in judged)), "items_total": int(sum(j.size for j in judged)),
+                  "waves": waves + 1}
     return {"topics": T, "judged": T, "judged_topics": [t.topic_id for t in topics], "complete": complete,
-            "judged_nuggets": int(sum(sizes)), "nuggets": int(sum(len(t.weights) for t in topics)), "runs": rows,
-            "pairs": differences}
+            **counts, "runs": rows, "pairs": differences}
+
+
+def _drawn(topic: TopicItems, sample: Sample, run_id: str) -> dict[str, Drawn]:
+    """The run's planned pairs of the topic; ValueError when it answers the topic and has none."""
+    drawn = sample.get(None) or sample.get(run_id)
+    if drawn is None:
+        raise ValueError(f"run {run_id} answers topic {topic.topic_id} but the plan has no nuggets for its response "
+                         "(it was not pooled when the plan was drawn)")
+    return drawn
+
+
+def _plan_masks(topic: TopicItems, sample: Sample, run_ids: list[str], last: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the pairs judged before the plan's `last` wave, runs x K bool; the last wave's inclusion
+    probabilities, runs x K, 0 where it drew nothing). A run that does not answer the topic has no
+    pairs (its F is 0)."""
+    column = {label: n for n, label in enumerate(topic.labels)}
+    earlier = np.zeros(topic.human.shape, bool)
+    probability = np.zeros(topic.human.shape)
+    for row, run_id in enumerate(run_ids):
+        if not topic.answered[row]:
+            continue
+        for label, d in _drawn(topic, sample, run_id).items():
+            if d.wave < last:
+                earlier[row, column[label]] = True
+            else:
+                probability[row, column[label]] = d.probability
+    return earlier, probability
+
+
+def _indices(topic: TopicItems, sample: Sample, run_ids: list[str]) -> np.ndarray:
+    """The nugget indices of a one-wave plan: 1 x k when every response has the same sample, else
+    runs x 1 x k (each response's own; a run that does not answer the topic gets the first k, which
+    change nothing as its values are all 0)."""
+    column = {label: n for n, label in enumerate(topic.labels)}
+    if None in sample:
+        return np.array([sorted(column[label] for label in sample[None])])
+    rows = [sorted(column[label] for label in _drawn(topic, sample, r)) if topic.answered[i] else None
+            for i, r in enumerate(run_ids)]
+    sizes = {len(r) for r in rows if r is not None}
+    if len(sizes) != 1:
+        raise ValueError(f"topic {topic.topic_id}: the responses' samples differ in size ({', '.join(map(str, sorted(sizes)))} "
+                         "nuggets): not one uniform wave")
+    k = sizes.pop()
+    return np.array([r if r is not None else list(range(k)) for r in rows])[:, None, :]
 
 
 def _estimates(estimate, half, automatic, topics: int, lam: float) -> list[Estimate]:
@@ -54,7 +133,7 @@ def _estimates(estimate, half, automatic, topics: int, lam: float) -> list[Estim
             for e, h, a in zip(estimate, half, automatic)]
 
 
-def estimate_items(gold, runs, judgments, settings, planned: dict[str, set[str]], level: float,
+def estimate_items(gold, runs, judgments, settings, planned: dict[str, Sample], level: float,
                    matcher=None, tuned: bool = False) -> dict:
     """The `calibrate` report of an item-level plan; `matcher` an object in place of settings.matcher
     (a learned matcher that has seen the runs); `tuned`: a power-tuned lambda (`item_lambda`) instead

@@ -28,6 +28,7 @@ from collections import defaultdict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from sepia.metaeval.item_estimates import Drawn, Sample
 from sepia.store import models as db
 from sepia.store.io import ImportRefused
 from sepia.store.planned import planned_nuggets
@@ -138,22 +139,40 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
 
 def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[str]], share: float,
                seed: int) -> db.JudgingPlan:
-    """Every topic planned; in each, round(share * K) of its K nuggets (at least MIN_ITEMS, at most
-    K) drawn in label order with random.Random(seed), topic after topic in ID order."""
+    """Every topic planned; in each, every pooled run's response gets its own draw of round(share * K)
+    of the topic's K nuggets (at least MIN_ITEMS, at most K), in label order with
+    random.Random(seed): topic after topic in ID order, run after run in run ID order (wave 0)."""
     labels: dict[str, list[str]] = defaultdict(list)
     for topic_id, label in session.execute(select(db.Nugget.topic_id, db.Nugget.label).order_by(db.Nugget.label)):
         labels[topic_id].append(label)
+    runs = pooled_runs(session, plan.pool_id)
     rng = random.Random(seed)
     for stratum in sorted(groups):
         for topic_id in groups[stratum]:
             plan.topics.append(db.PlanTopic(topic_id=topic_id, stratum=stratum, draw=0, seed=seed, probability=1.0))
             nuggets = labels[topic_id]
             k = min(len(nuggets), max(MIN_ITEMS, round(share * len(nuggets))))
-            for label in sorted(rng.sample(nuggets, k)):
-                plan.nuggets.append(db.PlanNugget(topic_id=topic_id, label=label, probability=k / len(nuggets)))
+            for run_id in runs.get(topic_id, ()):
+                for label in sorted(rng.sample(nuggets, k)):
+                    plan.nuggets.append(db.PlanNugget(topic_id=topic_id, run_id=run_id, label=label, wave=0,
+                                                      probability=k / len(nuggets)))
     session.add(plan)
     session.flush()
     return plan
+
+
+def pooled_runs(session: Session, pool_id: int) -> dict[str, list[str]]:
+    """Topic ID -> the IDs of the runs (sorted) whose responses the pool holds (control items aside)."""
+    runs: dict[str, list[str]] = defaultdict(list)
+    for topic_id, run_id in session.execute(
+            select(db.PoolEntry.topic_id, db.Run.run_id).distinct()
+            .join(db.pool_member, db.pool_member.c.entry_id == db.PoolEntry.id)
+            .join(db.Response, db.Response.id == db.pool_member.c.response_id)
+            .join(db.RunTopic, db.RunTopic.id == db.Response.run_topic_id).join(db.Run, db.Run.id == db.RunTopic.run_id)
+            .where(db.PoolEntry.pool_id == pool_id, db.PoolEntry.control_id.is_(None))
+            .order_by(db.PoolEntry.topic_id, db.Run.run_id)):
+        runs[topic_id].append(run_id)
+    return dict(runs)
 
 
 def get_plan(session: Session, pool_name: str) -> db.JudgingPlan:
@@ -223,8 +242,8 @@ def kept_plan(session: Session, pool_id: int) -> dict | None:
             "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
             "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
                         "probability": t.probability} for t in plan.topics],
-            "nuggets": [{"topic_id": n.topic_id, "label": n.label, "probability": n.probability}
-                        for n in plan.nuggets]}
+            "nuggets": [{"topic_id": n.topic_id, "run_id": n.run_id, "label": n.label, "wave": n.wave,
+                         "probability": n.probability} for n in plan.nuggets]}
 
 
 def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
@@ -271,11 +290,19 @@ def plan_status(session: Session, pool_name: str) -> dict:
                         "complete": bool(items.get(t.topic_id)) and all(items[t.topic_id])}
                        for t in planned]})
     nuggets = planned_nuggets(session, plan.id)
+    samples = plan_samples(plan)
     for group in strata:
         for row in group["topics"]:
             row["nuggets"] = sorted(nuggets.get(row["topic_id"], ()))
+            row["samples"] = {run_id or "*": {label: {"wave": d.wave, "probability": d.probability}
+                                              for label, d in sorted(drawn.items())}
+                              for run_id, drawn in sorted(samples.get(row["topic_id"], {}).items(), key=_run_order)}
     return {"pool": pool_name, "budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
-            "by_stratum": strata}
+            "waves": max((n.wave for n in plan.nuggets), default=0) + 1, "by_stratum": strata}
+
+
+def _run_order(item: tuple[str | None, object]) -> str:
+    return item[0] or ""
 
 
 def items_to_judge(session: Session, pool_name: str) -> dict[str, int]:
@@ -333,30 +360,64 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
     return {t: s for s, topics in groups.items() for t in topics}, planned, judged, warnings
 
 
-def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[str, set[str]], list[str]]:
-    """(the population's topic IDs, topic ID -> the planned nugget labels, warnings) of an item-level
-    plan whose planned nuggets are judged for every CCLQA run on every topic. Judgments of nuggets
-    outside the plan are left out with a warning. ImportRefused when none is judged yet, a topic is
-    not complete (the item estimate corrects every topic) or the population changed since the draw."""
+def plan_samples(plan: db.JudgingPlan) -> dict[str, Sample]:
+    """Topic ID -> run ID (None: every run's response) -> label -> its wave and inclusion probability."""
+    samples: dict[str, Sample] = defaultdict(dict)
+    for n in plan.nuggets:
+        samples[n.topic_id].setdefault(n.run_id, {})[n.label] = Drawn(n.wave, n.probability)
+    return dict(samples)
+
+
+def _drawn_from(plan: db.JudgingPlan) -> dict[str, int]:
+    """Topic ID -> its number of nuggets when the plan was drawn: a wave-0 sample's size / probability."""
+    sizes: dict[tuple[str, str | None], int] = defaultdict(int)
+    probability = {}
+    for n in plan.nuggets:
+        if n.wave == 0:
+            sizes[n.topic_id, n.run_id] += 1
+            probability[n.topic_id] = n.probability
+    return {topic_id: round(k / probability[topic_id]) for (topic_id, _), k in sizes.items()}
+
+
+def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[str, Sample], list[str]]:
+    """(the population's topic IDs, topic ID -> the plan's `Sample`, warnings) of an item-level plan
+    whose planned (response, nugget) pairs are judged for every CCLQA run that answers a topic.
+    Judgments outside the plan (nuggets not drawn for that run's response) are counted in a warning
+    and left out. A last wave not yet completely judged is left out too, with a warning: the estimate
+    is that of the waves before, which stays valid. ImportRefused when nothing is judged, the first
+    wave is not complete (the item estimate corrects every topic), a run answering a topic has no
+    planned pairs, or the population changed since the draw."""
     plan = get_plan(session, pool_name)
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
     if changed:
         raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
-    planned = planned_nuggets(session, plan.id)
-    drawn_from = {n.topic_id: round(len(planned[n.topic_id]) / n.probability) for n in plan.nuggets}
+    drawn_from = _drawn_from(plan)
     sizes = dict(session.execute(select(db.Nugget.topic_id, func.count()).group_by(db.Nugget.topic_id)).all())
     grown = sorted(t for t, K in drawn_from.items() if sizes.get(t, 0) != K)
     if grown:
         raise ImportRefused([f"pool {pool_name}: topic {grown[0]} had {drawn_from[grown[0]]} nuggets when the item-level "
                              f"plan was drawn and has {sizes.get(grown[0], 0)} now; draw a new plan"])
+    samples = plan_samples(plan)
+    topics = {t for members in groups.values() for t in members}
     judged = set(session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id, db.Nugget.label).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
         .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
         .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa")).all())
-    inside = {(r, t, n) for r, t, n in judged if n in planned.get(t, ())}
+    answered = {(r, t) for r, t in session.execute(
+        select(db.Run.run_id, db.RunTopic.topic_id).distinct()
+        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
+        .where(db.Run.kind == "cclqa")).all() if t in topics}
+    unplanned = sorted((t, r) for r, t in answered if r not in samples.get(t, {}) and None not in samples.get(t, {}))
+    if unplanned:
+        raise ImportRefused([f"pool {pool_name}: run {unplanned[0][1]} answers topic {unplanned[0][0]} but the "
+                             f"item-level plan has no nuggets for its response ({len(unplanned)} such responses: "
+                             "runs not pooled when the plan was drawn); draw a new plan"])
+    pairs = {(r, t, n): d for r, t in answered for n, d in {**samples[t].get(None, {}),
+                                                              **samples[t].get(r, {})}.items()}
+    inside = judged & set(pairs)
     if not inside:
         raise ImportRefused([f"pool {pool_name}: no nugget of the item-level judging plan is judged yet"])
     warnings = []
@@ -364,18 +425,23 @@ def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[s
     if outside:
         warnings.append(f"pool {pool_name}: {len(outside)} judgments of run, topic and nugget outside the item-level "
                         f"plan (e.g. run {outside[0][0]} on {outside[0][1]}, nugget {outside[0][2]}) are left out of "
-                        "the estimates, as those nuggets were not drawn at random")
-    answered = session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .where(db.Run.kind == "cclqa")).all()
-    topics = {t for members in groups.values() for t in members}
-    waiting = sorted({t for r, t in answered if t in topics and any((r, t, n) not in inside for n in planned.get(t, ()))})
-    if waiting:
+                        "the estimates, as those pairs were not drawn at random for those responses")
+    waiting = {p: d.wave for p, d in pairs.items() if p not in inside}
+    last = max((d.wave for d in pairs.values()), default=0)
+    if any(wave < last for wave in waiting.values()) or (waiting and last == 0):
+        first = sorted({t for (r, t, n), wave in waiting.items() if wave < last or last == 0})
         raise ImportRefused([f"pool {pool_name}: the item-level plan's nuggets are not yet judged for every run on "
-                             f"{len(waiting)} of {len(topics)} topics (e.g. {waiting[0]}); its estimate corrects "
+                             f"{len(first)} of {len(topics)} topics (e.g. {first[0]}); its estimate corrects "
                              "every topic, so it waits for all"])
-    return topics, planned, warnings
+    if waiting:
+        left = sum(d.wave == last for d in pairs.values()) - len(waiting)
+        warnings.append(f"pool {pool_name}: wave {last} of the item-level plan is not completely judged ({len(waiting)} "
+                        f"of its {len(waiting) + left} pairs wait, e.g. run {min(waiting)[0]} on {min(waiting)[1]}, "
+                        f"nugget {min(waiting)[2]}): the estimates use waves 0-{last - 1} and leave its "
+                        f"{left} judged pairs out")
+        samples = {t: {r: {n: d for n, d in drawn.items() if d.wave < last} for r, drawn in sample.items()}
+                   for t, sample in samples.items()}
+    return topics, samples, warnings
 
 
 def plans_overview(session: Session, progress) -> dict[int, dict]:
@@ -404,6 +470,8 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
                            "complete": len(done), "topics": [t.topic_id for t in planned]})
         overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
                                   "nuggets": len(plan.nuggets),
+                                  "per_response": any(n.run_id is not None for n in plan.nuggets),
+                                  "waves": max((n.wave for n in plan.nuggets), default=0) + 1,
                                   "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
                                   "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}

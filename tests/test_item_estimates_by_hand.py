@@ -1,0 +1,165 @@
+"""The item estimators against a direct computation on hand-made cases: each response's own uniform
+sample of its topic's nuggets (the stored plan's estimate and the simulation's `plan_sums` agree with
+plain loops over the textbook formulas), and a plan drawn in waves (the last wave a Poisson sample,
+weighted by 1 / pi: unbiased over every outcome of the draw, its variance the delete-one
+Horvitz-Thompson one)."""
+from itertools import product
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sepia.metaeval.item_estimates import Drawn, item_plan_estimates
+from sepia.metaeval.items import TopicItems, plan_sums
+from sepia.metaeval.wave_estimates import wave_topic
+
+BETA, LEVEL = 3.0, 0.9
+RUNS = ["A", "B", "C"]
+
+
+def f3(r: float, a: float, topic: TopicItems, run: int) -> float:
+    """F3 of a run on a topic from the sums r = sum w m and a = sum m, written out."""
+    if not topic.answered[run]:
+        return 0.0
+    recall = min(max(r / topic.weights.sum(), 0.0), 1.0)
+    allowed = topic.allowance * max(a, 0.0)
+    length = topic.lengths[run]
+    precision = 1.0 if length <= allowed else allowed / length
+    return 0.0 if 9 * precision + recall == 0 else 10 * precision * recall / (9 * precision + recall)
+
+
+def _topics():
+    rng = np.random.default_rng(11)
+    topics = []
+    for i, K in enumerate((5, 4)):
+        human = rng.choice([0.0, 0.5, 1.0], (3, K))
+        automatic = np.where(rng.random((3, K)) < 0.6, human, rng.random((3, K)).round(2))
+        topics.append(TopicItems(f"T{i}", rng.choice([1.0, 2.0], K), 12.0, np.array([50.0, 30.0, 0.0]),
+                                 np.array([True, True, False]), human, automatic, tuple(f"N{j}" for j in range(K))))
+    return topics
+
+
+SAMPLES = {"T0": {"A": [0, 2, 3], "B": [1, 3, 4]}, "T1": {"A": [1, 2], "B": [0, 3]}}   # C answers neither
+
+
+def _by_hand(topic: TopicItems, run: int, sample: list[int]) -> tuple[float, float]:
+    """(F estimate, jackknife variance) of a response's own uniform sample of k of the K nuggets."""
+    K, k = len(topic.weights), len(sample)
+    y, f, w = topic.human[run], topic.automatic[run], topic.weights
+
+    def sums(kept, scale):
+        r = sum(w[n] * f[n] for n in range(K)) + scale * sum(w[n] * (y[n] - f[n]) for n in kept)
+        a = sum(f[n] for n in range(K)) + scale * sum(y[n] - f[n] for n in kept)
+        return f3(r, a, topic, run)
+
+    estimate = sums(sample, K / k)
+    drops = [sums([n for n in sample if n != j], K / (k - 1)) for j in sample]
+    mean = sum(drops) / k
+    return estimate, (1 - k / K) * (k - 1) / k * sum((d - mean) ** 2 for d in drops)
+
+
+def _interval(parts: list[tuple[float, float, int]], T: int) -> tuple[float, float, float]:
+    """(estimate, low, high) of a mean over T topics from (estimate, variance, k) parts."""
+    estimate = sum(e for e, _, _ in parts) / T
+    variance = sum(v for _, v, _ in parts)
+    df = variance ** 2 / sum(v ** 2 / (k - 1) for _, v, k in parts) if variance else 1.0
+    half = stats.t.ppf((1 + LEVEL) / 2, max(df, 1.0)) * variance ** 0.5 / T
+    return estimate, estimate - half, estimate + half
+
+
+def test_a_responses_sums_by_hand():
+    # K = 4 nuggets of weight 1, the response's sample {N0, N1}: y = 1, 0 there, f = 1, 1, 0, 1:
+    # r = sum f + 4/2 ((1 - 1) + (0 - 1)) = 3 - 2 = 1, so recall 1/4; a = 1 too, and with an allowance
+    # of 10 characters and a 10-character response, precision 1: F3 = 10 x 0.25 / (9 + 0.25) = 0.27027
+    topic = TopicItems("T", np.ones(4), 10.0, np.array([10.0]), np.array([True]), np.array([[1.0, 0, 1, 1]]),
+                       np.array([[1.0, 1, 0, 1]]), ("N0", "N1", "N2", "N3"))
+    assert _by_hand(topic, 0, [0, 1])[0] == pytest.approx(10 * 0.25 / 9.25)
+    group = item_plan_estimates([topic], {"T": {"A": {"N0": Drawn(0, 0.5), "N1": Drawn(0, 0.5)}}}, LEVEL, BETA, ["A"])
+    assert group["runs"][0]["estimate"] == pytest.approx(10 * 0.25 / 9.25)
+
+
+def test_each_responses_own_sample_by_hand_in_the_store_and_the_simulation():
+    topics = _topics()
+    planned = {t.topic_id: {r: {t.labels[n]: Drawn(0, len(ns) / len(t.weights)) for n in ns}
+                            for r, ns in SAMPLES[t.topic_id].items()} for t in topics}
+    group = item_plan_estimates(topics, planned, LEVEL, BETA, RUNS)
+    parts = {(r, t.topic_id): (*_by_hand(t, i, SAMPLES[t.topic_id][r]), len(SAMPLES[t.topic_id][r]))
+             for t in topics for i, r in enumerate("AB")}
+    rows = {row["run_id"]: row for row in group["runs"]}
+    expected = {r: _interval([parts[r, t.topic_id] for t in topics], 2) for r in "AB"}
+    for r in "AB":
+        assert (rows[r]["estimate"], rows[r]["raw_low"], rows[r]["raw_high"]) == pytest.approx(expected[r])
+    assert rows["C"]["estimate"] == rows["C"]["raw_low"] == rows["C"]["raw_high"] == 0
+    # a difference: the two responses' samples are independent, their variances add
+    (a_b,) = [p for p in group["pairs"] if {p["a"], p["b"]} == {"A", "B"}]
+    sign = 1 if a_b["a"] == "A" else -1
+    diff = [(sign * (parts["A", t.topic_id][0] - parts["B", t.topic_id][0]), parts["A", t.topic_id][1], 3 - i)
+            for i, t in enumerate(topics)] + [(0.0, parts["B", t.topic_id][1], 3 - i) for i, t in enumerate(topics)]
+    assert (a_b["estimate"], a_b["raw_low"], a_b["raw_high"]) == pytest.approx(_interval(diff, 2))
+    assert (group["judged_items"], group["items_total"], group["waves"]) == (10, 18, 1)
+    # the simulation (`learned_plans`): each run's own sample, runs x trials x k
+    samples = [np.array([SAMPLES[t.topic_id].get(r, list(range(len(SAMPLES[t.topic_id]["A"])))) for r in RUNS])[:, None, :]
+               for t in topics]
+    (estimate, half), _ = plan_sums(topics, samples, BETA, LEVEL)
+    for i, r in enumerate("AB"):
+        assert (estimate[i, 0], estimate[i, 0] - half[i, 0], estimate[i, 0] + half[i, 0]) == pytest.approx(expected[r])
+
+
+def _wave_by_hand(topic: TopicItems, run: int, earlier: set[int], drawn: dict[int, float],
+                  lam: float = 1.0) -> tuple[float, float]:
+    """(F estimate, variance) of a response whose pairs `earlier` are known and whose last wave drew
+    `drawn` (nugget -> pi): the rest from the automatic values, the drawn pairs' residuals / pi."""
+    K = len(topic.weights)
+    y, f, w = topic.human[run], topic.automatic[run], topic.weights
+
+    def sums(last):
+        r = a = 0.0
+        for n in range(K):
+            value = y[n] if n in earlier else lam * f[n]
+            r, a = r + w[n] * value, a + value
+            if n in last:
+                r, a = r + w[n] * (y[n] - lam * f[n]) / last[n], a + (y[n] - lam * f[n]) / last[n]
+        return r, a
+
+    estimate = f3(*sums(drawn), topic, run)
+    return estimate, sum((1 - pi) * (f3(*sums({m: p for m, p in drawn.items() if m != n}), topic, run) - estimate) ** 2
+                         for n, pi in drawn.items())
+
+
+def test_the_last_waves_sums_are_unbiased_over_every_draw():
+    topic = _topics()[0]
+    y, f, w = topic.human[0], topic.automatic[0], topic.weights
+    earlier, pi = {0, 2}, {1: 0.3, 3: 0.6, 4: 0.9}
+    expected_r = expected_a = 0.0
+    for outcome in product([False, True], repeat=3):
+        drawn = {n: p for (n, p), hit in zip(pi.items(), outcome) if hit}
+        chance = np.prod([p if hit else 1 - p for p, hit in zip(pi.values(), outcome)])
+        r = sum(w[n] * (y[n] if n in earlier else f[n]) for n in range(5)) + sum(w[n] * (y[n] - f[n]) / p for n, p in drawn.items())
+        a = sum(y[n] if n in earlier else f[n] for n in range(5)) + sum((y[n] - f[n]) / p for n, p in drawn.items())
+        expected_r, expected_a = expected_r + chance * r, expected_a + chance * a
+        # the estimator's F and variance on this outcome, against the hand computation
+        known = np.zeros((3, 5), bool)
+        known[0, list(earlier)] = True
+        probability = np.zeros((3, 5))
+        probability[0, list(drawn)] = list(drawn.values())
+        estimate, variance, count = wave_topic(topic, known, probability, BETA)
+        assert (estimate[0], variance[0], count[0]) == pytest.approx((*_wave_by_hand(topic, 0, earlier, drawn), len(drawn)))
+    assert (expected_r, expected_a) == pytest.approx((w @ y, y.sum()))
+
+
+def test_a_plan_in_waves_by_hand():
+    topics = _topics()
+    # wave 0: SAMPLES; wave 1 drew, for A, N1 (pi .4) and N4 (pi .8) on T0 and N3 (pi .5) on T1; for B, N2 (pi .25)
+    # on T0: their residuals y - f are -.35, -.3, -.84 and -.47
+    wave1 = {("A", "T0"): {1: 0.4, 4: 0.8}, ("A", "T1"): {3: 0.5}, ("B", "T0"): {2: 0.25}}
+    planned = {t.topic_id: {r: {**{t.labels[n]: Drawn(0, 0.5) for n in ns},
+                                **{t.labels[n]: Drawn(1, p) for n, p in wave1.get((r, t.topic_id), {}).items()}}
+                            for r, ns in SAMPLES[t.topic_id].items()} for t in topics}
+    group = item_plan_estimates(topics, planned, LEVEL, BETA, RUNS)
+    rows = {row["run_id"]: row for row in group["runs"]}
+    for i, r in enumerate("AB"):
+        parts = [(*_wave_by_hand(t, i, set(SAMPLES[t.topic_id][r]), wave1.get((r, t.topic_id), {})),
+                  max(len(wave1.get((r, t.topic_id), {})), 2)) for t in topics]
+        assert (rows[r]["estimate"], rows[r]["raw_low"], rows[r]["raw_high"]) == pytest.approx(_interval(parts, 2))
+    assert rows["B"]["raw_high"] > rows["B"]["raw_low"]       # B's T0 pair drawn with pi .25 leaves a variance
+    assert (group["judged_items"], group["waves"]) == (14, 2)
