@@ -20,7 +20,7 @@ from sepia.scoring.evaluate import Settings
 from sepia.store.models import JudgingPlan, Nugget, PlanNugget, Pool, PoolEntry, Run, RunTopic
 from sepia.store.planned import item_plan_labels
 from sepia.store.plans import make_plan, plan_status
-from sepia.store.pools import build_pool
+from sepia.store.pools import assign_pool, build_pool
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 
@@ -250,3 +250,21 @@ def test_upgrading_to_0016_keeps_an_item_plan_as_one_sample_for_every_response(s
         rows = connection.execute(text("SELECT topic_id, run_id, label, wave, probability FROM plan_nugget")).all()
     engine.dispose()
     assert [tuple(r) for r in rows] == [("T", None, "N001", 0, 0.5)]
+
+
+def test_only_items_the_plan_judges_are_assigned(plan_campaign):
+    with plan_campaign.transaction() as session:
+        pool = build_pool(session, "p", "cclqa", 30)
+        plan = make_plan(session, "p", "40%", seed=5, unit="items")
+        # as if run `dropped` had been pooled after the draw (the pool rebuilt with it): nothing planned for it
+        dropped = min(n.run_id for n in plan.nuggets)
+        for n in [n for n in plan.nuggets if n.run_id == dropped]:
+            plan.nuggets.remove(n)
+        session.flush()
+        entries = session.scalars(select(PoolEntry).where(PoolEntry.pool_id == pool.id)).all()
+        runs_of = {e.id: {m.run_topic.run.run_id for m in e.members} for e in entries}
+        assert assign_pool(session, "p", ["a1", "a2"]) == sum(runs != {dropped} for runs in runs_of.values())
+        assigned = {e.id for e in entries if e.assignments}
+    assert assigned == {e for e, runs in runs_of.items() if runs != {dropped}}
+    assert any(runs == {dropped} for runs in runs_of.values()) and any(dropped in r and len(r) > 1
+                                                                      for r in runs_of.values())

@@ -34,6 +34,25 @@ def planned_nuggets(session: Session, plan_id: int) -> dict[str, set[str]]:
     return dict(result)
 
 
+def planned_entries(session: Session, pool_id: int) -> set[int] | None:
+    """The IDs of the pool's items for which its item-level plan judges some nugget (one of their
+    responses' runs has a planned nugget of the topic); None when the pool has no item-level plan.
+    A response pooled after the draw (the pool rebuilt with new runs) has none: nobody is asked to
+    judge it for nothing."""
+    plan_id = session.scalar(select(db.JudgingPlan.id).where(db.JudgingPlan.pool_id == pool_id,
+                                                             db.JudgingPlan.unit == "items"))
+    if plan_id is None:
+        return None
+    return set(session.scalars(
+        select(db.PoolEntry.id).distinct()
+        .join(db.pool_member, db.pool_member.c.entry_id == db.PoolEntry.id)
+        .join(db.Response, db.Response.id == db.pool_member.c.response_id)
+        .join(db.RunTopic, db.RunTopic.id == db.Response.run_topic_id).join(db.Run, db.Run.id == db.RunTopic.run_id)
+        .join(db.PlanNugget, and_(db.PlanNugget.plan_id == plan_id, db.PlanNugget.topic_id == db.PoolEntry.topic_id,
+                                  or_(db.PlanNugget.run_id.is_(None), db.PlanNugget.run_id == db.Run.run_id)))
+        .where(db.PoolEntry.pool_id == pool_id)))
+
+
 def item_plan_labels(session: Session, pool_id: int, topic_id: str, entry_id: int | None = None) -> set[str] | None:
     """The labels of the topic's nuggets the pool's item-level plan judges for the pool item
     `entry_id` (those planned for the run of any response it stands for; without an item, for any
