@@ -164,8 +164,8 @@ def test_bad_input_stores_nothing(plan_campaign):
         assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
         assert session.scalar(select(func.count()).select_from(PlanNugget)) == 0
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "30%", "--unit", "items"]).exit_code == 0
-    added = runner.invoke(main, ["pool", "plan", "p", "--add", "1"])
-    assert added.exit_code == 1 and "plans every topic already" in added.output
+    added = runner.invoke(main, ["pool", "plan", "p", "--add", "1"])   # an item plan's next wave waits for the first
+    assert added.exit_code == 1 and "wave 0 of the item-level plan is not completely judged" in added.output
 
 
 def test_rebuilding_the_pool_keeps_the_item_plan(plan_campaign):

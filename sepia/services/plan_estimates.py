@@ -17,7 +17,8 @@ from sepia.scoring.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store import io
 from sepia.store.db import Store
-from sepia.store.plans import get_plan, items_to_judge, judged_item_plan, judged_plan_topics
+from sepia.store.item_plans import judged_item_plan
+from sepia.store.plans import get_plan, items_to_judge, judged_plan_topics
 
 
 def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:

@@ -13,6 +13,7 @@ from collections import defaultdict
 from sqlalchemy import and_, or_, select, true
 from sqlalchemy.orm import Session
 
+from sepia.metaeval.item_estimates import Drawn, Sample
 from sepia.store import models as db
 
 
@@ -72,3 +73,11 @@ def item_plan_labels(session: Session, pool_id: int, topic_id: str, entry_id: in
     if not rows:
         return None
     return {label for label in rows if label is not None}
+
+
+def plan_samples(plan: db.JudgingPlan) -> dict[str, Sample]:
+    """Topic ID -> run ID (None: every run's response) -> label -> its wave and inclusion probability."""
+    samples: dict[str, Sample] = defaultdict(dict)
+    for n in plan.nuggets:
+        samples[n.topic_id].setdefault(n.run_id, {})[n.label] = Drawn(n.wave, n.probability)
+    return dict(samples)

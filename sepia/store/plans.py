@@ -28,10 +28,9 @@ from collections import defaultdict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
-from sepia.metaeval.item_estimates import Drawn, Sample
 from sepia.store import models as db
 from sepia.store.io import ImportRefused
-from sepia.store.planned import planned_nuggets
+from sepia.store.planned import plan_samples, planned_nuggets
 from sepia.store.pools import get_pool
 
 STRATA = ("none", "type")
@@ -358,90 +357,6 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
         raise ImportRefused([f"pool {pool_name}: no planned topic of {waiting[0]} is judged yet (a stratified "
                              "estimate needs every stratum)"])
     return {t: s for s, topics in groups.items() for t in topics}, planned, judged, warnings
-
-
-def plan_samples(plan: db.JudgingPlan) -> dict[str, Sample]:
-    """Topic ID -> run ID (None: every run's response) -> label -> its wave and inclusion probability."""
-    samples: dict[str, Sample] = defaultdict(dict)
-    for n in plan.nuggets:
-        samples[n.topic_id].setdefault(n.run_id, {})[n.label] = Drawn(n.wave, n.probability)
-    return dict(samples)
-
-
-def _drawn_from(plan: db.JudgingPlan) -> dict[str, int]:
-    """Topic ID -> its number of nuggets when the plan was drawn: a wave-0 sample's size / probability."""
-    sizes: dict[tuple[str, str | None], int] = defaultdict(int)
-    probability = {}
-    for n in plan.nuggets:
-        if n.wave == 0:
-            sizes[n.topic_id, n.run_id] += 1
-            probability[n.topic_id] = n.probability
-    return {topic_id: round(k / probability[topic_id]) for (topic_id, _), k in sizes.items()}
-
-
-def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[str, Sample], list[str]]:
-    """(the population's topic IDs, topic ID -> the plan's `Sample`, warnings) of an item-level plan
-    whose planned (response, nugget) pairs are judged for every CCLQA run that answers a topic.
-    Judgments outside the plan (nuggets not drawn for that run's response) are counted in a warning
-    and left out. A last wave not yet completely judged is left out too, with a warning: the estimate
-    is that of the waves before, which stays valid. ImportRefused when nothing is judged, the first
-    wave is not complete (the item estimate corrects every topic), a run answering a topic has no
-    planned pairs, or the population changed since the draw."""
-    plan = get_plan(session, pool_name)
-    pool = get_pool(session, pool_name)
-    groups = population(session, pool.lang, plan.strata)
-    changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
-    if changed:
-        raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
-    drawn_from = _drawn_from(plan)
-    sizes = dict(session.execute(select(db.Nugget.topic_id, func.count()).group_by(db.Nugget.topic_id)).all())
-    grown = sorted(t for t, K in drawn_from.items() if sizes.get(t, 0) != K)
-    if grown:
-        raise ImportRefused([f"pool {pool_name}: topic {grown[0]} had {drawn_from[grown[0]]} nuggets when the item-level "
-                             f"plan was drawn and has {sizes.get(grown[0], 0)} now; draw a new plan"])
-    samples = plan_samples(plan)
-    topics = {t for members in groups.values() for t in members}
-    judged = set(session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id, db.Nugget.label).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
-        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa")).all())
-    answered = {(r, t) for r, t in session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .where(db.Run.kind == "cclqa")).all() if t in topics}
-    unplanned = sorted((t, r) for r, t in answered if r not in samples.get(t, {}) and None not in samples.get(t, {}))
-    if unplanned:
-        raise ImportRefused([f"pool {pool_name}: run {unplanned[0][1]} answers topic {unplanned[0][0]} but the "
-                             f"item-level plan has no nuggets for its response ({len(unplanned)} such responses: "
-                             "runs not pooled when the plan was drawn); draw a new plan"])
-    pairs = {(r, t, n): d for r, t in answered for n, d in {**samples[t].get(None, {}),
-                                                              **samples[t].get(r, {})}.items()}
-    inside = judged & set(pairs)
-    if not inside:
-        raise ImportRefused([f"pool {pool_name}: no nugget of the item-level judging plan is judged yet"])
-    warnings = []
-    outside = sorted(judged - inside)
-    if outside:
-        warnings.append(f"pool {pool_name}: {len(outside)} judgments of run, topic and nugget outside the item-level "
-                        f"plan (e.g. run {outside[0][0]} on {outside[0][1]}, nugget {outside[0][2]}) are left out of "
-                        "the estimates, as those pairs were not drawn at random for those responses")
-    waiting = {p: d.wave for p, d in pairs.items() if p not in inside}
-    last = max((d.wave for d in pairs.values()), default=0)
-    if any(wave < last for wave in waiting.values()) or (waiting and last == 0):
-        first = sorted({t for (r, t, n), wave in waiting.items() if wave < last or last == 0})
-        raise ImportRefused([f"pool {pool_name}: the item-level plan's nuggets are not yet judged for every run on "
-                             f"{len(first)} of {len(topics)} topics (e.g. {first[0]}); its estimate corrects "
-                             "every topic, so it waits for all"])
-    if waiting:
-        left = sum(d.wave == last for d in pairs.values()) - len(waiting)
-        warnings.append(f"pool {pool_name}: wave {last} of the item-level plan is not completely judged ({len(waiting)} "
-                        f"of its {len(waiting) + left} pairs wait, e.g. run {min(waiting)[0]} on {min(waiting)[1]}, "
-                        f"nugget {min(waiting)[2]}): the estimates use waves 0-{last - 1} and leave its "
-                        f"{left} judged pairs out")
-        samples = {t: {r: {n: d for n, d in drawn.items() if d.wave < last} for r, drawn in sample.items()}
-                   for t, sample in samples.items()}
-    return topics, samples, warnings
 
 
 def plans_overview(session: Session, progress) -> dict[int, dict]:
