@@ -68,3 +68,26 @@ def test_a_bad_item_plan_stores_nothing(app, web_store):
     with web_store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(Pool)) == 0
         assert session.scalar(select(func.count()).select_from(JudgingPlan)) == 0
+
+
+def test_the_pools_page_draws_the_next_wave_or_says_why_not(app, web_store):
+    campaign(web_store)
+    org, as1 = browser_for(app, "org"), browser_for(app, "as1")
+    assert org.post("/pools/", FORM).status_code == 302
+    page = org.get("/pools/").get_data(as_text=True)
+    assert "Draw the next wave" in page
+    pool_id = re.findall(r'id="pool-(\d+)"', page)[-1]
+    assert org.post(f"/pools/{pool_id}/assign", {"assessors": ["as1"], "overlap": "0"}).status_code == 302
+    org.post(f"/pools/{pool_id}/plan/wave", {"count": "1", "seed": "0"})
+    assert "wave 0 of the item-level plan is not completely judged" in org.get("/pools/").get_data(as_text=True)
+    for _ in range(4):
+        screen = as1.get(f"/judge/{pool_id}/{TOPIC}").get_data(as_text=True)
+        action = re.search(r'action="(/judge/\d+/[^/]+/\d+)"', screen).group(1)
+        ids = re.findall(r'name="nugget" value="(\d+)"', screen)
+        assert as1.post(action, {"action": "save", "nugget": ids[:1]}).status_code == 302
+    org.post(f"/pools/{pool_id}/plan/wave", {"count": "1", "seed": "0"})   # ten judged answers: too few to learn
+    assert "the learned model cannot be trained on the plan&#39;s judgments" in org.get("/pools/").get_data(as_text=True)
+    org.post(f"/pools/{pool_id}/plan/wave", {"count": "none"})
+    assert "give a number of pairs of at least 1" in org.get("/pools/").get_data(as_text=True)
+    with web_store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(PlanNugget).where(PlanNugget.wave > 0)) == 0

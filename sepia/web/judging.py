@@ -449,6 +449,32 @@ def add_plan_topics(pool_id: int):
     return redirect(url_for("judging.pools") + f"#pool-{pool_id}")
 
 
+@bp.route("/pools/<int:pool_id>/plan/wave", methods=["POST"])
+@roles_required("organiser")
+def add_plan_wave(pool_id: int):
+    """Draw the next wave of the pool's item-level plan (`sepia pool plan NAME --add N --seed S`)."""
+    from sepia.services.plan_waves import draw_wave
+    from sepia.store.plans import MAX_SEED
+    from sepia.web.db import store
+
+    pool = get_or_404(Pool, pool_id, "pool")
+    name, count, seed = pool.name, request.form.get("count", "").strip(), request.form.get("seed", "").strip() or "0"
+    back = redirect(url_for("judging.pools") + f"#pool-{pool_id}")
+    if not count.isdigit() or int(count) < 1 or not seed.isdigit() or int(seed) > MAX_SEED:
+        flash(f"{name}: nothing drawn: give a number of pairs of at least 1 and a seed from 0 to {MAX_SEED}.", "error")
+        return back
+    db().close()  # the draw reads and writes the store in its own transactions
+    try:
+        wave = draw_wave(store(), name, int(count), int(seed))
+    except ImportRefused as error:
+        flash("; ".join(error.reasons) + ".", "error")
+        return back
+    flash(f"{name}: wave {wave.wave} of the judging plan: {wave.drawn} (response, nugget) pairs drawn for "
+          f"{wave.responses} responses ({wave.expected} expected, seed {seed}); {wave.reopened} judged items are back "
+          "in the assessors' queues.", "success")
+    return back
+
+
 @bp.app_template_global()
 def judging_plans(progress) -> dict:
     """Pool ID -> its judging plan, for the pools page (a few queries for all pools)."""
