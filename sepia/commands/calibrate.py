@@ -171,8 +171,9 @@ def calibrate_text(report: dict) -> str:
     from sepia.services.plan_estimates import no_interval
 
     level = f"{100 * report['level']:g}%"
-    sample = ("a sample of every topic's nuggets (item-level plan: PPI on each topic's sums, jackknife over the "
-              "nuggets" if report.get("unit") == "items" else "a sample of topics (PPI++, power-tuned lambda")
+    sample = ("a sample of every topic's nuggets (item-level plan: PPI on each response's sums, jackknife over the "
+              "nuggets; a plan's last wave weighted by 1/pi" if report.get("unit") == "items"
+              else "a sample of topics (PPI++, power-tuned lambda")
     lines = [f"Human F3 estimated from the {report['matcher'].upper()} matcher's scores of every topic and the "
              f"human judgments of {sample}, finite-population correction, {level} intervals)",
              "Intervals are clipped to the values a mean can take ([0, 1]; [-1, 1] for differences), which keeps "
