@@ -70,11 +70,11 @@ def item_plan_state(session: Session, pool_name: str) -> ItemPlanState:
                              f"plan was drawn and has {len(labels.get(grown[0], ()))} now; draw a new plan"])
     samples = plan_samples(plan)
     topics = {t for members in groups.values() for t in members}
-    judged = set(session.execute(
+    judged = {(r, t, n) for r, t, n in session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id, db.Nugget.label).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
         .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
-        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa")).all())
+        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa"))}
     answered = {(r, t) for r, t in session.execute(
         select(db.Run.run_id, db.RunTopic.topic_id).distinct()
         .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
