@@ -1,17 +1,14 @@
 """The item estimators against a direct computation on hand-made cases: each response's own uniform
 sample of its topic's nuggets (the stored plan's estimate and the simulation's `plan_sums` agree with
-plain loops over the textbook formulas), and a plan drawn in waves (the last wave a Poisson sample,
-weighted by 1 / pi: unbiased over every outcome of the draw, its variance the delete-one
-Horvitz-Thompson one)."""
-from itertools import product
-
+plain loops over the textbook formulas); an active plan's two waves (the stored plan's estimate is
+the simulation's `active_estimates`, tested by hand in tests/test_active_estimates.py), and its
+coverage by simulation at a small scale."""
 import numpy as np
 import pytest
 from scipy import stats
 
 from sepia.metaeval.item_estimates import Drawn, item_plan_estimates
 from sepia.metaeval.items import TopicItems, plan_sums
-from sepia.metaeval.wave_estimates import wave_topic
 
 BETA, LEVEL = 3.0, 0.9
 RUNS = ["A", "B", "C"]
@@ -105,64 +102,51 @@ def test_each_responses_own_sample_by_hand_in_the_store_and_the_simulation():
         assert (estimate[i, 0], estimate[i, 0] - half[i, 0], estimate[i, 0] + half[i, 0]) == pytest.approx(expected[r])
 
 
-def _wave_by_hand(topic: TopicItems, run: int, earlier: set[int], drawn: dict[int, float],
-                  lam: float = 1.0) -> tuple[float, float]:
-    """(F estimate, variance) of a response whose pairs `earlier` are known and whose last wave drew
-    `drawn` (nugget -> pi): the rest from the automatic values, the drawn pairs' residuals / pi."""
-    K = len(topic.weights)
-    y, f, w = topic.human[run], topic.automatic[run], topic.weights
-
-    def sums(last):
-        r = a = 0.0
-        for n in range(K):
-            value = y[n] if n in earlier else lam * f[n]
-            r, a = r + w[n] * value, a + value
-            if n in last:
-                r, a = r + w[n] * (y[n] - lam * f[n]) / last[n], a + (y[n] - lam * f[n]) / last[n]
-        return r, a
-
-    estimate = f3(*sums(drawn), topic, run)
-    return estimate, sum((1 - pi) * (f3(*sums({m: p for m, p in drawn.items() if m != n}), topic, run) - estimate) ** 2
-                         for n, pi in drawn.items())
-
-
-def test_the_last_waves_sums_are_unbiased_over_every_draw():
-    topic = _topics()[0]
-    y, f, w = topic.human[0], topic.automatic[0], topic.weights
-    earlier, pi = {0, 2}, {1: 0.3, 3: 0.6, 4: 0.9}
-    expected_r = expected_a = 0.0
-    for outcome in product([False, True], repeat=3):
-        drawn = {n: p for (n, p), hit in zip(pi.items(), outcome) if hit}
-        chance = np.prod([p if hit else 1 - p for p, hit in zip(pi.values(), outcome)])
-        r = sum(w[n] * (y[n] if n in earlier else f[n]) for n in range(5)) + sum(w[n] * (y[n] - f[n]) / p for n, p in drawn.items())
-        a = sum(y[n] if n in earlier else f[n] for n in range(5)) + sum((y[n] - f[n]) / p for n, p in drawn.items())
-        expected_r, expected_a = expected_r + chance * r, expected_a + chance * a
-        # the estimator's F and variance on this outcome, against the hand computation
-        known = np.zeros((3, 5), bool)
-        known[0, list(earlier)] = True
-        probability = np.zeros((3, 5))
-        probability[0, list(drawn)] = list(drawn.values())
-        estimate, variance, count = wave_topic(topic, known, probability, BETA)
-        assert (estimate[0], variance[0], count[0]) == pytest.approx((*_wave_by_hand(topic, 0, earlier, drawn), len(drawn)))
-    assert (expected_r, expected_a) == pytest.approx((w @ y, y.sum()))
-
-
-def test_a_plan_in_waves_by_hand():
-    topics = _topics()
+def test_an_active_plans_estimate_is_the_simulations():
     # wave 0: SAMPLES; wave 1 drew, for A, N1 (pi .4) and N4 (pi .8) on T0 and N3 (pi .5) on T1; for B, N2 (pi .25)
-    # on T0: their residuals y - f are -.35, -.3, -.84 and -.47
+    # on T0. The store's estimate is `active_estimates`' combination, called here on masks written out.
+    from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals,
+                                                 second_wave_lambda, second_wave_totals)
+    from sepia.metaeval.items import item_lambda
+
+    topics = _topics()
     wave1 = {("A", "T0"): {1: 0.4, 4: 0.8}, ("A", "T1"): {3: 0.5}, ("B", "T0"): {2: 0.25}}
     planned = {t.topic_id: {r: {**{t.labels[n]: Drawn(0, 0.5) for n in ns},
                                 **{t.labels[n]: Drawn(1, p) for n, p in wave1.get((r, t.topic_id), {}).items()}}
                             for r, ns in SAMPLES[t.topic_id].items()} for t in topics}
-    group = item_plan_estimates(topics, planned, LEVEL, BETA, RUNS)
-    rows = {row["run_id"]: row for row in group["runs"]}
-    for i, r in enumerate("AB"):
-        parts = [(*_wave_by_hand(t, i, set(SAMPLES[t.topic_id][r]), wave1.get((r, t.topic_id), {})),
-                  max(len(wave1.get((r, t.topic_id), {})), 2)) for t in topics]
-        assert (rows[r]["estimate"], rows[r]["raw_low"], rows[r]["raw_high"]) == pytest.approx(_interval(parts, 2))
-    assert rows["B"]["raw_high"] > rows["B"]["raw_low"]       # B's T0 pair drawn with pi .25 leaves a variance
-    assert (group["judged_items"], group["waves"]) == (14, 2)
+    first, pi, drawn = [], [], []
+    for t in topics:
+        f, p = np.zeros((3, len(t.weights)), bool), np.ones((3, len(t.weights)))
+        for i, r in enumerate("AB"):
+            f[i, SAMPLES[t.topic_id][r]] = True
+            for n, q in wave1.get((r, t.topic_id), {}).items():
+                p[i, n] = q
+        first.append(f)
+        pi.append(p)
+        drawn.append(f | (p < 1))
+    samples = [np.array([SAMPLES[t.topic_id][r] for r in "AB"] + [list(range(len(SAMPLES[t.topic_id]["A"])))])[:, None, :]
+               for t in topics]
+    for tuned in (False, True):
+        lam1 = float(item_lambda(topics, samples)[0]) if tuned else 1.0
+        lam2 = second_wave_lambda(topics, pi, drawn) if tuned else 1.0
+        one, two = first_wave_totals(topics, first, BETA, lam1), second_wave_totals(topics, pi, drawn, BETA, lam2)
+        w = combined_weight(one, two)
+        estimate, half = combined_interval(one, two, w, 2, LEVEL)
+        group = item_plan_estimates(topics, planned, LEVEL, BETA, RUNS, tuned)
+        rows = {row["run_id"]: row for row in group["runs"]}
+        for i, r in enumerate(RUNS):
+            assert (rows[r]["estimate"], rows[r]["raw_low"], rows[r]["raw_high"]) == pytest.approx(
+                (estimate[i], estimate[i] - half[i], estimate[i] + half[i]))
+            assert rows[r]["lambda"] == pytest.approx(lam2)
+        (a_b,) = [p for p in group["pairs"] if {p["a"], p["b"]} == {"A", "B"}]
+        d_estimate, d_half = combined_interval(one.differences(np.array([[0, 1]])), two.differences(np.array([[0, 1]])),
+                                               w, 2, LEVEL)
+        sign = 1 if a_b["a"] == "A" else -1
+        assert (a_b["estimate"], a_b["raw_high"] - a_b["raw_low"]) == pytest.approx((sign * d_estimate[0], 2 * d_half[0]))
+        assert (group["judged_items"], group["waves"], group["first_wave_weight"]) == (14, 2, pytest.approx(w))
+    third = {t: {r: {**d, "N0": Drawn(2, 0.5)} for r, d in sample.items()} for t, sample in planned.items()}
+    with pytest.raises(ValueError, match="an active plan has two waves"):
+        item_plan_estimates(topics, third, LEVEL, BETA, RUNS)
 
 
 def test_plans_in_waves_cover_the_human_mean_by_simulation():

@@ -1,9 +1,10 @@
-"""Active waves of a stored item-level plan (`sepia pool plan NAME --add N`): the next wave is drawn
-only once every planned pair is judged, with the probabilities of `sepia.metaeval.active` from the
-learned model trained on the plan's judgments (recomputed here), stored with its wave; judged items
-holding the new pairs go back to the queues; the estimate weights the last wave by 1 / pi (equal to
-the item estimator on the same plan from files); a wave not completely judged is left out with a
-warning; a model that cannot be trained stores nothing."""
+"""The active wave of a stored item-level plan (`sepia pool plan NAME --add N`): drawn only once the
+first wave is judged, as the simulation draws it (the learned model trained on the first wave's
+judgments, `item_uncertainty`, the probabilities of `sepia.metaeval.active`: recomputed here), stored
+with its wave; judged items holding the new pairs go back to the queues; the estimate is the item
+estimator on the same plan from files (`active_estimates`' combination of the two waves); a wave not
+completely judged is left out with a warning; a third wave, or a model that cannot be trained, stores
+nothing."""
 import json
 from pathlib import Path
 
@@ -15,11 +16,13 @@ from sqlalchemy import func, select
 from sepia.cli import main
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
-from sepia.metaeval.active import draw, inclusion_probabilities, uncertainty_of
+from sepia.metaeval.active import draw, inclusion_probabilities
+from sepia.metaeval.active_estimates import item_uncertainty
 from sepia.metaeval.item_estimates import Drawn, estimate_items
+from sepia.metaeval.items import item_scores
+from sepia.metaeval.learned_plans import FLOOR
 from sepia.scoring.evaluate import Settings
 from sepia.scoring.learned import cross_fitted
-from sepia.services.plan_waves import FLOOR_SHARE
 from sepia.store.models import Assignment, PlanNugget, utcnow
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
@@ -70,16 +73,24 @@ def test_the_next_wave_is_drawn_as_active_inference_says_and_estimated(plan_camp
     new = {p: d for p, d in pairs.items() if d.wave == 1}
     assert {p: d for p, d in pairs.items() if d.wave == 0} == first and len(new) == wave["drawn"] > 0
     assert status["waves"] == 2
-    # the draw again, by hand: the model on the plan's judged pairs, p of the best answer, pi, Poisson with seed 4
+    # the draw again: the model on the first wave's judged pairs, each open pair's |influence on F| x sqrt(p (1 - p))
+    # at the first wave's values, active's probabilities (floor: FLOOR of the uniform rate), Poisson with seed 4
     gold, runs = _cs()
     judged = read_judgments(planned0)
     model = cross_fitted(gold, runs, judged, "item", 4)
-    candidates = sorted({(r, t) for r, t, _ in first})
-    labels = {t.topic_id: sorted(n.nugget_id for n in t.nuggets) for t in gold.topics}
-    candidates = [(r, t, n) for r, t in candidates for n in labels[t] if (r, t, n) not in first]
-    best = [max([p for (r, t, _, n), p in model.probabilities.items() if (r, t, n) == c] or [0.0]) for c in candidates]
-    floor = FLOOR_SHARE * 15 / len(candidates)
-    pi = inclusion_probabilities(uncertainty_of(np.array(best)), 15, floor)
+    candidates, weights = [], []
+    for run_ids, topics in item_scores(gold, runs, judged, model).values():
+        for topic in topics:
+            known = np.array([[(r, topic.topic_id, n) in first for n in topic.labels] for r in run_ids])
+            u = item_uncertainty(topic, known, 3.0)
+            for i, r in enumerate(run_ids):
+                if topic.answered[i] and known[i].any():
+                    for j, n in enumerate(topic.labels):
+                        if not known[i, j]:
+                            candidates.append((r, topic.topic_id, n))
+                            weights.append(u[i, j])
+    floor = FLOOR * 15 / len(candidates)
+    pi = inclusion_probabilities(np.array(weights), 15, floor)
     hits = draw(pi, np.random.default_rng(4))
     assert new == {c: Drawn(1, pytest.approx(float(p))) for c, p, hit in zip(candidates, pi, hits) if hit}
     assert (wave["candidates"], wave["floor"]) == (len(candidates), pytest.approx(floor))
@@ -90,9 +101,9 @@ def test_the_next_wave_is_drawn_as_active_inference_says_and_estimated(plan_camp
         holding = {a.entry_id for a in session.scalars(select(Assignment))
                    if any((m.run_topic.run.run_id, m.run_topic.topic_id) in touched for m in a.entry.members)}
     assert back == holding and len(back) == wave["reopened"] > 0
-    # wave 1 not judged yet: no third wave, and the estimate is wave 0's, with a warning
+    # an active plan has two waves; wave 1 not judged yet: the estimate is wave 0's, with a warning
     again = runner.invoke(main, ["pool", "plan", "p", "--add", "5"])
-    assert again.exit_code == 1 and "wave 1 of the item-level plan is not completely judged" in again.output
+    assert again.exit_code == 1 and "has its second wave already" in again.output
     early = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--format", "json"])
     assert early.exit_code == 0 and "the estimates use waves 0-0" in early.stderr
     assert json.loads(early.stdout)["language_pairs"][0]["waves"] == 1

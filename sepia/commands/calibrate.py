@@ -172,7 +172,7 @@ def calibrate_text(report: dict) -> str:
 
     level = f"{100 * report['level']:g}%"
     sample = ("a sample of every topic's nuggets (item-level plan: PPI on each response's sums, jackknife over the "
-              "nuggets; a plan's last wave weighted by 1/pi" if report.get("unit") == "items"
+              "nuggets; an active plan's second wave weighted by 1/pi and combined with the first" if report.get("unit") == "items"
               else "a sample of topics (PPI++, power-tuned lambda")
     lines = [f"Human F3 estimated from the {report['matcher'].upper()} matcher's scores of every topic and the "
              f"human judgments of {sample}, finite-population correction, {level} intervals)",

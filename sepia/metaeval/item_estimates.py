@@ -1,7 +1,7 @@
 """Estimates of CCLQA runs' human F3 from an item-level judging plan (`sepia evaluate --store --plan`
 and the web tool's estimates, through `sepia.services.plan_estimates`): every topic's automatic
 scores corrected by the human judgments of its planned (response, nugget) pairs (`sepia.metaeval.items`;
-`sepia.metaeval.wave_estimates` for a plan drawn in waves), in the report shape of
+`sepia.metaeval.active_estimates` for an active plan's two waves, as the simulation), in the report shape of
 `sepia.metaeval.calibrate`, so the same tables, TSV, JSON and web page show them.
 
 A plan is given per topic as a `Sample`: run ID -> nugget label -> how the pair was drawn (`Drawn`);
@@ -15,10 +15,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, second_wave_lambda,
+                                             second_wave_totals)
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
-from sepia.metaeval.wave_estimates import wave_lambda, wave_sums
 
 
 class Drawn(NamedTuple):
@@ -34,10 +35,12 @@ Sample = dict[str | None, dict[str, Drawn]]   # run ID (None: every run's respon
 def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], level: float, beta: float,
                         run_ids: list[str], tuned: bool = False) -> dict:
     """One language pair's group of the `calibrate` report from its topics' items and the plan: per
-    run the estimate of its mean F over the topics with its interval (the item-level jackknife, or
-    for a plan drawn in waves the Poisson one; Satterthwaite's degrees of freedom), per pair of runs
-    (ranked by estimate) the difference. ValueError (one line) when a topic, or a response of a run
-    that answers it, has no planned pair."""
+    run the estimate of its mean F over the topics with its interval (the item-level jackknife; for
+    an active plan, the first wave's estimate and the second wave's inverse-probability-weighted one
+    combined by their variances; Satterthwaite's degrees of freedom), per pair of runs (ranked by
+    estimate) the difference. `tuned`: power-tuned lambdas (`item_lambda`, and the second wave's)
+    instead of 1. ValueError (one line) when a topic, or a response of a run that answers it, has no
+    planned pair, or the plan has more than two waves."""
     short = next((t.topic_id for t in topics if not planned.get(t.topic_id)), None)
     if short:
         raise ValueError(f"topic {short} has no planned nugget")
@@ -45,24 +48,33 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
     automatic = np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
                                for t in topics) / T)
     waves = max(d.wave for sample in planned.values() for drawn in sample.values() for d in drawn.values())
+    if waves > 1:
+        raise ValueError(f"an active plan has two waves (a uniform one, then one drawn by the model), not {waves + 1}")
     masks = [_plan_masks(t, planned[t.topic_id], run_ids, waves) for t in topics]
-    if waves:
-        earlier = [e for e, _ in masks]
-        last = [p for _, p in masks]
-        lam = wave_lambda(topics, [e | (p > 0) for e, p in masks]) if tuned else 1.0
+    first = [_indices(t, {r: {n: d for n, d in drawn.items() if d.wave == 0} for r, drawn in planned[t.topic_id].items()},
+                      run_ids) for t in topics]
+    lam = float(item_lambda(topics, first)[0]) if tuned else 1.0
+    weight = None
+    if waves:   # `sepia.metaeval.active_estimates`, as the simulation: the two waves' estimates combined
+        known = [e for e, _ in masks]
+        pi = [np.where(p > 0, p, 1.0) for _, p in masks]
+        drawn = [e | (p > 0) for e, p in masks]
+        lam_two = second_wave_lambda(topics, pi, drawn) if tuned else 1.0
+        one, two = first_wave_totals(topics, known, beta, lam), second_wave_totals(topics, pi, drawn, beta, lam_two)
+        weight, lam = combined_weight(one, two), lam_two
 
-        def sums(pairs=None):
-            return wave_sums(topics, earlier, last, beta, level, pairs, lam)
+        def interval(pairs=None):
+            a, b = (one, two) if pairs is None else (one.differences(pairs), two.differences(pairs))
+            estimate, half = combined_interval(a, b, weight, T, level)
+            return estimate[:, None], half[:, None]
     else:
-        samples = [_indices(t, planned[t.topic_id], run_ids) for t in topics]
-        lam = float(item_lambda(topics, samples)[0]) if tuned else 1.0
-
-        def sums(pairs=None):
-            return plan_sums(topics, samples, beta, level, pairs, lam)
-    (estimate, half), _ = sums()
+        def interval(pairs=None):
+            means, differences = plan_sums(topics, first, beta, level, pairs, lam)
+            return means if pairs is None else differences
+    estimate, half = interval()
     order = sorted(range(len(run_ids)), key=lambda i: (-estimate[i, 0], run_ids[i]))
     pairs = np.array(list(combinations(order, 2)), dtype=int).reshape(-1, 2)
-    difference = sums(pairs)[1] if len(pairs) else None
+    difference = interval(pairs) if len(pairs) else None
     estimates = _estimates(estimate[:, 0], half[:, 0], automatic, T, lam)
     rows = [{"run_id": run_ids[i], **shown(estimates[i], MEAN_RANGE)} for i in order]
     differences = []
@@ -75,10 +87,10 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
     complete = all(j.all() for j in judged)
     if all(None in planned[t.topic_id] for t in topics):   # one sample for every response of a topic
         sizes = [len(planned[t.topic_id][None]) for t in topics]
-        counts = {"judged_nuggets": int(sum(sizes)), "nuggets": int(sum(len(t.weights) for t in topics))}
+        counts: dict[str, float] = {"judged_nuggets": int(sum(sizes)), "nuggets": int(sum(len(t.weights) for t in topics))}
     else:
         counts = {"judged_items": int(sum(j.sum() for j in judged)), "items_total": int(sum(j.size for j in judged)),
-                  "waves": waves + 1}
+                  "waves": waves + 1, **({"first_wave_weight": weight} if weight is not None else {})}
     return {"topics": T, "judged": T, "judged_topics": [t.topic_id for t in topics], "complete": complete,
             **counts, "runs": rows, "pairs": differences}
 

@@ -8,7 +8,7 @@ import statistics
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
-from sepia.metaeval.item_estimates import Sample, estimate_items
+from sepia.metaeval.item_estimates import Drawn, Sample, estimate_items
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.matchers.base import Matcher
@@ -132,9 +132,11 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
         runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
         judgments = io.export_judgments(session)
     matcher: Matcher | None = None
-    try:  # a learned matcher: trained on the planned items, cross-fitted, or a model fixed before the plan
+    try:  # a learned matcher: trained on the first wave's planned items, cross-fitted (as the simulation: the
+        # second wave's estimate needs a model fixed before its draw), or a model fixed before the plan
         if fits_on_plan(settings):
-            planned_judgments = [j for j in judgments if j.nugget_id in _planned_for(planned.get(j.topic_id, {}), j.run_id)]
+            planned_judgments = [j for j in judgments if (d := _planned_for(planned.get(j.topic_id, {}), j.run_id)
+                                                          .get(j.nugget_id)) is not None and d.wave == 0]
             matcher = cross_fitted(gold, runs, planned_judgments, "item")
         else:
             automatic = Evaluator(gold, settings)
@@ -152,6 +154,6 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     return {**report, "matcher": settings.matcher, "pool": pool_name}, warnings
 
 
-def _planned_for(sample: Sample, run_id: str) -> dict:
+def _planned_for(sample: Sample, run_id: str) -> dict[str, Drawn]:
     """The nuggets a topic's plan judges for the run's response (those of every response's too)."""
     return {**sample.get(None, {}), **sample.get(run_id, {})}
