@@ -225,6 +225,8 @@ def test_a_plan_drawn_before_0016_judges_its_sample_for_every_response(plan_camp
     runs = [read_file(str(p), "cclqa") for p in sorted((CS / "runs").glob("*.xml"))]
     files = estimate_items(gold, runs, only, Settings(),
                            {t: {None: {label: Drawn(0, 0.4) for label in labels}} for t, labels in shared.items()}, 0.95)
+    refused = runner.invoke(main, ["pool", "plan", "p", "--add", "3"])   # an active wave needs its own samples
+    assert refused.exit_code == 1 and "one sample for every response" in refused.output
     for group, expected in zip(json.loads(result.stdout)["language_pairs"], files["language_pairs"]):
         assert group["judged_nuggets"] == sum(map(len, shared.values())) and "judged_items" not in group
         for got, want in zip(group["runs"] + group["pairs"], expected["runs"] + expected["pairs"]):

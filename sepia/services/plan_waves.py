@@ -45,12 +45,15 @@ def draw_wave(store: Store, pool_name: str, expected: int, seed: int) -> Wave:
     """Draw and store the second wave of the pool's item-level plan, `expected` pairs expected, with
     numpy's generator seeded with `seed` (the model's folds too). ImportRefused (one line, nothing
     stored) while a pair of the first wave waits for a judgment, for a plan that has its second wave
-    already, when the first wave's judgments cannot train the model (too few, one decision only), when
+    already or one sample for every response (drawn before migration 0016), when the first wave's judgments cannot train the model (too few, one decision only), when
     fewer pairs than `expected` are left, or when the draw gives none."""
     if expected < 1:
         raise ValueError(f"a wave draws at least one pair, not {expected}")
     with store.transaction() as session:
         state = item_plan_state(session, pool_name)
+        if any(None in sample for sample in state.samples.values()):
+            raise ImportRefused([f"pool {pool_name}: the item-level plan judges one sample for every response (drawn "
+                                 "before each response had its own); an active wave needs a plan drawn now"])
         if state.last >= 1:
             raise ImportRefused([f"pool {pool_name}: the item-level plan has its second wave already (an active plan "
                                  "has two: a uniform one, then one drawn by the model)"])
