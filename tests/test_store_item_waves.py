@@ -136,6 +136,9 @@ def test_a_wave_the_model_cannot_learn_for_stores_nothing(plan_campaign, tmp_pat
     result = runner.invoke(main, ["pool", "plan", "p", "--add", "5"])
     assert result.exit_code == 1 and "the learned model cannot be trained on the plan's judgments" in result.output
     assert len(result.output.strip().splitlines()) == 1 and "Traceback" not in result.output
+    estimate = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned"])   # nor estimate
+    assert estimate.exit_code == 1 and "one decision only" in estimate.output
+    assert len(estimate.output.strip().splitlines()) == 1 and "Traceback" not in estimate.output
     too_many = runner.invoke(main, ["pool", "plan", "p", "--add", "100000"])
     assert too_many.exit_code == 1 and "not yet planned; a wave of 100000 expected pairs needs as many" in too_many.output
     with plan_campaign.transaction() as session:
