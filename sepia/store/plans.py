@@ -15,9 +15,10 @@ what must not happen is to pick the added topics by hand, or to stop adding beca
 happens to look good (that is no longer a fixed sample size).
 
 An item-level plan (`unit="items"`, a share only) plans every topic (probability 1) and draws, with
-the same seed, the share of each topic's nuggets (at least 2, for an interval) that humans judge for
-every response of the topic; each nugget's probability is k / K. The estimate
-(`sepia.metaeval.items`) needs every topic's sampled nuggets judged, so topics are not added later.
+the same seed, for every pooled response (a run's answers to a topic) its own share of the topic's
+nuggets (at least 2, for an interval); each (response, nugget) pair's probability is k / K (wave 0).
+The estimate (`sepia.metaeval.items`) needs every response's sampled nuggets judged, so topics are
+not added later; a second, active wave is (`sepia.store.item_plans`, `sepia.services.plan_waves`).
 """
 from __future__ import annotations
 
@@ -191,7 +192,7 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
         raise ValueError(f"add at least one topic, with a seed between 0 and {MAX_SEED}")
     plan = get_plan(session, pool_name)
     if plan.unit == "items":
-        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already"])
+        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already (its next wave is drawn with sepia pool plan NAME --add N)"])
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
