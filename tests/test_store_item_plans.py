@@ -140,7 +140,8 @@ def test_estimates_through_the_store(plan_campaign, tmp_path):
     assert sum(g["judged_items"] for g in stored["language_pairs"]) == sum(len(v) for t in planned.values()
                                                                           for v in t.values())
     table = runner.invoke(main, ["evaluate", "--store", "--plan", "p"])
-    assert table.exit_code == 0 and (f"{group['language_pair']} ({group['judged_items']} of the {group['items_total']} response and nugget "
+    assert table.exit_code == 0 and (f"{group['language_pair']} ({group['judged_items']} of the "
+                                     f"{group['items_total']} response and nugget "
                                      "pairs judged, each response its own nuggets)") in table.output
 
 

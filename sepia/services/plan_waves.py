@@ -45,8 +45,9 @@ def draw_wave(store: Store, pool_name: str, expected: int, seed: int) -> Wave:
     """Draw and store the second wave of the pool's item-level plan, `expected` pairs expected, with
     numpy's generator seeded with `seed` (the model's folds too). ImportRefused (one line, nothing
     stored) while a pair of the first wave waits for a judgment, for a plan that has its second wave
-    already or one sample for every response (drawn before migration 0016), when the first wave's judgments cannot train the model (too few, one decision only), when
-    fewer pairs than `expected` are left, or when the draw gives none."""
+    already or one sample for every response (drawn before migration 0016), when the first wave's
+    judgments cannot train the model (too few, one decision only), when fewer pairs than `expected`
+    are left, or when the draw gives none."""
     if expected < 1:
         raise ValueError(f"a wave draws at least one pair, not {expected}")
     with store.transaction() as session:

@@ -192,7 +192,8 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
         raise ValueError(f"add at least one topic, with a seed between 0 and {MAX_SEED}")
     plan = get_plan(session, pool_name)
     if plan.unit == "items":
-        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already (its next wave is drawn with sepia pool plan NAME --add N)"])
+        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already (its next "
+                             "wave is drawn with sepia pool plan NAME --add N)"])
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
