@@ -75,6 +75,21 @@ def test_a_responses_sums_by_hand():
     assert group["runs"][0]["estimate"] == pytest.approx(10 * 0.25 / 9.25)
 
 
+def test_a_topic_no_run_answers_scores_0_for_every_run():
+    # a plan draws nothing for a topic no pooled run answers; a run answering a topic without a sample is refused
+    topic = _topics()[1]
+    silent = TopicItems("T9", topic.weights, topic.allowance, topic.lengths, np.zeros(3, bool), topic.human * 0,
+                        topic.automatic * 0, topic.labels)
+    planned = {"T9": {}, "T1": {r: {topic.labels[n]: Drawn(0, 0.5) for n in ns} for r, ns in SAMPLES["T1"].items()}}
+    alone = item_plan_estimates([topic], {"T1": planned["T1"]}, LEVEL, BETA, RUNS)
+    both = item_plan_estimates([topic, silent], planned, LEVEL, BETA, RUNS)     # T9: nothing planned, nobody answers
+    for one, two in zip(alone["runs"], both["runs"]):      # the mean over two topics, one of them 0
+        assert two["estimate"] == pytest.approx(one["estimate"] / 2)
+        assert two["raw_high"] - two["raw_low"] == pytest.approx((one["raw_high"] - one["raw_low"]) / 2)
+    with pytest.raises(ValueError, match="run C answers topic T1 but the plan has no nuggets for its response"):
+        item_plan_estimates([TopicItems(**{**topic.__dict__, "answered": np.ones(3, bool)})], planned, LEVEL, BETA, RUNS)
+
+
 def test_each_responses_own_sample_by_hand_in_the_store_and_the_simulation():
     topics = _topics()
     planned = {t.topic_id: {r: {t.labels[n]: Drawn(0, len(ns) / len(t.weights)) for n in ns}

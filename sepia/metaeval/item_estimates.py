@@ -39,15 +39,13 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
     an active plan, the first wave's estimate and the second wave's inverse-probability-weighted one
     combined by their variances; Satterthwaite's degrees of freedom), per pair of runs (ranked by
     estimate) the difference. `tuned`: power-tuned lambdas (`item_lambda`, and the second wave's)
-    instead of 1. ValueError (one line) when a topic, or a response of a run that answers it, has no
-    planned pair, or the plan has more than two waves."""
-    short = next((t.topic_id for t in topics if not planned.get(t.topic_id)), None)
-    if short:
-        raise ValueError(f"topic {short} has no planned nugget")
+    instead of 1. ValueError (one line) when a response of a run that answers a topic has no planned
+    pair, or the plan has more than two waves."""
     T = len(topics)
     automatic = np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
                                for t in topics) / T)
-    waves = max(d.wave for sample in planned.values() for drawn in sample.values() for d in drawn.values())
+    planned = {t.topic_id: planned.get(t.topic_id, {}) for t in topics}   # a topic nobody answers may have none
+    waves = max((d.wave for sample in planned.values() for drawn in sample.values() for d in drawn.values()), default=0)
     if waves > 1:
         raise ValueError(f"an active plan has two waves (a uniform one, then one drawn by the model), not {waves + 1}")
     masks = [_plan_masks(t, planned[t.topic_id], run_ids, waves) for t in topics]
@@ -131,10 +129,10 @@ def _indices(topic: TopicItems, sample: Sample, run_ids: list[str]) -> np.ndarra
         return np.array([sorted(column[label] for label in sample[None])])
     rows = [sorted(column[label] for label in _drawn(topic, sample, r)) if topic.answered[i] else None
             for i, r in enumerate(run_ids)]
-    sizes = {len(r) for r in rows if r is not None}
+    sizes = {len(r) for r in rows if r is not None} or {min(2, len(topic.weights))}   # no run answers: any k
     if len(sizes) != 1:
-        raise ValueError(f"topic {topic.topic_id}: the responses' samples differ in size ({', '.join(map(str, sorted(sizes)))} "
-                         "nuggets): not one uniform wave")
+        raise ValueError(f"topic {topic.topic_id}: the responses' samples differ in size "
+                         f"({', '.join(map(str, sorted(sizes)))} nuggets): not one uniform wave")
     k = sizes.pop()
     return np.array([r if r is not None else list(range(k)) for r in rows])[:, None, :]
 
