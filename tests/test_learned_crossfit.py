@@ -163,11 +163,14 @@ def test_item_lambda_is_the_within_sample_regression_slope():
 def test_coverage_by_simulation():
     pairs, topics = _synthetic()
     data = PlanData.build([f"R{r}" for r in range(8)], topics, pairs)
-    (_, topic_learned, _, items_learned) = simulate_plans(data, [50], 60, seed=0)
-    assert items_learned["fallbacks"] == 0
-    assert 0.88 <= items_learned["means"]["coverage"] <= 1
-    assert 0.88 <= items_learned["differences"]["coverage"] <= 1
-    assert items_learned["correlation"] > 0.5                        # the features tell the decisions apart
+    (_, topic_learned, _, items_learned, active) = simulate_plans(data, [50], 60, seed=0)
+    for plan in (items_learned, active):
+        assert plan["fallbacks"] == 0
+        assert 0.88 <= plan["means"]["coverage"] <= 1
+        assert 0.88 <= plan["differences"]["coverage"] <= 1
+        assert plan["correlation"] > 0.5                             # the features tell the decisions apart
+    # the active plan takes the item-level plan's judgments, in expectation (its second wave is random)
+    assert active["judgments"] == pytest.approx(items_learned["judgments"], rel=0.05)
 
 
 def test_bad_input_is_refused_in_one_line():
@@ -193,14 +196,15 @@ def test_budget_command_json_has_one_object_per_plan_kind_and_budget():
     plans = json.loads(result.stdout)["plans"]
     cs = [p for p in plans if p["language_pair"] == "CS-CS"]
     assert {(p["plan"], p["matcher"]) for p in cs} == {("topics", "binarized"), ("topics", "learned"),
-                                                       ("items", "binarized"), ("items", "learned")}
+                                                       ("items", "binarized"), ("items", "learned"),
+                                                       ("active", "learned")}
     for plan in cs:
         assert plan["budget"] == 50 and set(plan["means"]) == {"coverage", "width", "tau", "decided"}
         assert set(plan["differences"]) == {"coverage", "width", "tau", "decided"}
     text = CliRunner().invoke(main, ["metaeval", "budget", "--gold", str(CS / "gold.xml"), "--runs", str(CS / "runs"),
                                      "--judgments", str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets",
                                      "30", "--trials", "2"]).output
-    assert "items learned" in text and max(len(line) for line in text.splitlines()) <= 100
+    assert "items learned" in text and "active learned" in text and max(len(line) for line in text.splitlines()) <= 100
 
 
 def _sample_file(tmp_path, keep, name) -> str:
@@ -235,7 +239,7 @@ def test_topic_plan_in_the_store_equals_the_calibrated_files(plan_campaign, tmp_
 
 
 def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campaign, tmp_path):
-    from sepia.metaeval.item_estimates import estimate_items
+    from sepia.metaeval.item_estimates import Drawn, estimate_items
     from sepia.scoring.evaluate import Settings
     from sepia.matchers.learned import cross_fitted
 
@@ -243,11 +247,13 @@ def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campai
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "60%", "--unit", "items",
                                 "--seed", "2"]).exit_code == 0
     status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
-    planned = {t["topic_id"]: set(t["nuggets"]) for s in status["by_stratum"] for t in s["topics"]}
+    planned = {t["topic_id"]: {r: {label: Drawn(0, d["probability"]) for label, d in drawn.items()}
+                               for r, drawn in t["samples"].items()} for s in status["by_stratum"] for t in s["topics"]}
     assert runner.invoke(main, ["import", str(CS / "judgments.tsv")]).exit_code == 0
     stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned", "--format", "json"])
     assert stored.exit_code == 0, stored.output
-    only = read_judgments(_sample_file(tmp_path, lambda x: x[3] in planned.get(x[0], ()), "planned.tsv"))
+    # each response's own planned nuggets' judgments only: the model learns from nothing else
+    only = read_judgments(_sample_file(tmp_path, lambda x: x[3] in planned.get(x[0], {}).get(x[1], ()), "planned.tsv"))
     gold = read_file(str(CS / "gold.xml"), "gold")
     runs = [read_file(str(p), "cclqa") for p in sorted((CS / "runs").glob("*.xml"))]
     files = estimate_items(gold, runs, only, Settings(matcher="learned"), planned, 0.95,

@@ -89,7 +89,10 @@ def test_one_plan_estimates_against_the_simulations_pieces():
 
     topics = [TopicItems(f"T{i}", t.weights, t.allowance, t.lengths, t.answered, t.human, t.automatic,
                          tuple(f"N{j}" for j in range(6))) for i, t in enumerate(_topic(seed) for seed in (6, 5))]
-    planned = {"T0": {"N1", "N4", "N5"}, "T1": {"N0", "N2"}}
+    from sepia.metaeval.item_estimates import Drawn
+
+    planned = {"T0": {None: {n: Drawn(0, 0.5) for n in ("N1", "N4", "N5")}},
+               "T1": {None: {n: Drawn(0, 1 / 3) for n in ("N0", "N2")}}}
     group = item_plan_estimates(topics, planned, 0.9, 3.0, ["A", "B", "C"])
     samples = [np.array([[1, 4, 5]]), np.array([[0, 2]])]
     estimates, replicates = zip(*[topic_estimates(t, s, 3.0) for t, s in zip(topics, samples)])

@@ -48,13 +48,15 @@ def _campaign(session):
                      NuggetJudgment(response_id=second, nugget_id=n3.id, assessor="as2", match=0.5),
                      NuggetJudgment(response_id=second, nugget_id=n2.id, assessor="as2", match=1.0)])
     session.add(ControlItem(kind="cclqa", topic_id=TOPIC, response_id=first, expected=f"{n1.id} {n3.id} {n2.id}"))
-    # Item plans that sampled the copy: one with the first as well (the copy's row goes), one without (it moves).
-    for name, labels in (("both", ["N001", "N003"]), ("copy", ["N003"])):
+    # Item plans that sampled the copy: one with the first as well (the copy's row goes), one without (it moves);
+    # one of a sample per response: the same within each response (run R1 both, R2 the copy, R3 the first)
+    for name, pairs in (("both", [(None, "N001"), (None, "N003")]), ("copy", [(None, "N003")]),
+                        ("own", [("R1", "N001"), ("R1", "N003"), ("R2", "N003"), ("R3", "N001")])):
         pool = Pool(name=name, kind="cclqa", depth=1)
         session.add(pool)
         session.flush()
         session.add(JudgingPlan(pool_id=pool.id, budget="1", seed=1, unit="items", nuggets=[
-            PlanNugget(topic_id=TOPIC, label=label, probability=0.5) for label in labels]))
+            PlanNugget(topic_id=TOPIC, run_id=run_id, label=label, probability=0.5) for run_id, label in pairs]))
     session.flush()
     return n1.id, n2.id, n3.id, first, second
 
@@ -78,9 +80,12 @@ def test_copies_are_listed_and_merged_keeping_votes_and_judgments(store):
         # as1 judged the first response against both copies (0, 1): the higher; as2's partial moves.
         assert judged == sorted([(first, n1, "as1", 1.0), (second, n1, "as2", 0.5), (second, n2, "as2", 1.0)])
         assert session.scalar(select(ControlItem.expected)) == f"{n1} {n2}"
-        planned = session.execute(select(Pool.name, PlanNugget.label).join(JudgingPlan, JudgingPlan.pool_id == Pool.id)
-                                  .join(PlanNugget, PlanNugget.plan_id == JudgingPlan.id).order_by(Pool.name)).all()
-        assert planned == [("both", "N001"), ("copy", "N001")]
+        planned = session.execute(select(Pool.name, PlanNugget.run_id, PlanNugget.label)
+                                  .join(JudgingPlan, JudgingPlan.pool_id == Pool.id)
+                                  .join(PlanNugget, PlanNugget.plan_id == JudgingPlan.id)
+                                  .order_by(Pool.name, PlanNugget.run_id)).all()
+        assert sorted(planned, key=str) == sorted([("both", None, "N001"), ("copy", None, "N001"), ("own", "R1", "N001"),
+                                                   ("own", "R2", "N001"), ("own", "R3", "N001")], key=str)
         # The pyramid weights of the merged gold: N001 vital for 2 of 3 voters, N002 for 1: 1 and 0.5.
         [topic] = store_io.export_gold(session).topics
         assert [(n.nugget_id, n.weight) for n in topic.nuggets] == [("N001", 1.0), ("N002", 0.5)]

@@ -171,8 +171,9 @@ def calibrate_text(report: dict) -> str:
     from sepia.services.plan_estimates import no_interval
 
     level = f"{100 * report['level']:g}%"
-    sample = ("a sample of every topic's nuggets (item-level plan: PPI on each topic's sums, jackknife over the "
-              "nuggets" if report.get("unit") == "items" else "a sample of topics (PPI++, power-tuned lambda")
+    sample = ("a sample of every topic's nuggets (item-level plan: PPI on each response's sums, jackknife over the "
+              "nuggets; an active plan's second wave weighted by 1/pi and combined with the first" if report.get("unit") == "items"
+              else "a sample of topics (PPI++, power-tuned lambda")
     lines = [f"Human F3 estimated from the {report['matcher'].upper()} matcher's scores of every topic and the "
              f"human judgments of {sample}, finite-population correction, {level} intervals)",
              "Intervals are clipped to the values a mean can take ([0, 1]; [-1, 1] for differences), which keeps "
@@ -180,6 +181,8 @@ def calibrate_text(report: dict) -> str:
     for group in report["language_pairs"]:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
                  else f"{group['judged_nuggets']} of the {group['nuggets']} nuggets judged on every topic" if "judged_nuggets" in group
+                 else (f"{group['judged_items']} of the {group['items_total']} response and nugget pairs judged, each response "
+                       "its own nuggets" + (f", {group['waves']} waves" if group["waves"] > 1 else "")) if "judged_items" in group
                  else f"{group['judged']} of {group['topics']} topics judged")
         lines += ["", f"{group['language_pair']} ({state})"]
         if (why := no_interval(group)) is not None:

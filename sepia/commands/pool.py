@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 
 import click
 
@@ -112,39 +113,68 @@ def _plan(session, name: str, budget: str, strata: str, seed: int, unit: str) ->
 
     plan = make_plan(session, name, budget, strata, seed, unit)
     if unit == "items":
-        return f"; item-level judging plan: {len(plan.nuggets)} nuggets of {len(plan.topics)} topics ({budget}, seed {seed})"
+        responses = len({(n.topic_id, n.run_id) for n in plan.nuggets})
+        return (f"; item-level judging plan: {len(plan.nuggets)} (response, nugget) pairs, each of {responses} responses "
+                f"its own sample of its topic's nuggets, over {len(plan.topics)} topics ({budget}, seed {seed})")
     return f"; judging plan: {len(plan.topics)} topics ({budget}, strata {strata}, seed {seed})"
 
 
 @pool.command("plan")
 @click.argument("name")
-@click.option("--add", "add", type=click.IntRange(1), help="Draw N more topics per language from those not planned.")
+@click.option("--add", "add", type=click.IntRange(1),
+              help="Draw N more topics per language from those not planned; for an item-level plan, once every "
+                   "planned pair is judged, its next wave: N (response, nugget) pairs expected, drawn more often where "
+                   "the learned model, trained on the plan's judgments, is unsure.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True, help="Seed of the added draw.")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def pool_plan(name, add, seed, output):
     """Show pool NAME's judging plan: per stratum the topics planned and judged; --add N draws more."""
-    from sepia.store.plans import add_topics, plan_status
+    from sepia.store.plans import add_topics, get_plan, plan_status
 
+    store = Store()
+    wave = None
     try:
-        with Store().transaction() as session:
-            added = add_topics(session, name, add, seed) if add else []
+        with store.transaction() as session:
+            items = get_plan(session, name).unit == "items"
+        if add and items:
+            from sepia.services.plan_waves import draw_wave
+
+            wave = draw_wave(store, name, add, seed)
+        with store.transaction() as session:
+            added = add_topics(session, name, add, seed) if add and not items else []
             status = plan_status(session, name)
     except ImportRefused as exc:
         _refused(exc)
     if output == "json":
-        click.echo(json.dumps({**status, "added": added}, ensure_ascii=False, indent=1))
+        click.echo(json.dumps({**status, "added": added, "wave": wave and asdict(wave)}, ensure_ascii=False, indent=1))
         return
     if added:
         click.echo(f"added {len(added)} topics (seed {seed}): {', '.join(added)}")
+    if wave:
+        click.echo(f"wave {wave.wave}: {wave.drawn} (response, nugget) pairs drawn for {wave.responses} responses "
+                   f"({wave.expected} expected among the {wave.candidates} not yet planned, each with probability at "
+                   f"least {wave.floor:.4f}, seed {seed}); {wave.reopened} judged items are back in the assessors' queues")
     unit = "item-level judging plan" if status["unit"] == "items" else "judging plan"
-    click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}")
+    waves = f", {status['waves']} waves" if status["waves"] > 1 else ""
+    click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}{waves}")
     for s in status["by_stratum"]:
         complete = sum(t["complete"] for t in s["topics"])
         click.echo(f"  {s['stratum']}: {s['planned']} of {s['population']} topics planned, {complete} fully judged")
         for t in s["topics"]:
-            nuggets = f"  nuggets {' '.join(t['nuggets'])}" if t["nuggets"] else ""
+            nuggets = _planned_pairs(t["samples"])
             click.echo(f"    {t['topic_id']}  draw {t['draw']} (seed {t['seed']})  p = {t['probability']:.3f}  "
                        f"{t['judged_items']}/{t['items']} items judged{nuggets}")
+
+
+def _planned_pairs(samples: dict[str, dict]) -> str:
+    """A topic's planned nuggets in a line: those of every response ("*"), or how many pairs of how
+    many responses when each response has its own."""
+    if not samples:
+        return ""
+    if "*" in samples:
+        return f"  nuggets {' '.join(samples['*'])}"
+    pairs = sum(len(drawn) for drawn in samples.values())
+    return f"  {pairs} (response, nugget) pairs of {len(samples)} responses"
 
 
 @pool.command("export")

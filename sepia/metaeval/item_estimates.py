@@ -1,39 +1,78 @@
 """Estimates of CCLQA runs' human F3 from an item-level judging plan (`sepia evaluate --store --plan`
 and the web tool's estimates, through `sepia.services.plan_estimates`): every topic's automatic
-scores corrected by the human judgments of its planned nuggets (`sepia.metaeval.items`), in the report shape of
-`sepia.metaeval.calibrate`, so the same tables, TSV, JSON and web page show them."""
+scores corrected by the human judgments of its planned (response, nugget) pairs (`sepia.metaeval.items`;
+`sepia.metaeval.active_estimates` for an active plan's two waves, as the simulation), in the report shape of
+`sepia.metaeval.calibrate`, so the same tables, TSV, JSON and web page show them.
+
+A plan is given per topic as a `Sample`: run ID -> nugget label -> how the pair was drawn (`Drawn`);
+the run None stands for every run's response (plans drawn before each response had its own sample).
+"""
 from __future__ import annotations
 
 from dataclasses import fields
 from itertools import combinations
+from typing import NamedTuple
 
 import numpy as np
 
+from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, second_wave_lambda,
+                                             second_wave_totals)
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
 
 
-def item_plan_estimates(topics: list[TopicItems], planned: dict[str, set[str]], level: float, beta: float,
+class Drawn(NamedTuple):
+    """How a planned (response, nugget) pair was drawn: its wave (0: the response's uniform sample)
+    and its inclusion probability given the waves before."""
+    wave: int
+    probability: float
+
+
+Sample = dict[str | None, dict[str, Drawn]]   # run ID (None: every run's response) -> label -> its draw
+
+
+def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], level: float, beta: float,
                         run_ids: list[str], tuned: bool = False) -> dict:
-    """One language pair's group of the `calibrate` report from its topics' items and the planned
-    nugget labels per topic: per run the estimate of its mean F over the topics with the item-level
-    jackknife interval (Satterthwaite's degrees of freedom), per pair of runs (ranked by estimate)
-    the difference."""
-    samples = [np.array([[i for i, label in enumerate(t.labels) if label in planned.get(t.topic_id, ())]])
-               for t in topics]
-    sizes = [s.shape[1] for s in samples]
-    short = next((t.topic_id for t, k in zip(topics, sizes) if k < 1), None)
-    if short:
-        raise ValueError(f"topic {short} has no planned nugget")
+    """One language pair's group of the `calibrate` report from its topics' items and the plan: per
+    run the estimate of its mean F over the topics with its interval (the item-level jackknife; for
+    an active plan, the first wave's estimate and the second wave's inverse-probability-weighted one
+    combined by their variances; Satterthwaite's degrees of freedom), per pair of runs (ranked by
+    estimate) the difference. `tuned`: power-tuned lambdas (`item_lambda`, and the second wave's)
+    instead of 1. ValueError (one line) when a response of a run that answers a topic has no planned
+    pair, or the plan has more than two waves."""
     T = len(topics)
     automatic = np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
                                for t in topics) / T)
-    lam = float(item_lambda(topics, samples)[0]) if tuned else 1.0
-    (estimate, half), _ = plan_sums(topics, samples, beta, level, lam=lam)
+    planned = {t.topic_id: planned.get(t.topic_id, {}) for t in topics}   # a topic nobody answers may have none
+    waves = max((d.wave for sample in planned.values() for drawn in sample.values() for d in drawn.values()), default=0)
+    if waves > 1:
+        raise ValueError(f"an active plan has two waves (a uniform one, then one drawn by the model), not {waves + 1}")
+    masks = [_plan_masks(t, planned[t.topic_id], run_ids, waves) for t in topics]
+    first = [_indices(t, {r: {n: d for n, d in drawn.items() if d.wave == 0} for r, drawn in planned[t.topic_id].items()},
+                      run_ids) for t in topics]
+    lam = float(item_lambda(topics, first)[0]) if tuned else 1.0
+    weight = None
+    if waves:   # `sepia.metaeval.active_estimates`, as the simulation: the two waves' estimates combined
+        known = [e for e, _ in masks]
+        pi = [np.where(p > 0, p, 1.0) for _, p in masks]
+        drawn = [e | (p > 0) for e, p in masks]
+        lam_two = second_wave_lambda(topics, pi, drawn) if tuned else 1.0
+        one, two = first_wave_totals(topics, known, beta, lam), second_wave_totals(topics, pi, drawn, beta, lam_two)
+        weight, lam = combined_weight(one, two), lam_two
+
+        def interval(pairs=None):
+            a, b = (one, two) if pairs is None else (one.differences(pairs), two.differences(pairs))
+            estimate, half = combined_interval(a, b, weight, T, level)
+            return estimate[:, None], half[:, None]
+    else:
+        def interval(pairs=None):
+            means, differences = plan_sums(topics, first, beta, level, pairs, lam)
+            return means if pairs is None else differences
+    estimate, half = interval()
     order = sorted(range(len(run_ids)), key=lambda i: (-estimate[i, 0], run_ids[i]))
     pairs = np.array(list(combinations(order, 2)), dtype=int).reshape(-1, 2)
-    difference = plan_sums(topics, samples, beta, level, pairs, lam)[1] if len(pairs) else None
+    difference = interval(pairs) if len(pairs) else None
     estimates = _estimates(estimate[:, 0], half[:, 0], automatic, T, lam)
     rows = [{"run_id": run_ids[i], **shown(estimates[i], MEAN_RANGE)} for i in order]
     differences = []
@@ -42,10 +81,60 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, set[str]], 
         for (a, b), d in zip(pairs, _estimates(difference[0][:, 0], difference[1][:, 0], d_automatic, T, lam)):
             differences.append({"a": run_ids[a], "b": run_ids[b], **shown(d, DIFFERENCE_RANGE),
                                 "decided": bool(d.low > 0 or d.high < 0)})
-    complete = all(k == len(t.weights) for k, t in zip(sizes, topics))
+    judged = [(e | (p > 0))[t.answered] for t, (e, p) in zip(topics, masks)]
+    complete = all(j.all() for j in judged)
+    if all(None in planned[t.topic_id] for t in topics):   # one sample for every response of a topic
+        sizes = [len(planned[t.topic_id][None]) for t in topics]
+        counts: dict[str, float] = {"judged_nuggets": int(sum(sizes)), "nuggets": int(sum(len(t.weights) for t in topics))}
+    else:
+        counts = {"judged_items": int(sum(j.sum() for j in judged)), "items_total": int(sum(j.size for j in judged)),
+                  "waves": waves + 1, **({"first_wave_weight": weight} if weight is not None else {})}
     return {"topics": T, "judged": T, "judged_topics": [t.topic_id for t in topics], "complete": complete,
-            "judged_nuggets": int(sum(sizes)), "nuggets": int(sum(len(t.weights) for t in topics)), "runs": rows,
-            "pairs": differences}
+            **counts, "runs": rows, "pairs": differences}
+
+
+def _drawn(topic: TopicItems, sample: Sample, run_id: str) -> dict[str, Drawn]:
+    """The run's planned pairs of the topic; ValueError when it answers the topic and has none."""
+    drawn = sample.get(None) or sample.get(run_id)
+    if drawn is None:
+        raise ValueError(f"run {run_id} answers topic {topic.topic_id} but the plan has no nuggets for its response "
+                         "(it was not pooled when the plan was drawn)")
+    return drawn
+
+
+def _plan_masks(topic: TopicItems, sample: Sample, run_ids: list[str], last: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the pairs judged before the plan's `last` wave, runs x K bool; the last wave's inclusion
+    probabilities, runs x K, 0 where it drew nothing). A run that does not answer the topic has no
+    pairs (its F is 0)."""
+    column = {label: n for n, label in enumerate(topic.labels)}
+    earlier = np.zeros(topic.human.shape, bool)
+    probability = np.zeros(topic.human.shape)
+    for row, run_id in enumerate(run_ids):
+        if not topic.answered[row]:
+            continue
+        for label, d in _drawn(topic, sample, run_id).items():
+            if d.wave < last:
+                earlier[row, column[label]] = True
+            else:
+                probability[row, column[label]] = d.probability
+    return earlier, probability
+
+
+def _indices(topic: TopicItems, sample: Sample, run_ids: list[str]) -> np.ndarray:
+    """The nugget indices of a one-wave plan: 1 x k when every response has the same sample, else
+    runs x 1 x k (each response's own; a run that does not answer the topic gets the first k, which
+    change nothing as its values are all 0)."""
+    column = {label: n for n, label in enumerate(topic.labels)}
+    if None in sample:
+        return np.array([sorted(column[label] for label in sample[None])])
+    rows = [sorted(column[label] for label in _drawn(topic, sample, r)) if topic.answered[i] else None
+            for i, r in enumerate(run_ids)]
+    sizes = {len(r) for r in rows if r is not None} or {min(2, len(topic.weights))}   # no run answers: any k
+    if len(sizes) != 1:
+        raise ValueError(f"topic {topic.topic_id}: the responses' samples differ in size "
+                         f"({', '.join(map(str, sorted(sizes)))} nuggets): not one uniform wave")
+    k = sizes.pop()
+    return np.array([r if r is not None else list(range(k)) for r in rows])[:, None, :]
 
 
 def _estimates(estimate, half, automatic, topics: int, lam: float) -> list[Estimate]:
@@ -54,7 +143,7 @@ def _estimates(estimate, half, automatic, topics: int, lam: float) -> list[Estim
             for e, h, a in zip(estimate, half, automatic)]
 
 
-def estimate_items(gold, runs, judgments, settings, planned: dict[str, set[str]], level: float,
+def estimate_items(gold, runs, judgments, settings, planned: dict[str, Sample], level: float,
                    matcher=None, tuned: bool = False) -> dict:
     """The `calibrate` report of an item-level plan; `matcher` an object in place of settings.matcher
     (a learned matcher that has seen the runs); `tuned`: a power-tuned lambda (`item_lambda`) instead

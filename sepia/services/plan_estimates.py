@@ -8,7 +8,7 @@ import statistics
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
-from sepia.metaeval.item_estimates import estimate_items
+from sepia.metaeval.item_estimates import Drawn, Sample, estimate_items
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.matchers.base import Matcher
@@ -17,7 +17,8 @@ from sepia.matchers.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store import io
 from sepia.store.db import Store
-from sepia.store.plans import get_plan, items_to_judge, judged_item_plan, judged_plan_topics
+from sepia.store.item_plans import judged_item_plan
+from sepia.store.plans import get_plan, items_to_judge, judged_plan_topics
 
 
 def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
@@ -124,16 +125,18 @@ def _judgments(count: int) -> str:
 
 def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
     """`estimate_plan` for an item-level plan: (the report, JSON-ready, with "matcher" and "pool";
-    warnings). ImportRefused until every topic's planned nuggets are judged for every run."""
+    warnings). ImportRefused until every response's planned nuggets of the first wave are judged."""
     with store.transaction() as session:
         topics, planned, warnings = judged_item_plan(session, pool_name)
         gold = io.export_gold(session)
         runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
         judgments = io.export_judgments(session)
     matcher: Matcher | None = None
-    try:  # a learned matcher: trained on the planned items, cross-fitted, or a model fixed before the plan
+    try:  # a learned matcher: trained on the first wave's planned items, cross-fitted (as the simulation: the
+        # second wave's estimate needs a model fixed before its draw), or a model fixed before the plan
         if fits_on_plan(settings):
-            planned_judgments = [j for j in judgments if j.nugget_id in planned.get(j.topic_id, ())]
+            planned_judgments = [j for j in judgments if (d := _planned_for(planned.get(j.topic_id, {}), j.run_id)
+                                                          .get(j.nugget_id)) is not None and d.wave == 0]
             matcher = cross_fitted(gold, runs, planned_judgments, "item")
         else:
             automatic = Evaluator(gold, settings)
@@ -142,10 +145,15 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
                 matcher = automatic.matcher
     except ValueError as exc:
         raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
-    report = json_ready(estimate_items(gold, runs, judgments, settings, {t: planned.get(t, set()) for t in topics},
+    report = json_ready(estimate_items(gold, runs, judgments, settings, {t: planned.get(t, {}) for t in topics},
                                        level, matcher, tuned=fits_on_plan(settings)))
     if not report["language_pairs"]:
         raise NothingToScore(f"pool {pool_name}: no topic of the plan belongs to the stored runs' language pairs")
     for group in report["language_pairs"]:
         group.update(planned=group["topics"], mean_width=None, projected_width=None)
     return {**report, "matcher": settings.matcher, "pool": pool_name}, warnings
+
+
+def _planned_for(sample: Sample, run_id: str) -> dict[str, Drawn]:
+    """The nuggets a topic's plan judges for the run's response (those of every response's too)."""
+    return {**sample.get(None, {}), **sample.get(run_id, {})}

@@ -569,15 +569,20 @@ class PlanEstimate(Base):
 
 
 class PlanNugget(Base):
-    """A nugget of an item-level plan: humans judge it for every response of its topic. Drawn within
-    the topic with the plan's seed (an item plan has one draw); its inclusion probability is the
-    topic's sampled nuggets / its nuggets. Migration 0013."""
+    """A (response, nugget) pair of an item-level plan: humans judge the nugget for the response of
+    run `run_id` to its topic (all its answers). Wave 0 is each response's own uniform sample of the
+    topic's nuggets (probability: sampled / K); a later wave's pairs are drawn from those not yet
+    planned, each with its own probability given the waves before (`sepia.metaeval.active`). A row
+    without a run judges the nugget for every run's response (plans drawn before migration 0016,
+    which all have one wave). Migrations 0013, 0016."""
     __tablename__ = "plan_nugget"
-    __table_args__ = (UniqueConstraint("plan_id", "topic_id", "label", name="uq_plan_nugget"),)
+    __table_args__ = (UniqueConstraint("plan_id", "topic_id", "run_id", "label", name="uq_plan_nugget"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     plan_id: Mapped[int] = mapped_column(ForeignKey("judging_plan.id", ondelete="CASCADE"), index=True)
     topic_id: Mapped[str] = mapped_column(String(limits.TOPIC_ID))
+    run_id: Mapped[str | None] = mapped_column(String(limits.RUN_ID))  # Run.run_id of a CCLQA run
     label: Mapped[str] = mapped_column(String(limits.NUGGET_ID))
+    wave: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     probability: Mapped[float] = mapped_column(Float)
 
 

@@ -94,14 +94,14 @@ def _move_links(session: Session, keep: db.Nugget, others: tuple[db.Nugget, ...]
     labels = {n.label for n in others}
     planned = session.scalars(select(db.PlanNugget).where(db.PlanNugget.topic_id == keep.topic_id,
                                                           db.PlanNugget.label.in_(labels | {keep.label}))).all()
-    has_kept = {p.plan_id for p in planned if p.label == keep.label}
+    has_kept = {(p.plan_id, p.run_id) for p in planned if p.label == keep.label}   # per plan and response
     for row in planned:
         if row.label in labels:
-            if row.plan_id in has_kept:
+            if (row.plan_id, row.run_id) in has_kept:
                 session.delete(row)
             else:
                 row.label = keep.label
-                has_kept.add(row.plan_id)
+                has_kept.add((row.plan_id, row.run_id))
 
 
 def merge_all(session: Session, topic_ids: Iterable[str] | None = None) -> list[tuple[Copies, dict[str, int]]]:

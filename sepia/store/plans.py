@@ -15,9 +15,10 @@ what must not happen is to pick the added topics by hand, or to stop adding beca
 happens to look good (that is no longer a fixed sample size).
 
 An item-level plan (`unit="items"`, a share only) plans every topic (probability 1) and draws, with
-the same seed, the share of each topic's nuggets (at least 2, for an interval) that humans judge for
-every response of the topic; each nugget's probability is k / K. The estimate
-(`sepia.metaeval.items`) needs every topic's sampled nuggets judged, so topics are not added later.
+the same seed, for every pooled response (a run's answers to a topic) its own share of the topic's
+nuggets (at least 2, for an interval); each (response, nugget) pair's probability is k / K (wave 0).
+The estimate (`sepia.metaeval.items`) needs every response's sampled nuggets judged, so topics are
+not added later; a second, active wave is (`sepia.store.item_plans`, `sepia.services.plan_waves`).
 """
 from __future__ import annotations
 
@@ -25,11 +26,12 @@ import json
 import random
 from collections import defaultdict
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
 from sepia.store.io import ImportRefused
+from sepia.store.planned import plan_samples, planned_nuggets
 from sepia.store.pools import get_pool
 
 STRATA = ("none", "type")
@@ -137,44 +139,40 @@ def make_plan(session: Session, pool_name: str, budget: str, strata: str = "none
 
 def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[str]], share: float,
                seed: int) -> db.JudgingPlan:
-    """Every topic planned; in each, round(share * K) of its K nuggets (at least MIN_ITEMS, at most
-    K) drawn in label order with random.Random(seed), topic after topic in ID order."""
+    """Every topic planned; in each, every pooled run's response gets its own draw of round(share * K)
+    of the topic's K nuggets (at least MIN_ITEMS, at most K), in label order with
+    random.Random(seed): topic after topic in ID order, run after run in run ID order (wave 0)."""
     labels: dict[str, list[str]] = defaultdict(list)
     for topic_id, label in session.execute(select(db.Nugget.topic_id, db.Nugget.label).order_by(db.Nugget.label)):
         labels[topic_id].append(label)
+    runs = pooled_runs(session, plan.pool_id)
     rng = random.Random(seed)
     for stratum in sorted(groups):
         for topic_id in groups[stratum]:
             plan.topics.append(db.PlanTopic(topic_id=topic_id, stratum=stratum, draw=0, seed=seed, probability=1.0))
             nuggets = labels[topic_id]
             k = min(len(nuggets), max(MIN_ITEMS, round(share * len(nuggets))))
-            for label in sorted(rng.sample(nuggets, k)):
-                plan.nuggets.append(db.PlanNugget(topic_id=topic_id, label=label, probability=k / len(nuggets)))
+            for run_id in runs.get(topic_id, ()):
+                for label in sorted(rng.sample(nuggets, k)):
+                    plan.nuggets.append(db.PlanNugget(topic_id=topic_id, run_id=run_id, label=label, wave=0,
+                                                      probability=k / len(nuggets)))
     session.add(plan)
     session.flush()
     return plan
 
 
-def planned_nuggets(session: Session, plan_id: int) -> dict[str, set[str]]:
-    """Topic ID -> the nugget labels an item-level plan judges (empty for a topic-level plan)."""
-    result: dict[str, set[str]] = defaultdict(set)
-    for topic_id, label in session.execute(select(db.PlanNugget.topic_id, db.PlanNugget.label)
-                                           .where(db.PlanNugget.plan_id == plan_id)):
-        result[topic_id].add(label)
-    return dict(result)
-
-
-def item_plan_labels(session: Session, pool_id: int, topic_id: str) -> set[str] | None:
-    """The labels of the topic's nuggets the pool's item-level plan judges; None when the pool has
-    no item-level plan (every nugget is judged). One statement: it runs for every judging screen."""
-    rows = session.execute(
-        select(db.PlanNugget.label)
-        .select_from(db.JudgingPlan)
-        .outerjoin(db.PlanNugget, and_(db.PlanNugget.plan_id == db.JudgingPlan.id, db.PlanNugget.topic_id == topic_id))
-        .where(db.JudgingPlan.pool_id == pool_id, db.JudgingPlan.unit == "items")).scalars().all()
-    if not rows:
-        return None
-    return {label for label in rows if label is not None}
+def pooled_runs(session: Session, pool_id: int) -> dict[str, list[str]]:
+    """Topic ID -> the IDs of the runs (sorted) whose responses the pool holds (control items aside)."""
+    runs: dict[str, list[str]] = defaultdict(list)
+    for topic_id, run_id in session.execute(
+            select(db.PoolEntry.topic_id, db.Run.run_id).distinct()
+            .join(db.pool_member, db.pool_member.c.entry_id == db.PoolEntry.id)
+            .join(db.Response, db.Response.id == db.pool_member.c.response_id)
+            .join(db.RunTopic, db.RunTopic.id == db.Response.run_topic_id).join(db.Run, db.Run.id == db.RunTopic.run_id)
+            .where(db.PoolEntry.pool_id == pool_id, db.PoolEntry.control_id.is_(None))
+            .order_by(db.PoolEntry.topic_id, db.Run.run_id)):
+        runs[topic_id].append(run_id)
+    return dict(runs)
 
 
 def get_plan(session: Session, pool_name: str) -> db.JudgingPlan:
@@ -194,7 +192,8 @@ def add_topics(session: Session, pool_name: str, count: int, seed: int) -> list[
         raise ValueError(f"add at least one topic, with a seed between 0 and {MAX_SEED}")
     plan = get_plan(session, pool_name)
     if plan.unit == "items":
-        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already"])
+        raise ImportRefused([f"pool {pool_name} has an item-level plan: it plans every topic already (its next "
+                             "wave is drawn with sepia pool plan NAME --add N)"])
     pool = get_pool(session, pool_name)
     groups = population(session, pool.lang, plan.strata)
     planned = {t.topic_id for t in plan.topics}
@@ -244,8 +243,8 @@ def kept_plan(session: Session, pool_id: int) -> dict | None:
             "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
             "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
                         "probability": t.probability} for t in plan.topics],
-            "nuggets": [{"topic_id": n.topic_id, "label": n.label, "probability": n.probability}
-                        for n in plan.nuggets]}
+            "nuggets": [{"topic_id": n.topic_id, "run_id": n.run_id, "label": n.label, "wave": n.wave,
+                         "probability": n.probability} for n in plan.nuggets]}
 
 
 def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
@@ -292,19 +291,19 @@ def plan_status(session: Session, pool_name: str) -> dict:
                         "complete": bool(items.get(t.topic_id)) and all(items[t.topic_id])}
                        for t in planned]})
     nuggets = planned_nuggets(session, plan.id)
+    samples = plan_samples(plan)
     for group in strata:
         for row in group["topics"]:
             row["nuggets"] = sorted(nuggets.get(row["topic_id"], ()))
+            row["samples"] = {run_id or "*": {label: {"wave": d.wave, "probability": d.probability}
+                                              for label, d in sorted(drawn.items())}
+                              for run_id, drawn in sorted(samples.get(row["topic_id"], {}).items(), key=_run_order)}
     return {"pool": pool_name, "budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
-            "by_stratum": strata}
+            "waves": max((n.wave for n in plan.nuggets), default=0) + 1, "by_stratum": strata}
 
 
-def planned_topics(session: Session, pool_id: int) -> set[str] | None:
-    """The planned topic IDs of a pool, or None when the pool has no plan (every topic is judged)."""
-    plan_id = session.scalar(select(db.JudgingPlan.id).where(db.JudgingPlan.pool_id == pool_id))
-    if plan_id is None:
-        return None
-    return set(session.scalars(select(db.PlanTopic.topic_id).where(db.PlanTopic.plan_id == plan_id)))
+def _run_order(item: tuple[str | None, object]) -> str:
+    return item[0] or ""
 
 
 def items_to_judge(session: Session, pool_name: str) -> dict[str, int]:
@@ -362,51 +361,6 @@ def judged_plan_topics(session: Session, pool_name: str) -> tuple[dict[str, str]
     return {t: s for s, topics in groups.items() for t in topics}, planned, judged, warnings
 
 
-def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[str, set[str]], list[str]]:
-    """(the population's topic IDs, topic ID -> the planned nugget labels, warnings) of an item-level
-    plan whose planned nuggets are judged for every CCLQA run on every topic. Judgments of nuggets
-    outside the plan are left out with a warning. ImportRefused when none is judged yet, a topic is
-    not complete (the item estimate corrects every topic) or the population changed since the draw."""
-    plan = get_plan(session, pool_name)
-    pool = get_pool(session, pool_name)
-    groups = population(session, pool.lang, plan.strata)
-    changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
-    if changed:
-        raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
-    planned = planned_nuggets(session, plan.id)
-    drawn_from = {n.topic_id: round(len(planned[n.topic_id]) / n.probability) for n in plan.nuggets}
-    sizes = dict(session.execute(select(db.Nugget.topic_id, func.count()).group_by(db.Nugget.topic_id)).all())
-    grown = sorted(t for t, K in drawn_from.items() if sizes.get(t, 0) != K)
-    if grown:
-        raise ImportRefused([f"pool {pool_name}: topic {grown[0]} had {drawn_from[grown[0]]} nuggets when the item-level "
-                             f"plan was drawn and has {sizes.get(grown[0], 0)} now; draw a new plan"])
-    judged = set(session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id, db.Nugget.label).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
-        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa")).all())
-    inside = {(r, t, n) for r, t, n in judged if n in planned.get(t, ())}
-    if not inside:
-        raise ImportRefused([f"pool {pool_name}: no nugget of the item-level judging plan is judged yet"])
-    warnings = []
-    outside = sorted(judged - inside)
-    if outside:
-        warnings.append(f"pool {pool_name}: {len(outside)} judgments of run, topic and nugget outside the item-level "
-                        f"plan (e.g. run {outside[0][0]} on {outside[0][1]}, nugget {outside[0][2]}) are left out of "
-                        "the estimates, as those nuggets were not drawn at random")
-    answered = session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .where(db.Run.kind == "cclqa")).all()
-    topics = {t for members in groups.values() for t in members}
-    waiting = sorted({t for r, t in answered if t in topics and any((r, t, n) not in inside for n in planned.get(t, ()))})
-    if waiting:
-        raise ImportRefused([f"pool {pool_name}: the item-level plan's nuggets are not yet judged for every run on "
-                             f"{len(waiting)} of {len(topics)} topics (e.g. {waiting[0]}); its estimate corrects "
-                             "every topic, so it waits for all"])
-    return topics, planned, warnings
-
-
 def plans_overview(session: Session, progress) -> dict[int, dict]:
     """Pool ID -> its plan for the pools page, from three queries whatever the number of pools:
     budget, strata, seed, and per stratum the population, planned topics and those complete (every
@@ -433,6 +387,8 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
                            "complete": len(done), "topics": [t.topic_id for t in planned]})
         overview[plan.pool_id] = {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
                                   "nuggets": len(plan.nuggets),
+                                  "per_response": any(n.run_id is not None for n in plan.nuggets),
+                                  "waves": max((n.wave for n in plan.nuggets), default=0) + 1,
                                   "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
                                   "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}

@@ -19,6 +19,7 @@ from sepia.text.tokenize import normalize
 from sepia.store import models as db
 from sepia.store.db import hold
 from sepia.store.io import BATCH, ImportRefused, insert_rows, inserted_ids
+from sepia.store.planned import planned_entries, planned_topics
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
 
@@ -197,7 +198,8 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     assessor, so an assessor keeps a topic in mind), and a share `overlap` of every topic's items to a
     second assessor as well, for agreement. Each assessor's queue is in a random order fixed for that
     assessor (items of a topic stay together). With a judging plan (sepia.store.plans), only its topics
-    are shared out. Returns how many assignments were added.
+    are shared out, and with an item-level plan only the items it judges some nugget of. Returns how
+    many assignments were added.
 
     What is there counts: an item assigned to or judged by an assessor is never handed to them again; a
     topic already shared out stays with its assessors (topics added to a plan later shift the turns
@@ -209,17 +211,16 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
         raise ValueError("overlap is a share between 0 and 1")
     if overlap and len(assessors) < 2:
         raise ValueError("overlap needs at least two assessors")
-    from sepia.store.plans import planned_topics
-
     pool = get_pool(session, name)
     entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
                                                          db.PoolEntry.control_id.is_(None))
                               .options(selectinload(db.PoolEntry.assignments)).order_by(db.PoolEntry.id)).all()
     holders = _holders(session, pool, entries)
-    planned = planned_topics(session, pool.id)
+    planned, judged_for = planned_topics(session, pool.id), planned_entries(session, pool.id)
     by_topic: dict[str, list[db.PoolEntry]] = {}
     for entry in entries:
-        if planned is None or entry.topic_id in planned:  # a judging plan: only its topics go to the assessors
+        # a judging plan: only its topics go to the assessors; an item-level plan: only items it judges
+        if (planned is None or entry.topic_id in planned) and (judged_for is None or entry.id in judged_for):
             by_topic.setdefault(entry.topic_id, []).append(entry)
     rng = random.Random(f"{seed}:{name}")
     wanted: list[tuple[db.PoolEntry, str]] = []

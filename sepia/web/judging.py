@@ -77,8 +77,8 @@ def build():
     flash(f"Pool {built.name}: {size.items} items over {size.topics} topics.",
           "success")
     if plan is not None:
-        drawn = f"{len(plan.nuggets)} nuggets of {len(plan.topics)} topics" if plan.unit == "items" \
-            else f"{len(plan.topics)} topics"
+        drawn = f"{len(plan.nuggets)} response and nugget pairs over {len(plan.topics)} topics, each response its " \
+            "own nuggets" if plan.unit == "items" else f"{len(plan.topics)} topics"
         flash(f"Judging plan: {drawn} ({plan.budget}, seed {plan.seed}).", "success")
     _plan_kept(name, kept, changes)
     return redirect(url_for("judging.pools"))
@@ -185,16 +185,16 @@ def screen(pool_id: int, topic_id: str):
 def _screen(pool, topic_id: str, items, row, kept=None):
     """The judging screen at ROW; KEPT: a refused save's form, whose marks, level and comment it shows."""
     topic = topic_view(topic_id, nuggets=pool.kind == "cclqa")  # a CCLQA item is judged against them
-    planned, all_nuggets = _planned_labels(pool, topic_id), len(topic.nuggets)
-    if planned is not None:  # an item-level plan: only its nuggets are judged, numbered 1, 2, ...
+    current = read_item(db().connection(), row.id, pool.kind) if row is not None else None
+    if row is not None and current is None:  # gone since the queue was read (the pool rebuilt)
+        abort(404, "This item is not in your queue.")
+    planned, all_nuggets = _planned_labels(pool, topic_id, current and current.entry), len(topic.nuggets)
+    if planned is not None:  # an item-level plan: only the item's planned nuggets are judged, numbered 1, 2, ...
         topic = dataclasses.replace(topic, nuggets=[n for n in topic.nuggets if n.label in planned])
     shown = request.args.get("feedback", type=int)
     told = controls.feedback(db(), shown, g.user.username) if shown and pool.training else None
-    if row is None:
+    if current is None:
         return render_template("judging/done.html", pool=pool, topic=topic, items=items, feedback=told)
-    current = read_item(db().connection(), row.id, pool.kind)
-    if current is None:  # gone since the queue was read (the pool rebuilt)
-        abort(404, "This item is not in your queue.")
     document, pieces = current.document, []  # an IR4QA item's
     if document is not None:
         pieces = _marked(document.text, hit_spans(topic.lang, document.docid, _question_words(topic),
@@ -216,11 +216,15 @@ def _screen(pool, topic_id: str, items, row, kept=None):
                            levels=range(current_app.config["RELEVANCE_LEVELS"]))
 
 
-def _planned_labels(pool, topic_id: str) -> set[str] | None:
-    """The topic's nuggets the pool's item-level plan judges; None: all of them."""
-    from sepia.store.plans import item_plan_labels
+def _planned_labels(pool, topic_id: str, entry=None) -> set[str] | None:
+    """The topic's nuggets the pool's item-level plan judges for the item `entry` (those planned for
+    the responses it stands for; for a control item, or without an item, those planned for any
+    response); None: all of them."""
+    from sepia.store.planned import item_plan_labels
 
-    return item_plan_labels(db(), pool.id, topic_id) if pool.kind == "cclqa" else None
+    if pool.kind != "cclqa":
+        return None
+    return item_plan_labels(db(), pool.id, topic_id, entry.id if entry is not None and entry.control_id is None else None)
 
 
 def _question_words(topic: TopicView) -> str:
@@ -270,8 +274,8 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
             answered = controls.answer_control(db(), current, _control_answer(pool.kind, topic_id), comment)
         elif pool.kind == "cclqa":
             query = select(Nugget.id).where(Nugget.topic_id == topic_id).order_by(Nugget.position)
-            planned = _planned_labels(pool, topic_id)
-            if planned is not None:  # an item-level plan: its nuggets only
+            planned = _planned_labels(pool, topic_id, current.entry)
+            if planned is not None:  # an item-level plan: the item's planned nuggets only
                 query = query.where(Nugget.label.in_(planned))
             nugget_ids = db().scalars(query).all()
             matched = parse_ids(form.getlist("nugget"), "nugget")
@@ -443,6 +447,32 @@ def add_plan_topics(pool_id: int):
     flash(f"{pool.name}: {len(added)} topics added to the judging plan (seed {seed}): {', '.join(added)}{shared}.",
           "success")
     return redirect(url_for("judging.pools") + f"#pool-{pool_id}")
+
+
+@bp.route("/pools/<int:pool_id>/plan/wave", methods=["POST"])
+@roles_required("organiser")
+def add_plan_wave(pool_id: int):
+    """Draw the next wave of the pool's item-level plan (`sepia pool plan NAME --add N --seed S`)."""
+    from sepia.services.plan_waves import draw_wave
+    from sepia.store.plans import MAX_SEED
+    from sepia.web.db import store
+
+    pool = get_or_404(Pool, pool_id, "pool")
+    name, count, seed = pool.name, request.form.get("count", "").strip(), request.form.get("seed", "").strip() or "0"
+    back = redirect(url_for("judging.pools") + f"#pool-{pool_id}")
+    if not count.isdigit() or int(count) < 1 or not seed.isdigit() or int(seed) > MAX_SEED:
+        flash(f"{name}: nothing drawn: give a number of pairs of at least 1 and a seed from 0 to {MAX_SEED}.", "error")
+        return back
+    db().close()  # the draw reads and writes the store in its own transactions
+    try:
+        wave = draw_wave(store(), name, int(count), int(seed))
+    except ImportRefused as error:
+        flash("; ".join(error.reasons) + ".", "error")
+        return back
+    flash(f"{name}: wave {wave.wave} of the judging plan: {wave.drawn} (response, nugget) pairs drawn for "
+          f"{wave.responses} responses ({wave.expected} expected, seed {seed}); {wave.reopened} judged items are back "
+          "in the assessors' queues.", "success")
+    return back
 
 
 @bp.app_template_global()

@@ -103,35 +103,74 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
     plan.screenshot(path=str(artifacts / "plans-changed.png"))
 
 
-def test_an_item_level_plan_from_the_form_to_the_judging_screen(chromium, site, artifacts):
+def test_an_item_level_plan_from_the_form_to_the_judging_screen_and_its_next_wave(chromium, site, artifacts, tmp_path):
+    """Each response has its own planned nuggets: two items of a topic show the assessor different
+    lists, each only its responses' nuggets; once the plan is judged the pools page draws a wave.
+    Screenshots: test-artifacts/plans-item-screen.png, plans-wave.png."""
     from sqlalchemy import select
 
-    from sepia.store.models import Nugget, NuggetJudgment, PlanNugget
+    from sepia.store.models import Assignment, Nugget, NuggetJudgment, PlanNugget
 
     page = log_in(chromium, site, "org")
     build_cs_pool(page, site, "CS items", "30%", selects={"unit": "items"})
     assert "Item-level judging plan" in page.locator(".plan").first.inner_text()
+    assert "response and nugget pairs, each response its own" in page.locator(".plan").first.inner_text()
     page.check("input[name=assessors][value=as1]")
     page.fill("input[name=overlap]", "0")
     with page.expect_navigation():
         page.click("button:has-text('Assign')")
     store = site.app.extensions["sepia_store"]
     with store.transaction() as session:
-        planned = set(session.scalars(select(PlanNugget.label).where(PlanNugget.topic_id == CS_TOPICS[0])))
+        planned = {(n.run_id, n.label) for n in session.scalars(select(PlanNugget).where(PlanNugget.topic_id == CS_TOPICS[0]))}
         texts = dict(session.execute(select(Nugget.label, Nugget.text).where(Nugget.topic_id == CS_TOPICS[0])).all())
+
+    def wanted(assignment_id: int) -> set[str]:
+        """The nuggets planned for the runs of the item's responses."""
+        with store.transaction() as session:
+            runs = {m.run_topic.run.run_id for m in session.get(Assignment, assignment_id).entry.members}
+        return {label for run_id, label in planned if run_id in runs}
+
     assessor = log_in(chromium, site, "as1")
     assessor.goto(f"{site.url}/judge/1/{CS_TOPICS[0]}")
-    shown = assessor.locator("ol.judge-nuggets li").all_inner_texts()
-    assert len(shown) == len(planned) == assessor.locator("input[name=nugget]").count()
-    assert sorted(t.split(" ", 1)[1] for t in shown) == sorted(texts[label] for label in planned)
-    assert f"judge these {len(planned)} nuggets, drawn at random from the topic's {len(texts)}" in assessor.inner_text("main")
-    assessor.screenshot(path=str(artifacts / "plans-item-screen.png"), full_page=True)
-    assessor.keyboard.press("1")
-    with assessor.expect_navigation():
-        assessor.keyboard.press("Enter")
+    lists = []
+    for step in range(2):
+        item = int(assessor.locator("form#judge-form").get_attribute("action").rsplit("/", 1)[1])
+        shown = assessor.locator("ol.judge-nuggets li").all_inner_texts()
+        labels = wanted(item)
+        assert len(shown) == len(labels) == assessor.locator("input[name=nugget]").count()
+        assert sorted(t.split(" ", 1)[1] for t in shown) == sorted(texts[label] for label in labels)
+        assert (f"judge these {len(labels)} nuggets, drawn at random for this response from the topic's {len(texts)}"
+                in assessor.inner_text("main"))
+        if step == 0:
+            assessor.screenshot(path=str(artifacts / "plans-item-screen.png"), full_page=True)
+        lists.append(labels)
+        assessor.keyboard.press("1")
+        with assessor.expect_navigation():
+            assessor.keyboard.press("Enter")
+        with store.transaction() as session:
+            judged = set(session.scalars(select(Nugget.label).join(NuggetJudgment)
+                                         .where(NuggetJudgment.assessor == "as1")))
+        assert judged == set().union(*lists)          # the items' planned nuggets only
+    assert lists[0] != lists[1] or len(planned) == len(lists[0])   # two items, each its own nuggets
+    # Every planned pair judged (the sample's judgments of them): the pools page draws the next wave.
     with store.transaction() as session:
-        judged = set(session.scalars(select(Nugget.label).join(NuggetJudgment)))
-    assert judged == planned                          # the plan's nuggets only, the first one matched
+        pairs = {(n.run_id, n.topic_id, n.label) for n in session.scalars(select(PlanNugget))}
+    lines = (resource_dir("corpora") / "cs" / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    sample = tmp_path / "planned.tsv"
+    sample.write_text("\n".join([lines[0]] + [x for x in lines[1:] if tuple(x.split("\t")[i] for i in (1, 0, 3)) in pairs])
+                      + "\n", encoding="utf-8")
+    assert CliRunner().invoke(main, ["import", str(sample)]).exit_code == 0
+    page.goto(f"{site.url}/pools/")
+    form = page.locator("form.plan-wave")
+    form.locator("input[name=count]").fill("20")
+    form.locator("input[name=seed]").fill("1")
+    with page.expect_navigation():
+        form.locator("button:has-text('Draw the next wave')").click()
+    assert "wave 1 of the judging plan:" in page.inner_text("#flashes")
+    assert "2 waves" in page.locator(".plan").first.inner_text()
+    page.screenshot(path=str(artifacts / "plans-wave.png"), full_page=True)
+    with store.transaction() as session:
+        assert session.scalar(select(PlanNugget.id).where(PlanNugget.wave == 1)) is not None
 
 
 def test_organiser_adds_topics_to_a_plan_and_shares_them_out(chromium, site, artifacts):
