@@ -1,6 +1,6 @@
 """Item-level judging plans stored with pools: the seeded draw of each response's own sample of its
 topic's nuggets, estimates through the store equal to the item estimator on the same judgments (and
-to the human F3 once every nugget is judged), plans drawn before 0016 (one sample for every response)
+to the human F3 once every nugget is judged), plans drawn before 0017 (one sample for every response)
 still read, and bad input refused in one line with nothing stored."""
 import json
 import random
@@ -191,7 +191,7 @@ def test_a_topic_whose_nuggets_changed_since_the_draw_is_refused(plan_campaign):
 
 
 def _share_first_sample(store) -> dict[str, set[str]]:
-    """Turn the stored plan into one drawn before migration 0016: each topic's first response's sample
+    """Turn the stored plan into one drawn before migration 0017: each topic's first response's sample
     judged for every response (rows without a run). Returns topic ID -> those labels."""
     with store.transaction() as session:
         plan = session.scalar(select(JudgingPlan))
@@ -208,7 +208,7 @@ def _share_first_sample(store) -> dict[str, set[str]]:
     return dict(shared)
 
 
-def test_a_plan_drawn_before_0016_judges_its_sample_for_every_response(plan_campaign, tmp_path):
+def test_a_plan_drawn_before_0017_judges_its_sample_for_every_response(plan_campaign, tmp_path):
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "40%", "--unit", "items",
                                 "--seed", "3"]).exit_code == 0
@@ -235,13 +235,13 @@ def test_a_plan_drawn_before_0016_judges_its_sample_for_every_response(plan_camp
                 (want["estimate"], want["raw_low"], want["raw_high"]))
 
 
-def test_upgrading_to_0016_keeps_an_item_plan_as_one_sample_for_every_response(store_url):
+def test_upgrading_to_0017_keeps_an_item_plan_as_one_sample_for_every_response(store_url):
     from sqlalchemy import text
 
     from sepia.store.db import make_engine, upgrade
 
     engine = make_engine(store_url)
-    upgrade(engine, "0015")
+    upgrade(engine, "0016")
     with engine.begin() as connection:
         for row in ["INSERT INTO pool (id, name, kind, depth, created_at) VALUES (1, 'p', 'cclqa', 30, '2026-01-01')",
                     "INSERT INTO judging_plan (id, pool_id, budget, strata, seed, unit, created_at) "

@@ -22,7 +22,7 @@ from sepia.metaeval.item_estimates import Drawn, estimate_items
 from sepia.metaeval.items import item_scores
 from sepia.metaeval.learned_plans import FLOOR
 from sepia.scoring.evaluate import Settings
-from sepia.scoring.learned import cross_fitted
+from sepia.matchers.learned import cross_fitted
 from sepia.store.models import Assignment, PlanNugget, utcnow
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"

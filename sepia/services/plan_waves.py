@@ -1,7 +1,7 @@
 """The second wave of an item-level plan, its active wave (active statistical inference, Zrnic and
 Candès, ICML 2024; `sepia pool plan NAME --add N`, the pools page), drawn as `sepia metaeval budget`'s
 simulation draws it (`sepia.metaeval.learned_plans`): once every pair of the first, uniform wave is
-judged, the learned matcher is trained on those judgments (cross-fitted, `sepia.scoring.learned`),
+judged, the learned matcher is trained on those judgments (cross-fitted, `sepia.matchers.learned`),
 and each (response, nugget) pair not yet planned is drawn independently with a probability
 proportional to its uncertainty, |its influence on the run's F| x sqrt(p (1 - p)) of the model's p
 for it (`sepia.metaeval.active_estimates.item_uncertainty`), never below FLOOR of the uniform rate,
@@ -20,7 +20,7 @@ from sepia.metaeval.active_estimates import item_uncertainty
 from sepia.metaeval.items import item_scores
 from sepia.metaeval.learned_plans import FLOOR
 from sepia.scoring.evaluate import Settings
-from sepia.scoring.learned import cross_fitted
+from sepia.matchers.learned import cross_fitted
 from sepia.services.scores import stored_run_ids
 from sepia.store import io
 from sepia.store.db import Store
@@ -45,7 +45,7 @@ def draw_wave(store: Store, pool_name: str, expected: int, seed: int) -> Wave:
     """Draw and store the second wave of the pool's item-level plan, `expected` pairs expected, with
     numpy's generator seeded with `seed` (the model's folds too). ImportRefused (one line, nothing
     stored) while a pair of the first wave waits for a judgment, for a plan that has its second wave
-    already or one sample for every response (drawn before migration 0016), when the first wave's
+    already or one sample for every response (drawn before migration 0017), when the first wave's
     judgments cannot train the model (too few, one decision only), when fewer pairs than `expected`
     are left, or when the draw gives none."""
     if expected < 1:

@@ -573,8 +573,8 @@ class PlanNugget(Base):
     run `run_id` to its topic (all its answers). Wave 0 is each response's own uniform sample of the
     topic's nuggets (probability: sampled / K); a later wave's pairs are drawn from those not yet
     planned, each with its own probability given the waves before (`sepia.metaeval.active`). A row
-    without a run judges the nugget for every run's response (plans drawn before migration 0016,
-    which all have one wave). Migrations 0013, 0016."""
+    without a run judges the nugget for every run's response (plans drawn before migration 0017,
+    which all have one wave). Migrations 0013, 0017."""
     __tablename__ = "plan_nugget"
     __table_args__ = (UniqueConstraint("plan_id", "topic_id", "run_id", "label", name="uq_plan_nugget"),)
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -3,7 +3,7 @@ assignment (`sepia.store.pools.assign_pool`) and the judging screens. It imports
 plans, so that both may use it without an import circle.
 
 An item-level plan's rows (`PlanNugget`) name, per topic, a nugget and the run whose response (its
-answers to the topic) judges it; a row without a run (a plan drawn before migration 0016) judges the
+answers to the topic) judges it; a row without a run (a plan drawn before migration 0017) judges the
 nugget for every run's response.
 """
 from __future__ import annotations

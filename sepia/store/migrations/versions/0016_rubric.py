@@ -1,7 +1,7 @@
 """rubric_version and rubric_grade: the campaign's rubric in versions, and the assessors' grades of
 each run's answer to a topic on each rubric dimension
 
-Revision ID: 0016_r36rubric
+Revision ID: 0016
 Revises: 0015
 Create Date: 2026-11-28
 """
@@ -9,7 +9,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0016_r36rubric'
+revision = '0016'
 down_revision = '0015'
 branch_labels = None
 depends_on = None

@@ -2,16 +2,16 @@
 its own (the run whose response judges the nugget; NULL keeps an older plan's meaning, every run's
 response) and draw later waves of pairs
 
-Revision ID: 0016_r31store
-Revises: 0015
+Revision ID: 0017
+Revises: 0016
 Create Date: 2026-11-28
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0016_r31store'
-down_revision = '0015'
+revision = '0017'
+down_revision = '0016'
 branch_labels = None
 depends_on = None
 
