@@ -32,7 +32,7 @@ __all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "Opti
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
-AVERAGES = ("sepia", "trec_eval")
+AVERAGES = ("sepia", "trec_eval", "ir_measures")
 
 
 def files_in(paths: str | Path | Sequence[str | Path], pattern: str = "*.xml") -> list[str]:
@@ -319,10 +319,12 @@ class IR4QAEvaluation(_Table):
 
 def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], gains: str | None = None,
                    cutoff: int = 1000, measures: Sequence[str] = (), condensed: bool = False,
-                   ntcireval_cutoff: bool = False, average: str = "sepia") -> IR4QAEvaluation:
+                   average: str = "sepia") -> IR4QAEvaluation:
     """Score IR4QA runs (SEPIA XML or TREC run files) against graded qrels (SEPIA TSV or TREC qrels),
-    as `sepia evaluate-ir4qa` does: `gains` "G1:G2:..." (default the level itself), `measures` names
-    of `sepia.ir4qa.registry` (default AP, Q, nDCG)."""
+    as `sepia evaluate-ir4qa` does: `gains` "G1:G2:..." (default the level itself; NTCIREVAL's
+    measures use them), `measures` names of `sepia.ir4qa.registry`: ir_measures' names with
+    ir_measures' meaning (`nDCG@10`, `P(rel=2)@10`), NTCIREVAL's under `ntcir:` (default AP, ntcir:Q,
+    ntcir:nDCG); docs/ir4qa-measures.md has the table."""
     from sepia.ir4qa import trec
     from sepia.ir4qa.evaluate import IR4QAEvaluator, IR4QAResults, ranked_ir4qa, read_xml_rankings
     from sepia.ir4qa.measures import default_gains, parse_gains
@@ -332,7 +334,7 @@ def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path]
     _one_of("average", average, AVERAGES)
     if cutoff < 1:
         raise ValueError(f"cutoff must be at least 1, not {cutoff}")
-    options: dict[str, Any] = {"measures": shown, "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
+    options: dict[str, Any] = {"measures": shown, "condensed": condensed}
     if average != "sepia":
         options["average"] = average
     read = trec.read_any_qrels(str(qrels))

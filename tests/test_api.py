@@ -125,7 +125,10 @@ def test_the_same_run_twice_is_refused():
     ((), {}),
     (("--measures", "AP,nDCG@10,P@5,RR", "--gains", "1:3", "--cutoff", "10", "--condensed"),
      {"measures": ["AP,nDCG@10,P@5,RR"], "gains": "1:3", "cutoff": 10, "condensed": True}),
-    (("--average", "trec_eval", "--ntcireval-cutoff"), {"average": "trec_eval", "ntcireval_cutoff": True}),
+    (("--average", "trec_eval", "--measures", "ntcir:AP@5,ntcir:Q@5"),
+     {"average": "trec_eval", "measures": ["ntcir:AP@5,ntcir:Q@5"]}),
+    (("--average", "ir_measures", "--measures", "P(rel=2)@5 nDCG(dcg='exp-log2')@10,Judged@3"),
+     {"average": "ir_measures", "measures": ["P(rel=2)@5 nDCG(dcg='exp-log2')@10", "Judged@3"]}),
 ])
 def test_evaluate_ir4qa_gives_the_commands_json(lang, options, keywords):
     c = CORPORA / lang

@@ -31,11 +31,11 @@ class IRScores:
 
     @property
     def q(self) -> float:
-        return self.values["Q"]
+        return self.values[registry.NTCIR + "Q"]
 
     @property
     def ndcg(self) -> float:
-        return self.values["nDCG"]
+        return self.values[registry.NTCIR + "nDCG"]
 
     def as_dict(self) -> dict:
         return {**self.values, "R": self.relevant, "relevant_retrieved": self.retrieved_relevant}
@@ -67,31 +67,53 @@ def gain_of(level: int, gains: Sequence[float]) -> float:
 
 
 def score_ranking(ranking: Sequence[str], judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000,
-                  beta: float = 1.0, measures: Sequence[str] = registry.DEFAULT, condensed: bool = False,
-                  ntcireval_cutoff: bool = False) -> IRScores:
-    """The measures (AP, Q with beta and nDCG by default) of one ranked list of DOCIDs at the cut-off
-    against one topic's qrels. `condensed` drops the unjudged documents before the cut-off (Sakai's
-    condensed lists, trec_eval -J); `ntcireval_cutoff` divides AP@k and Q@k by min(k, R)."""
-    topic = JudgedTopic(judged, gains, cutoff, beta, ntcireval_cutoff)
-    return topic.score(ranking, measures, condensed)
+                  beta: float = 1.0, measures: Sequence[str] = registry.DEFAULT, condensed: bool = False) -> IRScores:
+    """The measures (AP, NTCIREVAL's Q with beta and nDCG by default) of one ranked list of DOCIDs at
+    the cut-off against one topic's qrels. `condensed` drops the unjudged documents before the
+    cut-off (Sakai's condensed lists, trec_eval -J)."""
+    return JudgedTopic(judged, gains, cutoff, beta).score(ranking, measures, condensed)
 
 
 class JudgedTopic:
-    """One topic's qrels, prepared once to score many ranked lists: each judged document's gain and
+    """One topic's qrels, prepared once to score many ranked lists: each judged document's level and,
+    for each scale a measure asks for (`registry.Scale`: the gains of --gains, or ir_measures' levels),
     the registry's `Topic` (the ideal gains, best first, and the settings)."""
 
-    def __init__(self, judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000, beta: float = 1.0,
-                 ntcireval_cutoff: bool = False):
-        self.gain = {docid: gain_of(level, gains) for docid, level in judged.items()}
-        ideal = sorted((gain_of(level, gains) for level in judged.values() if level > 0), reverse=True)
-        self.topic = registry.Topic(ideal, sum(1 for level in judged.values() if level <= 0), cutoff, beta,
-                                    max(gains, default=1.0), ntcireval_cutoff)
+    def __init__(self, judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000, beta: float = 1.0):
+        for level in set(judged.values()):
+            gain_of(level, gains)  # a level without a gain fails at once, whatever the measures
+        self.level = judged
+        self.gains, self.cutoff, self.beta = gains, cutoff, beta
+        self.top_level = max(judged.values(), default=0)
+        self._topics: dict[tuple[str, registry.Params], tuple[np.ndarray, registry.Topic]] = {}
+
+    @property
+    def R(self) -> int:  # noqa: N802 (the literature's name)
+        return sum(1 for level in self.level.values() if level > 0)
+
+    def on_scale(self, scale: tuple[str, registry.Params]) -> tuple[np.ndarray, registry.Topic]:
+        """The gain of each level (`UNJUDGED` last, for the level -1 of an unjudged document) and the
+        registry's `Topic`, on the scale, made the first time a measure asks for it."""
+        if scale not in self._topics:
+            made = registry.Scale.of(*scale, self.gains, self.top_level)
+            table = np.array([*made.table, registry.UNJUDGED])
+            ideal = sorted((g for g in table[list(self.level.values())] if g > 0), reverse=True)
+            self._topics[scale] = table, registry.Topic(ideal, len(self.level) - len(ideal), self.cutoff, self.beta,
+                                                         made.max_gain)
+        return self._topics[scale]
 
     def score(self, ranking: Iterable[str], measures: Sequence[str], condensed: bool = False) -> IRScores:
         """The measures of one ranked list of DOCIDs (see `score_ranking`)."""
-        looked_up = np.fromiter(map(self.gain.get, ranking, repeat(registry.UNJUDGED)), dtype=float)
+        levels = np.fromiter(map(self.level.get, ranking, repeat(-1)), dtype=int)
         if condensed:
-            looked_up = looked_up[looked_up != registry.UNJUDGED]
-        ranked = registry.Ranked(looked_up[:self.topic.cutoff])
-        return IRScores({name: registry.compute(name, self.topic, ranked) for name in measures}, self.topic.R,
-                        len(ranked.ranks))
+            levels = levels[levels >= 0]
+        levels = levels[:self.cutoff]
+        ranked: dict[tuple[str, registry.Params], tuple[registry.Topic, registry.Ranked]] = {}
+        values = {}
+        for name in measures:
+            scale = registry.scale_of(name)
+            if scale not in ranked:
+                table, topic = self.on_scale(scale)
+                ranked[scale] = topic, registry.Ranked(table[levels])
+            values[name] = registry.compute(name, *ranked[scale])
+        return IRScores(values, self.R, int(np.count_nonzero(levels > 0)))
