@@ -3,6 +3,7 @@ topic and in the means, the number ir_measures gives (random graded qrels, runs 
 scores and unjudged documents); NTCIREVAL's measures keep their numbers under `ntcir:`; the names
 SEPIA used before say what they are called now."""
 import random
+import re
 
 import ir_measures
 import pytest
@@ -11,6 +12,7 @@ from click.testing import CliRunner
 from sepia import api
 from sepia.cli import main
 from sepia.ir4qa import registry
+from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.measures import score_ranking
 from sepia.ir4qa.trec import trec_eval_order
 
@@ -167,3 +169,12 @@ def test_the_command_notes_what_ndcg_means_and_refuses_the_old_divisor_flag(tmp_
     assert result.exit_code == 2 and "--ntcireval-cutoff is gone: NTCIREVAL's AP@l and Q@l" in result.stderr
     result = CliRunner().invoke(main, [*args, "--measures", "Q"])
     assert result.exit_code == 2 and "unknown measure 'Q': NTCIREVAL's Q-measure is ntcir:Q" in result.stderr
+
+
+def test_a_name_longer_than_the_store_keeps_is_refused_before_scoring_the_store():
+    long_name = "nDCG(gains={1:1.25,2:3.5,3:7.75,4:9.5})@10"
+    with pytest.raises(ValueError, match=f"the measure name {re.escape(long_name)} is 42 characters long; the "
+                                         "store holds at most 40"):
+        stored_measures(registry.parse_measures(long_name))
+    result = CliRunner().invoke(main, ["evaluate-ir4qa", "--store", "--measures", long_name])
+    assert result.exit_code == 2 and "the store holds at most 40" in result.stderr

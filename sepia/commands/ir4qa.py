@@ -52,13 +52,14 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
     check_store_use(from_store, {"--qrels": qrels_path, "--run": run_paths + more_runs}, run_ids, lang_pairs)
     try:
         shown = parse_measures(measure_names)
+        # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
+        computed = stored_measures(shown) if from_store else shown
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--measures") from None
     note = ndcg_note(shown)  # nDCG meant NTCIREVAL's until 2026-11-28
     if note:
         click.echo(note, err=True)
-    # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
-    options = {"measures": stored_measures(shown) if from_store else shown, "condensed": condensed}
+    options = {"measures": computed, "condensed": condensed}
     if average != "sepia":  # SEPIA's averaging stays out of the settings the store keys scores by
         options["average"] = average
     from sepia.ir4qa.evaluate import AVERAGES

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from sepia import vocab
+from sepia import limits, vocab
 from sepia.formats.model import IR4QARun
 from sepia.ir4qa import registry
 from sepia.ir4qa.measures import IRScores, JudgedTopic
@@ -18,7 +18,12 @@ RANKED_BY = (registry.NTCIR + "Q", "AP")  # runs are ranked by these means, the 
 
 
 def stored_measures(shown: Sequence[str]) -> tuple[str, ...]:
-    """What a scoring of the store computes: `MEASURES` always, then the measures asked for."""
+    """What a scoring of the store computes: `MEASURES` always, then the measures asked for; ValueError
+    for a name longer than the store keeps."""
+    for name in shown:
+        problem = limits.too_long(f"the measure name {name}", name, limits.MEASURE)
+        if problem:
+            raise ValueError(problem)
     return tuple(dict.fromkeys((*MEASURES, *shown)))
 
 

@@ -9,6 +9,7 @@ lookup a document.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 from typing import Iterable, Sequence
 
@@ -85,11 +86,8 @@ class JudgedTopic:
         self.level = judged
         self.gains, self.cutoff, self.beta = gains, cutoff, beta
         self.top_level = max(judged.values(), default=0)
+        self.R = sum(1 for level in judged.values() if level > 0)
         self._topics: dict[tuple[str, registry.Params], tuple[np.ndarray, registry.Topic]] = {}
-
-    @property
-    def R(self) -> int:  # noqa: N802 (the literature's name)
-        return sum(1 for level in self.level.values() if level > 0)
 
     def on_scale(self, scale: tuple[str, registry.Params]) -> tuple[np.ndarray, registry.Topic]:
         """The gain of each level (`UNJUDGED` last, for the level -1 of an unjudged document) and the
@@ -108,12 +106,18 @@ class JudgedTopic:
         if condensed:
             levels = levels[levels >= 0]
         levels = levels[:self.cutoff]
-        ranked: dict[tuple[str, registry.Params], tuple[registry.Topic, registry.Ranked]] = {}
-        values = {}
-        for name in measures:
-            scale = registry.scale_of(name)
-            if scale not in ranked:
-                table, topic = self.on_scale(scale)
-                ranked[scale] = topic, registry.Ranked(table[levels])
-            values[name] = registry.compute(name, *ranked[scale])
-        return IRScores(values, self.R, int(np.count_nonzero(levels > 0)))
+        values: dict[str, float] = {}
+        for scale, names in _by_scale(tuple(measures)):
+            table, topic = self.on_scale(scale)
+            ranked = registry.Ranked(table[levels])
+            values.update((name, registry.compute(name, topic, ranked)) for name in names)
+        return IRScores({name: values[name] for name in measures}, self.R, int(np.count_nonzero(levels > 0)))
+
+
+@lru_cache(maxsize=None)  # the same few lists of measures for every topic of every run
+def _by_scale(measures: tuple[str, ...]) -> list[tuple[tuple[str, registry.Params], list[str]]]:
+    """The measures grouped by the scale of gains they are computed on (`registry.scale_of`)."""
+    groups: dict[tuple[str, registry.Params], list[str]] = {}
+    for name in measures:
+        groups.setdefault(registry.scale_of(name), []).append(name)
+    return list(groups.items())
