@@ -26,9 +26,9 @@ if TYPE_CHECKING:
     from sepia.qa.evaluate import QARunScore
     from sepia.scoring.evaluate import RunScore, Settings
 
-__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
+__all__ = ["Agreement", "CallError", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
            "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa",
-           "evaluate_stored", "files_in", "meta_evaluate", "settings", "validate"]
+           "evaluate_stored", "files_in", "meta_evaluate", "score_each", "settings", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
@@ -218,38 +218,61 @@ def _check_measures(measures: Sequence[str]) -> None:
         _one_of("measures", name, F_MEASURES)
 
 
-def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
-    """Every run scored by every matcher, ranked within each matcher's group."""
+class CallError(ValueError):
+    """What was asked cannot be done as asked, whatever the files hold: the same run given twice,
+    automatic assessors' files that name one matcher (`sepia evaluate`'s usage errors)."""
+
+
+def score_each(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+               settings: Settings, judgments: str | Path | None = None,
+               auto_judgments: Sequence[str] = ()) -> Iterator[tuple[int, RunScore]]:
+    """`evaluate`'s scores one run at a time, in the order the runs are given: (the matcher's number,
+    the run's score) for each matcher (several with `auto_judgments`), so that a caller can render
+    each run and let it go (`sepia evaluate` does). The gold standard, the judgments and the matchers
+    are read and made when the first score is asked for; a run whose ID came before is skipped, and
+    CallError names every such run once the others are scored."""
     from sepia.formats.judgments import read_judgments
     from sepia.scoring.decisions import read_decisions
     from sepia.scoring.evaluate import Evaluator
 
-    gold = _gold(gold)
+    read_gold = _gold(gold)
     kind = settings.matcher_kind()
     reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
-    read: Any = reader(judgments) if judgments is not None else None  # judgments or decisions
-    if auto_specs:
+    read: Any = reader(str(judgments)) if judgments is not None else None  # judgments or decisions
+    if auto_judgments:
         from sepia.scoring.autojudgments import auto_matchers
 
-        evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
-                      for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
+        try:
+            automatic = auto_matchers(tuple(auto_judgments), read_gold, settings.partial)
+        except ValueError as exc:
+            raise CallError(str(exc)) from None
+        evaluators = [Evaluator(read_gold, replace(settings, matcher=name), None, m) for name, m in automatic.items()]
     else:
-        evaluators = [Evaluator(gold, settings, read)]
+        evaluators = [Evaluator(read_gold, settings, read)]
     each: Iterable[CCLQARun] = _each_run(runs)  # one run in memory at a time ...
     if any(e.learns for e in evaluators):  # ... but a matcher that learns from other runs sees them all first
         each = list(each)
         for evaluator in evaluators:
             evaluator.learn(each)
-    keyed, seen = [], set()
+    seen, repeated = set(), set()
     for run in each:
         if run.run_id in seen:
-            raise ValueError(f"the same run ID is given more than once: {run.run_id}")
+            repeated.add(run.run_id)
+            continue
         seen.add(run.run_id)
-        keyed += [((group, -score.score, score.run_id), score)
-                  for group, score in enumerate(e.evaluate(run) for e in evaluators)]
+        for group, evaluator in enumerate(evaluators):
+            yield group, evaluator.evaluate(run)
+    if repeated:
+        raise CallError(f"the same run ID is given more than once: {', '.join(sorted(repeated))}")
     if not seen:
         raise ValueError("no run to score: the folders given hold no .xml file")
-    keyed.sort(key=lambda pair: pair[0])
+
+
+def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
+    """Every run scored by every matcher, ranked within each matcher's group."""
+    keyed = sorted((((group, -score.score, score.run_id), score)
+                    for group, score in score_each(gold=gold, runs=runs, settings=settings, judgments=judgments,
+                                                   auto_judgments=auto_specs)), key=lambda pair: pair[0])
     return [s for _, s in keyed], [k[0] for k, _ in keyed]
 
 

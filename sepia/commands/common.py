@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import click
 
@@ -15,8 +17,15 @@ from sepia.scoring.weights import SCHEMES
 
 def load_or_exit(reader, *args, **kwargs):
     """Call a reader; on bad input print each problem (PATH:LINE:COLUMN: message) and exit 1."""
-    try:
+    with problems_or_exit():
         return reader(*args, **kwargs)
+
+
+@contextmanager
+def problems_or_exit() -> Iterator[None]:
+    """Within it, bad input (a FormatError) prints each problem (PATH:LINE:COLUMN: message) and exits 1."""
+    try:
+        yield
     except FormatError as exc:
         for problem in exc.problems:
             click.echo(str(problem), err=True)
