@@ -32,6 +32,25 @@ def problems_or_exit() -> Iterator[None]:
         sys.exit(1)
 
 
+@contextmanager
+def api_or_exit() -> Iterator[None]:
+    """Within it, what `sepia.api` raises is the command's error: a file's problems printed (exit 1),
+    an option the matcher does not take that option's usage error, a CallError a usage error (exit
+    2), any other ValueError (a model or matcher that cannot be used) one line (exit 1)."""
+    from sepia.api import CallError, OptionError
+
+    try:
+        with problems_or_exit():
+            yield
+    except OptionError as exc:
+        hint = {"numbers": "--numbers", "matcher_options": "--matcher-option"}[exc.option]
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+    except CallError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 def warn(message: str) -> None:
     click.secho(f"warning: {message}", fg="yellow", err=True)
 

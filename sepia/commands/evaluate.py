@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import click
 
-from sepia.commands.common import (MatcherName, allowance_option, auto_judgments_option, check_store_use,
-                                   exit_if_unscored, expand_run_paths, f_score_options, made_or_exit, matcher_help,
-                                   matcher_option_flags, partial_option, problems_or_exit, score_or_exit,
-                                   store_options, token_options, warn)
+from sepia import api
+from sepia.commands.common import (MatcherName, allowance_option, api_or_exit, auto_judgments_option,
+                                   check_store_use, exit_if_unscored, expand_run_paths, f_score_options, made_or_exit,
+                                   matcher_help, matcher_option_flags, partial_option, score_or_exit, store_options,
+                                   token_options, warn)
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.text.plural import counted
 from sepia.text.repeated import shape, summarised
@@ -47,9 +48,10 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
                                  "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs},
                     run_ids, lang_pairs)
     per_type, everywhere = allowance
-    settings = _settings(matcher=matcher, beta=beta, theta=theta, weights=weights, allowance_per_type=per_type,
-                         allowance=everywhere, stem=stem, stopwords=stopwords, as_set=as_set, partial=partial,
-                         depth=depth, numbers=numbers, matcher_options=matcher_options)
+    with api_or_exit():  # the options checked against the matcher's descriptor before anything is read
+        settings = api.settings(matcher=matcher, beta=beta, theta=theta, weights=weights, allowance_per_type=per_type,
+                                allowance=everywhere, stem=stem, stopwords=stopwords, as_set=as_set, partial=partial,
+                                depth=depth, numbers=numbers, matcher_options=matcher_options)
     described = made_or_exit(settings.describe)  # an LLM's server is asked which model it serves
     if calibration_asked():  # --calibrate FILE or --store --plan POOL: PPI++ estimates instead of scores
         click.echo(calibrated(settings, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, measures,
@@ -71,29 +73,14 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
     for example, left_out in more:
         warn(f"{counted(left_out, 'more warning')} like '{example}' not shown")
 
-    from sepia.api import Evaluation
-
-    title = Evaluation([], settings, judged=bool(auto_judgment_specs)).title
+    title = api.Evaluation([], settings, judged=bool(auto_judgment_specs)).title
     out.write(lambda text: click.echo(text, nl=False), title)
     exit_if_unscored(out.unscored)
-
-
-def _settings(**options) -> Settings:
-    """`sepia.api.settings`: the options checked against the matcher's descriptor before anything is read."""
-    from sepia.api import OptionError, settings
-
-    try:
-        return settings(**options)
-    except OptionError as exc:
-        hint = {"numbers": "--numbers", "matcher_options": "--matcher-option"}[exc.option]
-        raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
 def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settings: Settings, auto_specs=()):
     """Score the run files (`sepia.api.score_each`) into `out`, one run at a time; the files' problems
     are printed as `sepia validate` prints them (exit 1)."""
-    from sepia import api
-
     if not gold_path:
         raise click.UsageError("give the gold standard: --gold GOLD.xml (or --store to score the campaign store)")
     if not run_paths:
@@ -102,12 +89,7 @@ def _score_files(out: RankedOutput, gold_path, run_paths, judgments_path, settin
     if kind and kind.needs_judgments and not judgments_path:
         raise click.UsageError(f"--matcher {settings.matcher} needs --judgments FILE.tsv")
     keep_freed_memory()
-    try:
-        with problems_or_exit():
-            for group, result in api.score_each(gold=gold_path, runs=run_paths, settings=settings,
-                                                judgments=judgments_path, auto_judgments=auto_specs):
-                out.add(result, group)
-    except api.CallError as exc:
-        raise click.UsageError(str(exc)) from None
-    except ValueError as exc:  # a model or options the matcher cannot use
-        raise click.ClickException(str(exc)) from None
+    with api_or_exit():
+        for group, result in api.score_each(gold=gold_path, runs=run_paths, config=settings,
+                                            judgments=judgments_path, auto_judgments=auto_specs):
+            out.add(result, group)
