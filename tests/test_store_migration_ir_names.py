@@ -1,4 +1,4 @@
-"""Migration 0016 renames the stored IR4QA scores so that no stored value reads as another measure:
+"""Migration 0017 renames the stored IR4QA scores so that no stored value reads as another measure:
 NTCIREVAL's nDCG and Q under `ntcir:`, ir_measures' spellings of the others, the `--ntcireval-cutoff`
 settings' AP@k and Q@k as `ntcir:` and the option dropped from the settings; CCLQA rows untouched."""
 from __future__ import annotations
