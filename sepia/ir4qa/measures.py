@@ -1,10 +1,10 @@
-"""IR4QA scoring as NTCIREVAL defines it (docs/spec.md, IR4QA measures): AP, Q-measure and nDCG at a cut-off by
-default, and every other measure of `sepia.ir4qa.registry`, which defines them all.
+"""IR4QA scoring: AP and NTCIREVAL's Q-measure and nDCG at a cut-off by default (docs/spec.md, IR4QA
+measures), and every other measure of `sepia.ir4qa.registry`, which defines them all.
 
 Unjudged documents count as non-relevant. R is the number of judged relevant documents (level > 0)
 of the topic, whatever the cut-off. `JudgedTopic` prepares one topic's qrels once (each judged
-document's gain, the registry's `Topic`) to score many ranked lists, each looked up with one dict
-lookup a document.
+document's level, and the registry's `Topic` on each scale of gains asked for) to score many ranked
+lists, each looked up with one dict lookup a document and one array look-up a scale.
 """
 from __future__ import annotations
 
