@@ -87,9 +87,9 @@ class JudgedTopic:
         self.gains, self.cutoff, self.beta = gains, cutoff, beta
         self.top_level = max(judged.values(), default=0)
         self.R = sum(1 for level in judged.values() if level > 0)
-        self._topics: dict[tuple[str, registry.Params], tuple[np.ndarray, registry.Topic]] = {}
+        self._topics: dict[tuple[registry.ScaleKind, registry.Params], tuple[np.ndarray, registry.Topic]] = {}
 
-    def on_scale(self, scale: tuple[str, registry.Params]) -> tuple[np.ndarray, registry.Topic]:
+    def on_scale(self, scale: tuple[registry.ScaleKind, registry.Params]) -> tuple[np.ndarray, registry.Topic]:
         """The gain of each level (`UNJUDGED` last, for the level -1 of an unjudged document) and the
         registry's `Topic`, on the scale, made the first time a measure asks for it."""
         if scale not in self._topics:
@@ -115,9 +115,9 @@ class JudgedTopic:
 
 
 @lru_cache(maxsize=None)  # the same few lists of measures for every topic of every run
-def _by_scale(measures: tuple[str, ...]) -> list[tuple[tuple[str, registry.Params], list[str]]]:
+def _by_scale(measures: tuple[str, ...]) -> list[tuple[tuple[registry.ScaleKind, registry.Params], list[str]]]:
     """The measures grouped by the scale of gains they are computed on (`registry.scale_of`)."""
-    groups: dict[tuple[str, registry.Params], list[str]] = {}
+    groups: dict[tuple[registry.ScaleKind, registry.Params], list[str]] = {}
     for name in measures:
         groups.setdefault(registry.scale_of(name), []).append(name)
     return list(groups.items())

@@ -32,7 +32,7 @@ import math
 import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
-from typing import Callable, Sequence, cast
+from typing import Callable, Literal, Sequence, cast
 
 import numpy as np
 
@@ -97,6 +97,7 @@ class Ranked:
 # -- what gain a level has --------------------------------------------------------------------------
 
 Params = tuple[tuple[str, object], ...]  # a name's parameters, sorted, those at their default left out
+ScaleKind = Literal["levels", "gains"]  # ir_measures' (the level is the gain) or NTCIREVAL's (--gains)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ class Scale:
     max_gain: float
 
     @staticmethod
-    def of(scale: str, params: Params, gains: Sequence[float], top_level: int) -> Scale:
+    def of(scale: ScaleKind, params: Params, gains: Sequence[float], top_level: int) -> Scale:
         if scale == "gains":
             return Scale((0.0, *map(float, gains)), float(max(gains, default=1.0)))
         given = dict(params)
@@ -158,7 +159,7 @@ class Measure:
     compute: Callable[[Topic, Ranked, int], float]  # (topic, ranked list, k) -> value
     description: str
     trec_eval: str | None = None  # trec_eval's name at cut-off k ({k}); None when trec_eval has none
-    scale: str = "levels"  # "levels" (ir_measures') or "gains" (NTCIREVAL's, --gains)
+    scale: ScaleKind = "levels"
     params: tuple[str, ...] = ()  # the ir_measures parameters it takes (PARAMETERS)
     cut: bool = True  # takes @k
     needs_relevant: bool = True  # 0 for a topic without a relevant document
@@ -177,7 +178,7 @@ RENAMED = {  # SEPIA's names before ir_measures' names meant ir_measures' measur
 }
 
 
-def register(family: str, description: str, trec_eval: str | None = None, *, scale: str = "levels",
+def register(family: str, description: str, trec_eval: str | None = None, *, scale: ScaleKind = "levels",
              params: tuple[str, ...] = (), cut: bool = True, needs_relevant: bool = True, summed: bool = False):
     def add(compute):
         REGISTRY[family] = Measure(family, compute, description, trec_eval, scale, params, cut, needs_relevant,
@@ -456,7 +457,7 @@ def ndcg_note(names: Sequence[str]) -> str | None:
             f"SEPIA's nDCG was until 2026-11-28, is {NTCIR}{asked[0].split('(')[0]}")
 
 
-def scale_of(name: str) -> tuple[str, Params]:
+def scale_of(name: str) -> tuple[ScaleKind, Params]:
     """What a measure's gains are: ("gains", ()) for NTCIREVAL's, ("levels", its parameters) for ir_measures'."""
     parsed = parse_name(name)
     return (parsed.measure.scale, parsed.params if parsed.measure.scale == "levels" else ())
