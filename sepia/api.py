@@ -31,13 +31,14 @@ if TYPE_CHECKING:
     from sepia.scoring.output import Format
     from sepia.scoring.weights import Scheme
 
-__all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
-           "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa",
-           "evaluate_stored", "files_in", "meta_evaluate", "settings", "validate"]
+__all__ = ["Agreement", "BudgetSimulation", "CallError", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError",
+           "PlanEstimates", "QAEvaluation", "Validation", "agreement", "budget", "check_budgets", "check_matcher_options",
+           "evaluate", "evaluate_ir4qa", "evaluate_qa", "evaluate_stored", "files_in", "meta_evaluate",
+           "plan_estimates", "score_each", "settings", "validate"]
 
 PARTIALS = (0.0, 0.5, 1.0)
 F_MEASURES = ("f", "nuggetizer")
-AVERAGES = ("sepia", "trec_eval")
+AVERAGES = ("sepia", "trec_eval", "ir_measures")
 
 
 def files_in(paths: str | Path | Sequence[str | Path], pattern: str = "*.xml") -> list[str]:
@@ -207,38 +208,62 @@ def _check_measures(measures: Sequence[str]) -> None:
         _one_of("measures", name, F_MEASURES)
 
 
-def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
-    """Every run scored by every matcher, ranked within each matcher's group."""
+class CallError(ValueError):
+    """What was asked cannot be done as asked, whatever the files hold: the same run given twice,
+    automatic assessors' files that name one matcher (`sepia evaluate`'s usage errors)."""
+
+
+def score_each(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+               config: Settings, judgments: str | Path | None = None,
+               auto_judgments: Sequence[str] = ()) -> Iterator[tuple[int, RunScore]]:
+    """`evaluate`'s scores one run at a time, in the order the runs are given: (the matcher's number,
+    the run's score) for each matcher (several with `auto_judgments`), so that a caller can render
+    each run and let it go (`sepia evaluate` does); `config` as `settings` makes it. The gold
+    standard, the judgments and the matchers are read and made when the first score is asked for; a
+    run whose ID came before is skipped, and CallError names every such run once the others are
+    scored."""
     from sepia.formats.judgments import read_judgments
     from sepia.matchers.decisions import read_decisions
     from sepia.scoring.evaluate import Evaluator
 
-    gold = _gold(gold)
-    kind = settings.matcher_kind()
+    read_gold = _gold(gold)
+    kind = config.matcher_kind()
     reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
-    read: Any = reader(judgments) if judgments is not None else None  # judgments or decisions
-    if auto_specs:
+    read: Any = reader(str(judgments)) if judgments is not None else None  # judgments or decisions
+    if auto_judgments:
         from sepia.convert.autojudgments import auto_matchers
 
-        evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
-                      for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
+        try:
+            automatic = auto_matchers(tuple(auto_judgments), read_gold, config.partial)
+        except ValueError as exc:
+            raise CallError(str(exc)) from None
+        evaluators = [Evaluator(read_gold, replace(config, matcher=name), None, m) for name, m in automatic.items()]
     else:
-        evaluators = [Evaluator(gold, settings, read)]
+        evaluators = [Evaluator(read_gold, config, read)]
     each: Iterable[CCLQARun] = _each_run(runs)  # one run in memory at a time ...
     if any(e.learns for e in evaluators):  # ... but a matcher that learns from other runs sees them all first
         each = list(each)
         for evaluator in evaluators:
             evaluator.learn(each)
-    keyed, seen = [], set()
+    seen, repeated = set(), set()
     for run in each:
         if run.run_id in seen:
-            raise ValueError(f"the same run ID is given more than once: {run.run_id}")
+            repeated.add(run.run_id)
+            continue
         seen.add(run.run_id)
-        keyed += [((group, -score.score, score.run_id), score)
-                  for group, score in enumerate(e.evaluate(run) for e in evaluators)]
+        for group, evaluator in enumerate(evaluators):
+            yield group, evaluator.evaluate(run)
+    if repeated:
+        raise CallError(f"the same run ID is given more than once: {', '.join(sorted(repeated))}")
     if not seen:
         raise ValueError("no run to score: the folders given hold no .xml file")
-    keyed.sort(key=lambda pair: pair[0])
+
+
+def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
+    """Every run scored by every matcher, ranked within each matcher's group."""
+    keyed = sorted((((group, -score.score, score.run_id), score)
+                    for group, score in score_each(gold=gold, runs=runs, config=settings, judgments=judgments,
+                                                   auto_judgments=auto_specs)), key=lambda pair: pair[0])
     return [s for _, s in keyed], [k[0] for k, _ in keyed]
 
 
@@ -308,10 +333,12 @@ class IR4QAEvaluation(_Table):
 
 def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], gains: str | None = None,
                    cutoff: int = 1000, measures: Sequence[str] = (), condensed: bool = False,
-                   ntcireval_cutoff: bool = False, average: str = "sepia") -> IR4QAEvaluation:
+                   average: str = "sepia") -> IR4QAEvaluation:
     """Score IR4QA runs (SEPIA XML or TREC run files) against graded qrels (SEPIA TSV or TREC qrels),
-    as `sepia evaluate-ir4qa` does: `gains` "G1:G2:..." (default the level itself), `measures` names
-    of `sepia.ir4qa.registry` (default AP, Q, nDCG)."""
+    as `sepia evaluate-ir4qa` does: `gains` "G1:G2:..." (default the level itself; NTCIREVAL's
+    measures use them), `measures` names of `sepia.ir4qa.registry`: ir_measures' names with
+    ir_measures' meaning (`nDCG@10`, `P(rel=2)@10`), NTCIREVAL's under `ntcir:` (default AP, ntcir:Q,
+    ntcir:nDCG); docs/ir4qa-measures.md has the table."""
     from sepia.ir4qa import trec
     from sepia.ir4qa.evaluate import IR4QAEvaluator, IR4QAResults, ranked_ir4qa, read_xml_rankings
     from sepia.ir4qa.measures import default_gains, parse_gains
@@ -321,7 +348,7 @@ def evaluate_ir4qa(*, qrels: str | Path, runs: str | Path | Sequence[str | Path]
     _one_of("average", average, AVERAGES)
     if cutoff < 1:
         raise ValueError(f"cutoff must be at least 1, not {cutoff}")
-    options: dict[str, Any] = {"measures": shown, "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
+    options: dict[str, Any] = {"measures": shown, "condensed": condensed}
     if average != "sepia":
         options["average"] = average
     read = trec.read_any_qrels(str(qrels))
@@ -404,6 +431,209 @@ def meta_evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequenc
     listing = disagreements(read_gold, read_runs, read, theta=theta).as_dict()
     return MetaEvaluation(json_ready({**report, "disagreements": listing, "plots": written,
                                       "warnings": data.warnings}))
+
+
+# -- budgeted estimates: judging part of the topics ------------------------------------------------
+
+BUDGETS = (10.0, 20.0, 30.0, 50.0)
+LEARNER_REFUSED = ("the {} matcher is not simulated: learning from these judgments, its errors depend on the "
+                   "very topics each simulated plan judges, which voids the intervals; --matcher learned trains "
+                   "SEPIA's model on each plan's judgments, cross-fitted, or give a model's decisions made "
+                   "without these judgments as --auto-judgments")
+
+
+@dataclass
+class BudgetSimulation(_Table):
+    """Judging plans re-sampled from fully judged runs, as `sepia metaeval budget` simulates them:
+    `report` holds "matcher", "settings" and per language pair ("language_pairs", empty when no run
+    is scored on a topic of the gold standard: the warnings say why) the figures of each budget's
+    topic-level plans ("budgets") and item-level ones ("item_plans"), or with the learned matcher
+    every plan kind's ("plans"; "feature" names an automatic assessor among its features)."""
+    report: dict
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def learned(self) -> bool:
+        return "feature" in self.report
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per language pair, budget and plan kind ("plan": topics or items; "matcher"),
+        the nested figures flattened (`means_coverage`, `differences_width`, ...)."""
+        matcher = self.report["matcher"]
+        records = []
+        for group in self.report["language_pairs"]:
+            rows = (group["plans"] if self.learned else
+                    [{"plan": "topics", "matcher": matcher, **r} for r in group["budgets"]]
+                    + [{"plan": "items", "matcher": matcher, **r} for r in group.get("item_plans", [])])
+            records += [{"language_pair": group["language_pair"], **_flat(row)} for row in rows]
+        return records
+
+    def render(self, output: str = "table") -> str:
+        """The text `sepia metaeval budget --format OUTPUT` prints (table or json)."""
+        from sepia.metaeval.budget_render import budget_text, learned_budget_text
+        from sepia.versions import stamped
+
+        report = self.report
+        if output == "json" and self.learned:
+            plans = [{"language_pair": g["language_pair"], **row} for g in report["language_pairs"] for row in g["plans"]]
+            document = {"matcher": "learned", "settings": report["settings"], "feature": report["feature"], "plans": plans}
+            return json.dumps(stamped(document), indent=1) + "\n"
+        if output == "json":
+            return json.dumps(stamped(report), indent=1) + "\n"
+        return learned_budget_text(report) if self.learned else budget_text(report, report["matcher"])
+
+
+def _flat(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"means": {"coverage": 0.9}} -> {"means_coverage": 0.9}."""
+    flat: dict[str, Any] = {}
+    for key, value in row.items():
+        if isinstance(value, Mapping):
+            flat.update(_flat(value, f"{prefix}{key}_"))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+           judgments: str | Path | Sequence[str | Path], matcher: str = "binarized",
+           auto_judgments: Sequence[str] = (), budgets: Sequence[float] = BUDGETS, trials: int = 1000,
+           level: float = 0.95, seed: int = 0, progress: bool = False, **options: Any) -> BudgetSimulation:
+    """Judging part of the topics, from fully judged runs (`judgments`: TSV files or folders of them):
+    for each budget (a share of each language pair's topics, in per cent) re-sample `trials` judging
+    plans and report the coverage and width of the PPI++ intervals of the run means and differences
+    (against human-only intervals from the same topics) and Kendall's tau of the estimated ranking,
+    as `sepia metaeval budget` does. `matcher` an automatic matcher, or "learned" (the learned matcher
+    trained on each plan's judgments, cross-fitted; topic- and item-level plans); `auto_judgments` one
+    automatic assessor's file, simulated instead (with "learned", one of the model's features);
+    `options` are `settings`' scoring options (beta, theta, weights, allowance, allowance_per_type,
+    partial, numbers, matcher_options, stem, stopwords, as_set); `progress` draws a progress bar of
+    the learned matcher's plans. CallError: no judgments, or more than one automatic assessor."""
+    from sepia import matchers as registry
+
+    if not registry.kind(matcher).automatic:
+        raise ValueError(f"{matcher} is not an automatic matcher")
+    budgets = [float(b) for b in budgets]
+    check_budgets(budgets)
+    if trials < 1 or not 0 < level < 1:
+        raise ValueError("trials must be at least 1 and level between 0 and 1")
+    if matcher == "learned":  # it takes the F-score's beta, theta and weights only
+        options = {k: v for k, v in options.items() if k in ("beta", "theta", "weights")}
+    chosen = settings(matcher=matcher if matcher != "learned" else "binarized", **options)
+    read_gold = _gold(gold)
+    read_runs = list(_each_run(runs))
+    read = _judgments(judgments)
+    if not read:
+        raise CallError("no judgments found: the simulation needs fully judged runs")
+    assessor = None
+    if auto_judgments:
+        from sepia.convert.autojudgments import auto_matchers
+
+        try:
+            automatic = list(auto_matchers(tuple(auto_judgments), read_gold).values())
+        except ValueError as exc:
+            raise CallError(str(exc)) from None
+        if len(automatic) > 1:
+            raise CallError("give one --auto-judgments file (or a --matcher) for the simulation")
+        assessor = automatic[0]
+    if matcher == "learned":  # an automatic assessor is then one of the model's features
+        return _learned_budget(read_gold, read_runs, read, budgets, trials, seed, level, chosen, assessor,
+                               progress)
+    scorer: Any = assessor or matcher
+    name = scorer if isinstance(scorer, str) else scorer.name
+    if isinstance(scorer, str) and registry.kind(scorer).learns_from_other_runs:
+        raise ValueError(LEARNER_REFUSED.format(name))
+    from sepia.metaeval.budget import budget_report, paired_scores
+    from sepia.metaeval.items import item_scores
+    from sepia.metaeval.render import json_ready
+
+    scoring = {"beta": chosen.beta, "theta": chosen.theta, "weights": chosen.weights,
+               "allowance_per_type": chosen.allowance_per_type, "allowance": chosen.allowance,
+               "partial": chosen.partial, "numbers": chosen.numbers, "matcher_options": chosen.matcher_options,
+               "tokenizer": chosen.tokenizer, "as_set": chosen.as_set}  # the scoring options of `sepia evaluate`
+    groups, warnings = paired_scores(read_gold, read_runs, read, scorer, **scoring)
+    if not groups:
+        return BudgetSimulation({"matcher": name, "settings": {}, "language_pairs": []}, warnings)
+    items = item_scores(read_gold, read_runs, read, scorer, **scoring)
+    report = json_ready(budget_report(groups, budgets, trials, seed, level, items, chosen.beta))
+    return BudgetSimulation({"matcher": name, **report}, warnings)
+
+
+def check_budgets(budgets: Sequence[float]) -> None:
+    """A budget is a share of the topics in per cent: ValueError for one that is not."""
+    bad = [b for b in budgets if not 0 < b <= 100]
+    if bad:
+        raise ValueError(f"a budget is a share of the topics above 0% and at most 100%, not {bad[0]:g}%")
+
+
+def _learned_budget(gold, runs, judgments, budgets, trials, seed, level, chosen: Settings, assessor,
+                    progress: bool) -> BudgetSimulation:
+    """`budget` with the learned matcher: topic- and item-level plans with BINARIZED and with the
+    learned matcher cross-fitted on each plan's judgments (`sepia.metaeval.learned_plans`), an
+    automatic assessor's values (a matcher object, or None) among its features."""
+    from sepia.text.progress import maybe_progress
+    from sepia.metaeval.learned_plans import assessor_column, learned_budget_report
+    from sepia.metaeval.render import json_ready
+
+    extra = None if assessor is None else assessor_column(assessor, gold, runs)
+    with maybe_progress(progress, "plans", trials * len(budgets)) as advance:
+        report = learned_budget_report(gold, runs, judgments, budgets, trials, seed, level, chosen.beta, extra,
+                                       advance=advance, theta=chosen.theta, weights=chosen.weights)
+    return BudgetSimulation(json_ready({"matcher": "learned", "feature": assessor and assessor.name, **report}))
+
+
+@dataclass
+class PlanEstimates(_Table):
+    """PPI++ estimates of the stored CCLQA runs' human F3 from a pool's judging plan, as `sepia evaluate
+    --store --plan POOL` prints them: `report` is its JSON without the versions (per language pair the
+    runs' and the run pairs' automatic score, estimate, interval and lambda, how many topics are judged
+    of the plan, the projected width; "matcher", "pool", "level"), `warnings` what it warns of."""
+    report: dict
+    warnings: list[str] = field(default_factory=list)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One record per language pair and run (`other_run_id` None) or pair of runs (`decided`: the
+        interval of A - B excludes 0), the columns of `--format tsv`."""
+        records = []
+        for group in self.report["language_pairs"]:
+            for row in [*group["runs"], *group["pairs"]]:
+                records.append({"language_pair": group["language_pair"], "run_id": row.get("run_id", row.get("a")),
+                                "other_run_id": row.get("b"),
+                                **{k: row[k] for k in ("automatic", "estimate", "low", "high", "lambda", "judged",
+                                                       "topics")}, "decided": row.get("decided")})
+        return records
+
+    def to_json(self) -> str:
+        """The text `sepia evaluate --store --plan POOL --format json` prints."""
+        from sepia.versions import stamped
+
+        return json.dumps(stamped(self.report), ensure_ascii=False, indent=1) + "\n"
+
+
+def plan_estimates(*, pool: str, store: str | None = None, level: float = 0.95, config: Settings | None = None,
+                   **options: Any) -> PlanEstimates:
+    """The PPI++ estimates of the stored CCLQA runs' human F3 (`options`: `settings`' for the automatic
+    matcher, binarized by default, or `config` as `settings` makes it) from the human judgments of pool `pool`'s judging plan so far, at
+    confidence `level`, as `sepia evaluate --store --plan POOL` computes them; the web tool's estimates
+    page shows the same. ValueError when the store lacks what they need (no judged topic of the plan,
+    a plan whose population changed, no CCLQA runs) or the matcher is the human one."""
+    from sepia.services.plan_estimates import estimate_plan
+    from sepia.services.scores import NothingToScore
+    from sepia.store.db import Store
+    from sepia.store.io import ImportRefused
+
+    chosen = config or settings(**options)
+    if chosen.matcher == "human":
+        raise ValueError("the estimates correct an automatic matcher: choose binarized, softmatch, exact or a plug-in")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, not {level}")
+    opened = Store(store)
+    try:
+        report, warnings = estimate_plan(opened, chosen, pool, level)
+    except (ImportRefused, NothingToScore) as exc:
+        raise ValueError(str(exc)) from None
+    finally:
+        opened.dispose()
+    return PlanEstimates(report, warnings)
 
 
 # -- Question Analysis runs: answer types and key terms --------------------------------------------

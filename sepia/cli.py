@@ -40,7 +40,8 @@ COMMANDS = {
                   "tables."),
     "evaluate-ir4qa": Entry("sepia.commands.ir4qa:evaluate_ir4qa_command",
                             "Score IR4QA runs with AP, Q-measure (beta 1) and nDCG as NTCIREVAL "
-                            "defines them, or the other measures of --measures."),
+                            "defines them, or the other measures of --measures (ir_measures' names with "
+                            "ir_measures' meaning, NTCIREVAL's under ntcir:)."),
     "evaluate-qa": Entry("sepia.commands.qa:evaluate_qa_command",
                          "Score Question Analysis runs: answer-type accuracy (overall, by answer "
                          "type, confusion matrix) and, where the topics have gold KEY_TERMs, key-term "

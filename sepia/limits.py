@@ -12,6 +12,7 @@ RUN_ID = 200  # run.run_id, run.ir4qa_run
 TEAM = 100  # run.team: the TEAM part of a run ID
 DOCID = 200  # every docid column
 ASSESSOR = 100  # vote.assessor, nugget_judgment.assessor
+MEASURE = 40  # evaluation_result.measure: a measure's name, parameters and all
 INTEGER = 2**31 - 1  # INTEGER columns (ranks, vote counts)
 
 

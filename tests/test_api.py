@@ -2,6 +2,7 @@
 options refused before anything is read, records and DataFrames, and a light `import sepia`."""
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -120,12 +121,28 @@ def test_the_same_run_twice_is_refused():
         api.evaluate(gold=c / "gold.xml", runs=[c / "runs", c / "runs" / "TEAMA-CS-CS-01-T.xml"])
 
 
+def test_score_each_gives_the_runs_in_the_order_given_and_names_every_repeated_one():
+    c = CORPORA / "cs" / "runs"
+    a, b = c / "TEAMA-CS-CS-01-T.xml", c / "TEAMB-CS-CS-01-T.xml"
+    given = api.score_each(gold=CORPORA / "cs" / "gold.xml", runs=[b, a, b, a], config=api.settings())
+    assert [(group, score.run_id) for group, score in itertools.islice(given, 2)] == [
+        (0, "TEAMB-CS-CS-01-T"), (0, "TEAMA-CS-CS-01-T")]
+    with pytest.raises(api.CallError, match="more than once: TEAMA-CS-CS-01-T, TEAMB-CS-CS-01-T$"):
+        next(given)
+    printed = CliRunner().invoke(main, ["evaluate", "--gold", str(CORPORA / "cs" / "gold.xml"), *map(str, [b, a, b, a])])
+    assert printed.exit_code == 2 and printed.stdout == ""
+    assert "Error: the same run ID is given more than once: TEAMA-CS-CS-01-T, TEAMB-CS-CS-01-T" in printed.stderr
+
+
 @pytest.mark.parametrize("lang", ["cs", "ct", "ja"])
 @pytest.mark.parametrize("options,keywords", [
     ((), {}),
     (("--measures", "AP,nDCG@10,P@5,RR", "--gains", "1:3", "--cutoff", "10", "--condensed"),
      {"measures": ["AP,nDCG@10,P@5,RR"], "gains": "1:3", "cutoff": 10, "condensed": True}),
-    (("--average", "trec_eval", "--ntcireval-cutoff"), {"average": "trec_eval", "ntcireval_cutoff": True}),
+    (("--average", "trec_eval", "--measures", "ntcir:AP@5,ntcir:Q@5"),
+     {"average": "trec_eval", "measures": ["ntcir:AP@5,ntcir:Q@5"]}),
+    (("--average", "ir_measures", "--measures", "P(rel=2)@5 nDCG(dcg='exp-log2')@10,Judged@3"),
+     {"average": "ir_measures", "measures": ["P(rel=2)@5 nDCG(dcg='exp-log2')@10", "Judged@3"]}),
 ])
 def test_evaluate_ir4qa_gives_the_commands_json(lang, options, keywords):
     c = CORPORA / lang
@@ -252,3 +269,97 @@ def test_evaluate_stored_gives_what_the_command_gives_from_the_store(campaign_st
         assert result.render(output) == cli("evaluate", "--store", "--no-save", *options)
     with pytest.raises(ValueError, match="takes no option"):
         sepia.evaluate_stored(store=on_store, matcher_options={"nonesuch": "1"})
+
+
+# -- budgeted estimates ----------------------------------------------------------------------------
+
+def budget_cli(*args: str) -> str:
+    c = CORPORA / "cs"
+    return cli("metaeval", "budget", "--gold", str(c / "gold.xml"), "--runs", str(c / "runs"), "--judgments",
+               str(c / "judgments.tsv"), "--trials", "30", *args)
+
+
+@pytest.mark.parametrize("options,keywords", [
+    ((), {}),
+    (("--budgets", "20,50", "--matcher", "softmatch", "--stem", "--seed", "4", "--format", "json"),
+     {"budgets": [20, 50], "matcher": "softmatch", "stem": True, "seed": 4}),
+])
+def test_budget_gives_the_commands_output(options, keywords):
+    c = CORPORA / "cs"
+    result = sepia.budget(gold=c / "gold.xml", runs=c / "runs", judgments=c / "judgments.tsv", trials=30, **keywords)
+    assert result.render("json" if "json" in options else "table") == budget_cli(*options)
+    records = result.to_records()
+    budgets = keywords.get("budgets", [10, 20, 30, 50])
+    pairs = [g["language_pair"] for g in result.report["language_pairs"]]
+    assert pairs == ["CS-CS", "EN-CS"]
+    assert [(r["language_pair"], r["plan"], r["budget"]) for r in records] == [
+        (pair, plan, b) for pair in pairs for plan in ("topics", "items") for b in budgets]
+    for group in result.report["language_pairs"]:
+        topic_rows = {r["budget"]: r for r in records if r["plan"] == "topics" and r["language_pair"] == group[
+            "language_pair"]}
+        for row in group["budgets"]:  # flattened, every figure kept
+            flat = topic_rows[row["budget"]]
+            assert flat["matcher"] == keywords.get("matcher", "binarized") and flat["judged"] == row["judged"]
+            assert all(flat[f"means_{k}"] == v for k, v in row.get("means", {}).items())
+            assert all(flat[f"differences_{k}"] == v for k, v in row.get("differences", {}).items())
+
+
+def test_budget_with_the_learned_matcher_gives_the_commands_plans():
+    c = CORPORA / "ja"
+    result = sepia.budget(gold=c / "gold.xml", runs=c / "runs", judgments=c / "judgments.tsv", trials=20,
+                          matcher="learned", budgets=[30])
+    printed = json.loads(cli("metaeval", "budget", "--gold", str(c / "gold.xml"), "--runs", str(c / "runs"),
+                             "--judgments", str(c / "judgments.tsv"), "--trials", "20", "--budgets", "30",
+                             "--matcher", "learned", "--format", "json"))
+    ours = json.loads(result.render("json"))
+    untimed = [{k: v for k, v in plan.items() if k != "seconds"} for plan in ours["plans"]]
+    assert untimed == [{k: v for k, v in plan.items() if k != "seconds"} for plan in printed["plans"]]
+    assert ours["settings"] == printed["settings"] and ours["feature"] is None
+    assert {(r["plan"], r["matcher"]) for r in result.to_records()} == {
+        ("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned")}
+
+
+def test_budget_refuses_what_cannot_be_simulated(tmp_path):
+    c = CORPORA / "cs"
+    one = tmp_path / "auto.tsv"
+    lines = (c / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    one.write_text("\n".join([lines[0], *(x for x in lines[1:] if x.endswith("\tcs-a1"))]) + "\n", encoding="utf-8")
+    common = {"gold": c / "gold.xml", "runs": c / "runs", "judgments": c / "judgments.tsv", "trials": 5}
+    with pytest.raises(api.CallError, match="give one --auto-judgments file"):
+        sepia.budget(**common, auto_judgments=[f"A={one}", f"B={one}"])
+    with pytest.raises(ValueError, match="not 0%"):
+        sepia.budget(**common, budgets=[0, 20])
+    with pytest.raises(ValueError, match="human is not an automatic matcher"):
+        sepia.budget(**common, matcher="human")
+    with pytest.raises(api.OptionError, match="the exact matcher takes no option nope"):
+        sepia.budget(**common, matcher="exact", matcher_options={"nope": "1"})
+    (tmp_path / "none").mkdir()
+    with pytest.raises(api.CallError, match="no judgments found"):
+        sepia.budget(**{**common, "judgments": tmp_path / "none"})
+    nothing = sepia.budget(**{**common, "runs": CORPORA / "ja" / "runs"})
+    assert nothing.report["language_pairs"] == [] and nothing.to_records() == []
+    assert "the gold standard has no JA topics with nuggets; run TEAMA-JA-JA-01-T scores 0" in nothing.warnings
+
+
+def test_plan_estimates_give_what_the_command_gives_from_the_store(plan_campaign, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "50%", "--seed", "3"]).exit_code == 0
+    with pytest.raises(ValueError, match="no topic of the judging plan is judged yet"):
+        sepia.plan_estimates(pool="p")
+    planned = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
+    topics = {t["topic_id"] for t in planned["by_stratum"][0]["topics"]}
+    lines = (CORPORA / "cs" / "judgments.tsv").read_text(encoding="utf-8").splitlines()
+    (tmp_path / "sample.tsv").write_text("\n".join([lines[0], *(x for x in lines[1:] if x.split("\t")[0] in topics)])
+                                         + "\n", encoding="utf-8")
+    assert runner.invoke(main, ["import", str(tmp_path / "sample.tsv")]).exit_code == 0
+    estimates = sepia.plan_estimates(pool="p", level=0.9, matcher="softmatch")
+    assert estimates.to_json() == cli("evaluate", "--store", "--plan", "p", "--level", "0.9", "--matcher", "softmatch",
+                                      "--format", "json")
+    tsv = cli("evaluate", "--store", "--plan", "p", "--level", "0.9", "--matcher", "softmatch", "--format", "tsv")
+    records = estimates.to_records()
+    rows = [line.split("\t") for line in tsv.splitlines()[1:]]
+    assert [(r["run_id"], r["other_run_id"] or "", f"{r['estimate']:.4f}", str(r["judged"])) for r in records] == [
+        (row[0 + 1], row[2], row[4], row[8]) for row in rows]
+    assert [r["decided"] for r in records if r["other_run_id"]] == [row[10] == "true" for row in rows if row[2]]
+    with pytest.raises(ValueError, match="correct an automatic matcher"):
+        sepia.plan_estimates(pool="p", matcher="human")

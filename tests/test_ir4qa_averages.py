@@ -33,7 +33,7 @@ def test_a_sepia_run_id_keeps_topics_without_a_language(tmp_path):
     """The issue's example: it printed 'EN-EN (0 topics) 0.0000' and exited 0."""
     result = evaluate(tmp_path, "401 0 D1 2\n", f"401 Q0 D1 1 2.0 {TAG}\n")
     assert result.exit_code == 0, result.output
-    assert "EN-EN (1 topic" in result.stdout and f"{TAG}  1.0000  1.0000  1.0000" in result.stdout
+    assert "EN-EN (1 topic" in result.stdout and f"{TAG}  1.0000   1.0000      1.0000" in result.stdout
 
 
 def test_topics_of_another_language_are_still_left_out():
@@ -46,7 +46,7 @@ def test_a_run_without_a_scored_topic_has_no_mean(tmp_path):
     qrels, run = "ACLIA2-CS-0001 0 D1 1\n", f"401 Q0 D1 1 2.0 {TAG}\n"
     table = evaluate(tmp_path, qrels, run)
     assert table.exit_code == 1 and "0.0000" not in table.stdout
-    assert f"{TAG}   -  -     -" in table.stdout
+    assert f"{TAG}   -        -           -" in table.stdout
     assert f"error: no topic scored for {TAG}" in table.stderr and "no topic scored: the qrels have none" in table.stderr
     assert evaluate(tmp_path, qrels, run, "--format", "tsv").stdout.splitlines()[-1] == f"{TAG}\tALL\t-\t-\t-\t"
     data = json.loads(evaluate(tmp_path, qrels, run, "--format", "json").stdout)

@@ -43,26 +43,40 @@ log2 = math.log2
 HAND = {
     "AP": (1 / 2 + 2 / 4 + 3 / 6) / 3,
     "AP@2": (1 / 2) / 3,
+    "ntcir:AP@2": (1 / 2) / 2,  # NTCIREVAL's AP@l: over min(l, R)
+    "AP(rel=2)": (1 / 4) / 1,  # only a is relevant at level 2 or above
     # cg(r) 1, 3, 4 and cg*(r) 3, 4, 4 (ideal gains 2, 1, 1) at ranks 2, 4, 6
-    "Q": ((1 + 1) / (3 + 2) + (3 + 2) / (4 + 4) + (4 + 3) / (4 + 6)) / 3,
-    "Q@4": ((1 + 1) / (3 + 2) + (3 + 2) / (4 + 4)) / 3,
-    "nDCG": (1 / 1 + 2 / log2(4) + 1 / log2(6)) / (2 / 1 + 1 / 1 + 1 / log2(3)),
-    "nDCG@2": (1 / 1) / (2 / 1 + 1 / 1),
-    "MSnDCG": (1 / log2(3) + 2 / log2(5) + 1 / log2(7)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
-    "MSnDCG@4": (1 / log2(3) + 2 / log2(5)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    "ntcir:Q": ((1 + 1) / (3 + 2) + (3 + 2) / (4 + 4) + (4 + 3) / (4 + 6)) / 3,
+    "ntcir:Q@4": ((1 + 1) / (3 + 2) + (3 + 2) / (4 + 4)) / 3,
+    "ntcir:Q@2": ((1 + 1) / (3 + 2)) / 2,  # over min(2, R)
+    "ntcir:nDCG": (1 / 1 + 2 / log2(4) + 1 / log2(6)) / (2 / 1 + 1 / 1 + 1 / log2(3)),
+    "ntcir:nDCG@2": (1 / 1) / (2 / 1 + 1 / 1),
+    "ntcir:MSnDCG": (1 / log2(3) + 2 / log2(5) + 1 / log2(7)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    "ntcir:MSnDCG@4": (1 / log2(3) + 2 / log2(5)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    # ir_measures' nDCG: the level is the gain (here the gains 1:2 are the levels too)
+    "nDCG": (1 / log2(3) + 2 / log2(5) + 1 / log2(7)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    "nDCG@4": (1 / log2(3) + 2 / log2(5)) / (2 / log2(2) + 1 / log2(3) + 1 / log2(4)),
+    "nDCG(dcg='exp-log2')@4": (1 / log2(3) + 3 / log2(5)) / (3 / 1 + 1 / log2(3) + 1 / log2(4)),  # 2^l - 1
+    "nDCG(gains={1:5})@4": (5 / log2(3) + 2 / log2(5)) / (5 / 1 + 5 / log2(3) + 2 / log2(4)),  # L2 keeps 2
     "P": 3 / 1000, "P@4": 2 / 4, "P@10": 3 / 10,  # over k even where the list is shorter
-    "Recall": 3 / 3, "Recall@4": 2 / 3,
+    "P(rel=2)@4": 1 / 4,
+    "R": 3 / 3, "R@4": 2 / 3,
     "RR": 1 / 2, "RR@1": 0.0,
+    "Success@1": 0.0, "Success@2": 1.0,
+    "Rprec": 1 / 3,  # b alone in the top R = 3
     # stopping probability g / (gmax + 1): 1/3 for L1, 2/3 for L2; the ideal list is a, b, c
-    "nERR": ((1 / 3) / 2 + (2 / 3) * (2 / 3) / 4 + (2 / 3) * (1 / 3) * (1 / 3) / 6)
-            / ((2 / 3) / 1 + (1 / 3) * (1 / 3) / 2 + (1 / 3) * (2 / 3) * (1 / 3) / 3),
+    "ntcir:nERR": ((1 / 3) / 2 + (2 / 3) * (2 / 3) / 4 + (2 / 3) * (1 / 3) * (1 / 3) / 6)
+                  / ((2 / 3) / 1 + (1 / 3) * (1 / 3) / 2 + (1 / 3) * (2 / 3) * (1 / 3) / 3),
     # (2^g - 1) / 2^gmax: 1/4 for L1, 3/4 for L2
-    "nERRexp@4": ((1 / 4) / 2 + (3 / 4) * (3 / 4) / 4)
-                 / ((3 / 4) / 1 + (1 / 4) * (1 / 4) / 2 + (1 / 4) * (3 / 4) * (1 / 4) / 3),
+    "sepia:nERRexp@4": ((1 / 4) / 2 + (3 / 4) * (3 / 4) / 4)
+                       / ((3 / 4) / 1 + (1 / 4) * (1 / 4) / 2 + (1 / 4) * (3 / 4) * (1 / 4) / 3),
+    # gdeval's (2^g - 1) / 2^4: 1/16 for L1, 3/16 for L2; not normalised
+    "ERR@4": (1 / 16) / 2 + (15 / 16) * (3 / 16) / 4,
     # min(R, N) = 3; judged non-relevant above b: 1, above a: 1, above c: 2
-    "bpref": ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)) / 3,
-    "bpref@4": ((1 - 1 / 3) + (1 - 1 / 3)) / 3,
-    "judged": 5 / 6, "judged@3": 2 / 3, "judged@10": 5 / 6,  # over the list where it is shorter than k
+    "Bpref": ((1 - 1 / 3) + (1 - 1 / 3) + (1 - 2 / 3)) / 3,
+    "Bpref@4": ((1 - 1 / 3) + (1 - 1 / 3)) / 3,
+    "Judged": 5 / 6, "Judged@3": 2 / 3, "Judged@10": 5 / 6,  # over the list where it is shorter than k
+    "NumRet": 6, "NumRel": 3, "NumRelRet": 3,
 }
 
 
@@ -74,10 +88,10 @@ def test_every_measure_by_hand():
 
 def test_measures_of_a_condensed_list_by_hand():
     # x dropped: n1, b, a, n2, c; relevant at ranks 2, 3 and 5
-    s = score_ranking(HAND_RANKING, HAND_QRELS, [1, 2], measures=["AP", "P@3", "RR", "bpref", "judged"],
+    s = score_ranking(HAND_RANKING, HAND_QRELS, [1, 2], measures=["AP", "P@3", "RR", "Bpref", "Judged"],
                       condensed=True)
     assert s.values == pytest.approx({"AP": (1 / 2 + 2 / 3 + 3 / 5) / 3, "P@3": 2 / 3, "RR": 1 / 2,
-                                      "bpref": 5 / 9, "judged": 1.0}, abs=1e-15)
+                                      "Bpref": 5 / 9, "Judged": 1.0}, abs=1e-15)
 
 
 def test_perfect_ranking_scores_one():
@@ -128,8 +142,8 @@ def test_command_on_the_test_vector(tmp_path):
                                        "--gains", "1:4:9", "--format", "json"])
     assert result.exit_code == 0, result.output
     [scores] = json.loads(result.stdout)["runs"]
-    assert (round(scores["AP"], 4), round(scores["Q"], 4), round(scores["nDCG"], 4)) == (0.1, 0.0929, 0.3636)
+    assert (round(scores["AP"], 4), round(scores["ntcir:Q"], 4), round(scores["ntcir:nDCG"], 4)) == (0.1, 0.0929, 0.3636)
     table = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(qrels), str(run)]).stdout
-    assert "T-CS-CS-01-T  0.1000  0.0967  0.3380" in table  # default gains 1:2:3
+    assert "RUN               AP  ntcir:Q  ntcir:nDCG\nT-CS-CS-01-T  0.1000   0.0967      0.3380\n" in table  # gains 1:2:3
     bad = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(qrels), str(run), "--gains", "1:2"])
     assert bad.exit_code == 2 and "L3 has no gain" in bad.output

@@ -1,7 +1,7 @@
 """nERR@k as NTCIREVAL defines it: the user stops at a document of gain g with probability
 g / (gmax + 1) (NTCIREVAL's ntcir_eval; mpkato/pyNTCIREVAL's `_err_grade`), checked against the values
 NTCIREVAL's README prints for its sample files and against hand calculations; the Chapelle et al. form
-(2^g - 1) / 2^gmax stays available as nERRexp (checked against gdeval in test_ir4qa_trec_interop.py)."""
+(2^g - 1) / 2^gmax stays available as sepia:nERRexp (checked against gdeval in test_ir4qa_trec_interop.py)."""
 import pytest
 
 from sepia.ir4qa.measures import parse_gains, score_ranking
@@ -13,9 +13,9 @@ RANKING = ["dummy11", "dummy01", "dummy12", "dummy04"]
 
 
 def test_ntcireval_readme_prints_nerr_at_1000_0_4710():
-    s = score_ranking(RANKING, QRELS, parse_gains("1:2:3"), measures=["nERR@1000", "nERR"])
-    assert round(s.values["nERR@1000"], 4) == 0.4710
-    assert s.values["nERR"] == s.values["nERR@1000"]  # the cut-off is 1000
+    s = score_ranking(RANKING, QRELS, parse_gains("1:2:3"), measures=["ntcir:nERR@1000", "ntcir:nERR"])
+    assert round(s.values["ntcir:nERR@1000"], 4) == 0.4710
+    assert s.values["ntcir:nERR"] == s.values["ntcir:nERR@1000"]  # the cut-off is 1000
 
 
 def test_nerr_by_hand_from_ntcireval_definition():
@@ -27,21 +27,21 @@ def test_nerr_by_hand_from_ntcireval_definition():
     for rank, p in enumerate([0.75] * 3 + [0.5] * 3 + [0.25] * 4, start=1):
         ideal_err += not_stopped * p / rank
         not_stopped *= 1 - p
-    s = score_ranking(RANKING, QRELS, parse_gains("1:2:3"), measures=["nERR@1000", "nERR@2"])
+    s = score_ranking(RANKING, QRELS, parse_gains("1:2:3"), measures=["ntcir:nERR@1000", "ntcir:nERR@2"])
     assert run_err == 0.40625
-    assert s.values["nERR@1000"] == pytest.approx(run_err / ideal_err, abs=1e-15)
+    assert s.values["ntcir:nERR@1000"] == pytest.approx(run_err / ideal_err, abs=1e-15)
     # at k = 2 the ideal list is cut too: ideal ERR@2 = 3/4 + (1/4)(3/4)/2
-    assert s.values["nERR@2"] == pytest.approx((0.75 / 2) / (0.75 + 0.25 * 0.75 / 2), abs=1e-15)
+    assert s.values["ntcir:nERR@2"] == pytest.approx((0.75 / 2) / (0.75 + 0.25 * 0.75 / 2), abs=1e-15)
 
 
 def test_nerr_uses_the_gain_values_not_2_to_the_gain():
     # gains 1:4:9, gmax 9: a single L2 document at rank 1 of a topic whose only relevant document is L2
-    s = score_ranking(["a"], {"a": 2}, parse_gains("1:4:9"), measures=["nERR", "nERRexp"])
-    assert s.values["nERR"] == 1.0 and s.values["nERRexp"] == 1.0
+    s = score_ranking(["a"], {"a": 2}, parse_gains("1:4:9"), measures=["ntcir:nERR", "sepia:nERRexp"])
+    assert s.values["ntcir:nERR"] == 1.0 and s.values["sepia:nERRexp"] == 1.0
     # an L1 document ahead of it: (1/10) + (9/10)(4/10)/2 over the ideal 4/10
-    s = score_ranking(["b", "a"], {"a": 2, "b": 1}, parse_gains("1:4:9"), measures=["nERR@2", "nERRexp@2"])
+    s = score_ranking(["b", "a"], {"a": 2, "b": 1}, parse_gains("1:4:9"), measures=["ntcir:nERR@2", "sepia:nERRexp@2"])
     ideal = 0.4 + 0.6 * 0.1 / 2
-    assert s.values["nERR@2"] == pytest.approx((0.1 + 0.9 * 0.4 / 2) / ideal, abs=1e-15)
+    assert s.values["ntcir:nERR@2"] == pytest.approx((0.1 + 0.9 * 0.4 / 2) / ideal, abs=1e-15)
     # Chapelle's form: (2^1 - 1) / 2^9 and (2^4 - 1) / 2^9
     p1, p4 = 1 / 512, 15 / 512
-    assert s.values["nERRexp@2"] == pytest.approx((p1 + (1 - p1) * p4 / 2) / (p4 + (1 - p4) * p1 / 2), abs=1e-15)
+    assert s.values["sepia:nERRexp@2"] == pytest.approx((p1 + (1 - p1) * p4 / 2) / (p4 + (1 - p4) * p1 / 2), abs=1e-15)

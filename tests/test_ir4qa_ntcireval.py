@@ -1,7 +1,8 @@
 """SEPIA's IR4QA measures against pyNTCIREVAL (Makoto P. Kato's Python port of NTCIREVAL, the C tool
-whose definitions the spec follows), on random graded qrels and runs with unjudged documents: AP and
-Q (beta 1) with NTCIREVAL's cut-off divisor min(k, R), the original nDCG (log base 2), MSnDCG, nERR
-(stopping probability g/(gmax+1)), P@k and RR, at several cut-offs and with several gain vectors."""
+whose definitions the spec follows), on random graded qrels and runs with unjudged documents: the
+`ntcir:` measures (AP@k and Q@k, beta 1, with NTCIREVAL's cut-off divisor min(k, R), the original
+nDCG (log base 2), MSnDCG, nERR (stopping probability g/(gmax+1))), and AP, P@k and RR, which are
+NTCIREVAL's too, at several cut-offs and with several gain vectors."""
 import random
 
 import pytest
@@ -26,15 +27,15 @@ def random_topic(rng: random.Random) -> tuple[dict[str, int], list[str]]:
 def ntcireval_values(judged: dict[str, int], ranking: list[str], gains: list[float]) -> dict[str, float]:
     xrelnum = [sum(1 for level in judged.values() if level == lvl) for lvl in range(len(gains) + 1)]
     labelled = [(docid, judged.get(docid)) for docid in ranking]
-    values = {"AP": AP(xrelnum, gains).compute(labelled), "Q": QMeasure(xrelnum, gains, 1.0).compute(labelled),
+    values = {"AP": AP(xrelnum, gains).compute(labelled), "ntcir:Q": QMeasure(xrelnum, gains, 1.0).compute(labelled),
               "RR": RR().compute(labelled)}
     for k in CUTOFFS:
         values.update({
-            f"AP@{k}": AP(xrelnum, gains, k).compute(labelled),
-            f"Q@{k}": QMeasure(xrelnum, gains, 1.0, k).compute(labelled),
-            f"nDCG@{k}": nDCG(xrelnum, gains, 2, k).compute(labelled),
-            f"MSnDCG@{k}": MSnDCG(xrelnum, gains, k).compute(labelled),
-            f"nERR@{k}": nERR(xrelnum, gains, k).compute(labelled),
+            f"ntcir:AP@{k}": AP(xrelnum, gains, k).compute(labelled),
+            f"ntcir:Q@{k}": QMeasure(xrelnum, gains, 1.0, k).compute(labelled),
+            f"ntcir:nDCG@{k}": nDCG(xrelnum, gains, 2, k).compute(labelled),
+            f"ntcir:MSnDCG@{k}": MSnDCG(xrelnum, gains, k).compute(labelled),
+            f"ntcir:nERR@{k}": nERR(xrelnum, gains, k).compute(labelled),
             f"P@{k}": Precision(k).compute(labelled)})
     return values
 
@@ -46,7 +47,7 @@ def test_measures_equal_ntcireval(gains):
     for _ in range(150):
         judged, ranking = random_topic(rng)
         expected = ntcireval_values(judged, ranking, gains)
-        ours = score_ranking(ranking, judged, gains, measures=list(expected), ntcireval_cutoff=True).values
+        ours = score_ranking(ranking, judged, gains, measures=list(expected)).values
         for name, value in expected.items():
             assert ours[name] == pytest.approx(value, rel=1e-12, abs=1e-15), (name, judged, ranking)
             compared += 1

@@ -1,6 +1,6 @@
 """SEPIA's IR measures against trec_eval (pytrec_eval) and ir_measures on random data with score
 ties and unjudged documents; TREC qrels and runs read by content; trec_eval -q output; NTCIREVAL's
-cut-off divisor and condensed lists."""
+cut-off divisor (ntcir:AP@k, ntcir:Q@k) and condensed lists."""
 import json
 import math
 import random
@@ -44,7 +44,7 @@ def trec_eval_names(cutoff: int, ks=K) -> list[tuple[str, str]]:
     """(SEPIA's name, trec_eval's) of every measure the registry names trec_eval's counterpart of, at
     the cut-off and at each k, and AP beside trec_eval's uncut map."""
     names = [(name, registry.trec_eval_name(name, cutoff)) for family, measure in registry.REGISTRY.items()
-             if measure.trec_eval for name in (family, *(f"{family}@{k}" for k in ks))]
+             if measure.trec_eval for name in (family, *(f"{family}@{k}" for k in ks if measure.cut))]
     return [(name, trec_name) for name, trec_name in names if trec_name] + [("AP", "map")]
 
 
@@ -62,7 +62,7 @@ def assert_equal_to_trec_eval(ours, expected, names) -> int:
     compared = 0
     for qid, values in ours.items():
         if qid not in expected:  # trec_eval leaves out topics the run did not answer
-            assert all(v == 0 for v in values.values())
+            assert all(v == 0 for n, v in values.items() if n != "NumRel")
             continue
         for name, trec_name in names:
             assert values[name] == pytest.approx(expected[qid][trec_name], abs=1e-12), (qid, name, trec_name)
@@ -75,7 +75,8 @@ def assert_equal_to_trec_eval(ours, expected, names) -> int:
 def test_measures_equal_trec_eval(seed, condensed):
     qrels, run = random_collection(seed)
     names = trec_eval_names(1000)
-    assert {n.partition("@")[0] for n, _ in names} == {"AP", "MSnDCG", "P", "Recall", "RR", "bpref"}
+    assert {n.partition("@")[0] for n, _ in names} == {"AP", "nDCG", "ntcir:MSnDCG", "P", "R", "RR", "Success", "Rprec",
+                                                       "Bpref", "NumRet", "NumRel", "NumRelRet"}
     ours = sepia_values(qrels, run, [name for name, _ in names], condensed=condensed)
     assert assert_equal_to_trec_eval(ours, trec_eval_values(qrels, run, names, condensed), names) > 300
 
@@ -101,12 +102,12 @@ def test_judged_at_k_equals_ir_measures():
     qrel_list = [ir_measures.Qrel(qid, d, level) for qid, docs in qrels.items() for d, level in docs.items()]
     measures = [ir_measures.Judged @ k for k in K]
     expected = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(measures, qrel_list, scored)}
-    ours = sepia_values(qrels, run, [f"judged@{k}" for k in K])
+    ours = sepia_values(qrels, run, [f"Judged@{k}" for k in K])
     compared = 0
     for qid, values in ours.items():
         for k in K:
             if (qid, f"Judged@{k}") in expected:
-                assert values[f"judged@{k}"] == pytest.approx(expected[qid, f"Judged@{k}"]), (qid, k)
+                assert values[f"Judged@{k}"] == pytest.approx(expected[qid, f"Judged@{k}"]), (qid, k)
                 compared += 1
     assert compared > 50
 
@@ -124,43 +125,43 @@ def test_nerrexp_equals_gdeval_err_over_the_ideal_lists_err():
 
     actual = gdeval(ranked)
     ideal = gdeval({qid: sorted((d for d in docs if docs[d] > 0), key=lambda d: -docs[d]) for qid, docs in qrels.items()})
-    ours = sepia_values(qrels, run, [f"nERRexp@{k}" for k in K], top_level=4)
+    ours = sepia_values(qrels, run, [f"sepia:nERRexp@{k}" for k in K], top_level=4)
     compared = 0
     for qid, values in ours.items():
         for k in K:
             if (qid, f"ERR@{k}") in actual:
                 # gdeval prints five decimals
-                assert values[f"nERRexp@{k}"] == pytest.approx(actual[qid, f"ERR@{k}"] / ideal[qid, f"ERR@{k}"],
+                assert values[f"sepia:nERRexp@{k}"] == pytest.approx(actual[qid, f"ERR@{k}"] / ideal[qid, f"ERR@{k}"],
                                                                abs=2e-4), (qid, k)
                 compared += 1
     assert compared > 50
 
 
-def test_ntcireval_cutoff_divides_by_min_k_r():
+def test_ntcireval_ap_and_q_at_k_divide_by_min_k_r():
     # R = 4; the run finds relevant documents at ranks 1 and 3; at k = 3, NTCIREVAL divides by 3
     judged = {"a": 1, "b": 2, "c": 1, "d": 1}
     ranking = ["a", "x", "b", "y", "c"]
-    trec = score_ranking(ranking, judged, [1, 2], measures=["AP@3", "Q@3", "AP"])
-    ntcir = score_ranking(ranking, judged, [1, 2], measures=["AP@3", "Q@3", "AP"], ntcireval_cutoff=True)
+    s = score_ranking(ranking, judged, [1, 2], measures=["AP@3", "ntcir:AP@3", "ntcir:Q@3", "ntcir:Q", "AP",
+                                                          "ntcir:AP"]).values
     ap_sum = 1 / 1 + 2 / 3
-    assert trec.values["AP@3"] == pytest.approx(ap_sum / 4)
-    assert ntcir.values["AP@3"] == pytest.approx(ap_sum / 3)
+    assert (s["AP@3"], s["ntcir:AP@3"]) == (pytest.approx(ap_sum / 4), pytest.approx(ap_sum / 3))  # R, min(k, R)
     # Q: ideal gains 2, 1, 1, 1; rank 1 (1 + 1) / (2 + 1), rank 3 (3 + 2) / (4 + 3)
-    q_sum = 2 / 3 + 5 / 7
-    assert (trec.values["Q@3"], ntcir.values["Q@3"]) == (pytest.approx(q_sum / 4), pytest.approx(q_sum / 3))
-    assert trec.values["AP"] == ntcir.values["AP"]  # at the cut-off itself both divide by R
+    assert s["ntcir:Q@3"] == pytest.approx((2 / 3 + 5 / 7) / 3)
+    assert s["AP"] == s["ntcir:AP"]  # at the cut-off itself both divide by R
 
 
 def test_ndcg_original_and_microsoft_discounts():
-    s = score_ranking(["x", "a", "b"], {"a": 1, "b": 2}, [1, 2], measures=["nDCG@3", "MSnDCG@3"])
-    assert s.values["nDCG@3"] == pytest.approx((0 + 1 + 2 / math.log2(3)) / (2 + 1))
-    assert s.values["MSnDCG@3"] == pytest.approx((1 / math.log2(3) + 2 / 2) / (2 + 1 / math.log2(3)))
+    s = score_ranking(["x", "a", "b"], {"a": 1, "b": 2}, [1, 2], measures=["ntcir:nDCG@3", "ntcir:MSnDCG@3", "nDCG@3"])
+    assert s.values["ntcir:nDCG@3"] == pytest.approx((0 + 1 + 2 / math.log2(3)) / (2 + 1))
+    assert s.values["ntcir:MSnDCG@3"] == pytest.approx((1 / math.log2(3) + 2 / 2) / (2 + 1 / math.log2(3)))
+    assert s.values["nDCG@3"] == s.values["ntcir:MSnDCG@3"]  # gains 1:2 are the levels
 
 
 def test_registry_names():
-    assert registry.parse_measures("ap, p@10 nerr@5") == ("AP", "P@10", "nERR@5")
-    assert registry.parse_measures(None) == ("AP", "Q", "nDCG")
-    assert registry.trec_eval_name("P@10", 1000) == "P_10" and registry.trec_eval_name("Q", 1000) is None
+    assert registry.parse_measures("ap, p@10 ntcir:nerr@5") == ("AP", "P@10", "ntcir:nERR@5")
+    assert registry.parse_measures(None) == ("AP", "ntcir:Q", "ntcir:nDCG")
+    assert registry.trec_eval_name("P@10", 1000) == "P_10" and registry.trec_eval_name("ntcir:Q", 1000) is None
+    assert registry.trec_eval_name("P(rel=2)@10", 1000) is None  # trec_eval's -l is for the whole run
     with pytest.raises(ValueError, match="unknown measure 'MAP@x'"):
         registry.parse_measures("MAP@x")
 
@@ -187,13 +188,13 @@ def test_command_reads_trec_files_and_prints_trec_eval_q(tmp_path):
     (tmp_path / "run.txt").write_text("".join(f"{qid} Q0 {d} {i} {s} tagA\n" for qid, docs in run.items()
                                               for i, (d, s) in enumerate(docs.items())))
     args = ["evaluate-ir4qa", "--qrels", str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt"),
-            "--measures", "AP,P@10,bpref,RR"]
+            "--measures", "AP,P@10,Bpref,RR"]
     result = CliRunner().invoke(main, [*args, "--format", "trec"])
     assert result.exit_code == 0, result.output
     lines = [line.split("\t") for line in result.stdout.splitlines()]
     assert [f.strip() for f in lines[0]] == ["runid", "all", "tagA"]
     expected = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.10", "bpref", "recip_rank"}).evaluate(run)
-    names = {"AP": "map", "P@10": "P_10", "bpref": "bpref", "RR": "recip_rank"}
+    names = {"AP": "map", "P@10": "P_10", "Bpref": "bpref", "RR": "recip_rank"}
     checked = 0
     for measure, qid, value in lines[1:]:
         if qid != "all" and qid in expected:
@@ -201,11 +202,11 @@ def test_command_reads_trec_files_and_prints_trec_eval_q(tmp_path):
             checked += 1
     assert checked > 10
     data = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).stdout)
-    assert list(data["runs"][0]) == ["run_id", "AP", "P@10", "bpref", "RR", "topics"]
+    assert list(data["runs"][0]) == ["run_id", "AP", "P@10", "Bpref", "RR", "topics"]
     tsv = CliRunner().invoke(main, [*args, "--format", "tsv"]).stdout.splitlines()
-    assert tsv[0] == "run_id\ttopic_id\tAP\tP@10\tbpref\tRR\tR"
+    assert tsv[0] == "run_id\ttopic_id\tAP\tP@10\tBpref\tRR\tR"
     table = CliRunner().invoke(main, args).stdout
-    assert "RUN       AP    P@10   bpref      RR" in table
+    assert "RUN       AP    P@10   Bpref      RR" in table
 
 
 def test_store_exports_trec_qrels_that_score_alike(store_url, monkeypatch, tmp_path):
@@ -220,7 +221,7 @@ def test_store_exports_trec_qrels_that_score_alike(store_url, monkeypatch, tmp_p
     assert exported.exit_code == 0, exported.output
     first = (tmp_path / "q.txt").read_text().splitlines()[0].split(" ")
     assert len(first) == 4 and first[1] == "0"
-    flags = ["--measures", "AP,Q,nDCG,P@5,bpref", "--format", "json"]
+    flags = ["--measures", "AP,ntcir:Q,ntcir:nDCG,nDCG@10,P@5,Bpref", "--format", "json"]
     tsv = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(cs / "qrels.tsv"), *map(str, runs), *flags])
     trec = CliRunner().invoke(main, ["evaluate-ir4qa", "--qrels", str(tmp_path / "q.txt"), *map(str, runs), *flags])
     stored = CliRunner().invoke(main, ["evaluate-ir4qa", "--store", "--no-save", *flags])

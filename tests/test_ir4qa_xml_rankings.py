@@ -126,7 +126,7 @@ def test_evaluate_ir4qa_prints_what_it_printed_through_objects(tmp_path, output,
     qrels = tmp_path / "qrels.tsv"
     qrels.write_text("topic_id\tdocid\tlevel\n" + "".join(f"ACLIA2-CS-{t:04d}\tXIN_CMN_{d:04d}\t{rng.choice('0123')}\n"
                              for t in range(1, 40) for d in rng.sample(range(300), 40)))
-    args = ["evaluate-ir4qa", "--qrels", str(qrels), *map(str, paths), "--measures", "AP,Q,nDCG,P@10,bpref",
+    args = ["evaluate-ir4qa", "--qrels", str(qrels), *map(str, paths), "--measures", "AP,ntcir:Q,ntcir:nDCG,P@10,Bpref",
             "--format", output]
     fast = CliRunner().invoke(main, args)
     monkeypatch.setattr("sepia.commands.ir4qa.read_xml_rankings", through_objects)

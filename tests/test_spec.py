@@ -2,6 +2,7 @@
 repository's own files (and to its pages' headings)."""
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -93,10 +94,14 @@ def test_ir4qa_example():
     assert f"AP = (1/2 + 2/4) / 10 = {shown(s.ap)}" in text
     assert f"Q = ((1 + 3) / (2 + 6) + (2 + 5) / (4 + 11)) / 10 = {shown(s.q)}" in text
     assert f"so nDCG = {shown(s.ndcg)}" in text
-    ideal = sum(g / max(1.0, __import__("math").log2(r)) for r, g in enumerate([3, 3, 3, 2, 2, 2, 1, 1, 1, 1], 1))
+    ideal = sum(g / max(1.0, math.log2(r)) for r, g in enumerate([3, 3, 3, 2, 2, 2, 1, 1, 1, 1], 1))
     assert f"ideal list's DCG is {ideal:.4f}" in text and s.ndcg == pytest.approx(4 / ideal)
-    t = score_ranking(ranking, QRELS, parse_gains("1:4:9"))
+    t = score_ranking(ranking, QRELS, parse_gains("1:4:9"), measures=["ntcir:Q", "ntcir:nDCG", "nDCG", "nDCG@10"])
     assert f"Q = {shown(t.q)} and nDCG = {shown(t.ndcg)}" in text
+    ideal_ms = sum(g / math.log2(r + 1) for r, g in enumerate([3, 3, 3, 2, 2, 2, 1, 1, 1, 1], 1))
+    ms = 3 / math.log2(3) + 2 / math.log2(5)
+    assert f"(3 / log2 3 + 2 / log2 5) / {ideal_ms:.4f} = {ms:.4f} / {ideal_ms:.4f} = {shown(ms / ideal_ms)}" in text
+    assert t.values["nDCG"] == t.values["nDCG@10"] == pytest.approx(ms / ideal_ms)  # the levels, not the gains 1:4:9
 
 
 def test_kappa_example():

@@ -33,7 +33,7 @@ def test_ir4qa_scores_keep_every_measure_asked_for(campaign):
     scored = score_stored_ir4qa(campaign, "1:3", measures=stored_measures(("P@5", "RR")))
     with campaign.transaction() as session:
         found = task_results.load(session, "ir4qa")
-    assert found.measures == ["AP", "Q", "nDCG", "P@5", "RR"] and found.settings["gains"] == "1:3"
+    assert found.measures == ["AP", "ntcir:Q", "ntcir:nDCG", "P@5", "RR"] and found.settings["gains"] == "1:3"
     [run], [expected] = found.runs, scored.runs
     assert run.means == expected.means and run.team == "TEAMA"
     assert run.topics["P@5"] == {t: s.values["P@5"] for t, s in expected.topics.items()}
@@ -43,7 +43,7 @@ def test_ir4qa_scores_keep_every_measure_asked_for(campaign):
                                    key=lambda d: d.rank)][:5]
     assert run.topics["P@5"]["SEPIA-CS-0001"] == sum(d in relevant for d in top) / 5
     table = found.table("CS-CS")
-    assert table.columns == ["Run", "AP", "Q", "nDCG", "P@5", "RR"] and table.rows[0][1:] == list(expected.means.values())
+    assert table.columns == ["Run", "AP", "ntcir:Q", "ntcir:nDCG", "P@5", "RR"] and table.rows[0][1:] == list(expected.means.values())
     with campaign.transaction() as session:
         rows = session.query(EvaluationResult).count()
     score_stored_ir4qa(campaign, "1:3", measures=stored_measures(("P@5", "RR")))

@@ -226,14 +226,19 @@ def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app,
     assert "Nothing scored" in bad and "Nope" in bad
     with web_store.transaction() as session:
         assert session.query(EvaluationResult).count() == 0
-    page = org.post("/results/score", data={"measures": "P@10, nERR@10", "gains": ""},
+    old = org.post("/results/score", data={"measures": "AP,Q"}, follow_redirects=True).get_data(as_text=True)
+    assert "Nothing scored: unknown measure &#39;Q&#39;: NTCIREVAL&#39;s Q-measure is ntcir:Q" in old
+    ndcg = org.post("/results/score", data={"measures": "nDCG@10"}, follow_redirects=True).get_data(as_text=True)
+    assert "Note: nDCG@10 is ir_measures&#39; (rank r divided by log2(r + 1)); NTCIREVAL&#39;s original nDCG" in ndcg
+    page = org.post("/results/score", data={"measures": "P@10, ntcir:nERR@10", "gains": ""},
                     follow_redirects=True).get_data(as_text=True)
-    assert "2 IR4QA runs scored (AP, Q, nDCG, P@10, nERR@10; gains 1:2)" in page
+    assert "Note: " not in page
+    assert "2 IR4QA runs scored (AP, ntcir:Q, ntcir:nDCG, P@10, ntcir:nERR@10; gains 1:2)" in page
     assert "2 Question Analysis runs scored" in page
     assert "CCLQA runs scored" not in page and "CCLQA: nothing scored" not in page  # no CCLQA run is stored
-    ir4qa = cli_json(web_store, "evaluate-ir4qa", "--store", "--measures", "AP,Q,nDCG,P@10,nERR@10")
+    ir4qa = cli_json(web_store, "evaluate-ir4qa", "--store", "--measures", "AP,ntcir:Q,ntcir:nDCG,P@10,ntcir:nERR@10")
     rows = csv_rows(org, "CS-CS-ir4qa")
-    assert rows[0] == ["Run", "AP", "Q", "nDCG", "P@10", "nERR@10"]
+    assert rows[0] == ["Run", "AP", "ntcir:Q", "ntcir:nDCG", "P@10", "ntcir:nERR@10"]
     assert [r[0] for r in rows[1:]] == list(ir4qa)  # ranked as the command ranks
     for row in rows[1:]:
         assert row[1:] == [f"{ir4qa[row[0]][m]:.4f}" for m in rows[0][1:]], row
@@ -249,7 +254,7 @@ def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app,
     latex = org.get("/results/tables/CS-CS-ir4qa.tex").get_data(as_text=True)
     assert r"\caption{CS-CS: IR4QA (2 runs)}" in latex and "nERR@10" in latex
     overview = org.get("/results/").get_data(as_text=True)
-    assert 'value="AP,Q,nDCG,P@10,nERR@10"' in overview  # the organiser's choice is kept
+    assert 'value="AP,ntcir:Q,ntcir:nDCG,P@10,ntcir:nERR@10"' in overview  # the organiser's choice is kept
     for task in ("ir4qa", "qa"):
         assert f"/results/charts/{task}/CS-CS.svg" in overview and f"/results/tables/CS-CS-{task}.csv" in overview
         chart = org.get(f"/results/charts/{task}/CS-CS.svg")
@@ -262,14 +267,14 @@ def test_ir4qa_and_qa_scored_from_the_results_page_equal_the_store_commands(app,
     # the command, saving, stores the same numbers under the same settings: the page does not change
     before = csv_rows(org, "CS-CS-ir4qa")
     result = CliRunner(env={"SEPIA_DATABASE_URL": str(web_store.engine.url)}).invoke(
-        main, ["evaluate-ir4qa", "--store", "--measures", "P@10,nERR@10"])
+        main, ["evaluate-ir4qa", "--store", "--measures", "P@10,ntcir:nERR@10"])
     assert result.exit_code == 0 and csv_rows(org, "CS-CS-ir4qa") == before
 
 
 def test_a_team_sees_its_ir4qa_and_qa_results_after_each_tasks_release(app, web_store, tmp_path):
     set_id, par = ir4qa_and_qa_campaign(app, web_store, tmp_path)
     org = browser_for(app, "org")
-    org.post("/results/score", data={"measures": "AP,Q,nDCG"})
+    org.post("/results/score", data={"measures": "AP,ntcir:Q,ntcir:nDCG"})
     page = par.get("/results/mine").get_data(as_text=True)
     assert "No results are released" in page and "TEAMX-CS-CS-01-T" not in page
     assert par.get("/results/charts/ir4qa/CS-CS.svg").status_code == 404
@@ -279,8 +284,8 @@ def test_a_team_sees_its_ir4qa_and_qa_results_after_each_tasks_release(app, web_
     own = ir4qa["TEAMX-CS-CS-01-T"]
     assert 'id="mine-ir4qa"' in page and 'id="mine-qa"' not in page
     assert (f'<td class="docid">TEAMX-CS-CS-01-T</td><td class="num">{own["AP"]:.4f}</td>'
-            f'<td class="num">{own["Q"]:.4f}</td><td class="num">{own["nDCG"]:.4f}</td>') in page
-    mean_q = sum(r["Q"] for r in ir4qa.values()) / len(ir4qa)
+            f'<td class="num">{own["ntcir:Q"]:.4f}</td><td class="num">{own["ntcir:nDCG"]:.4f}</td>') in page
+    mean_q = sum(r["ntcir:Q"] for r in ir4qa.values()) / len(ir4qa)
     assert f'<td class="num">{mean_q:.4f}</td>' in page.split("CS-CS mean of the released runs")[1][:200]
     assert "TEAMA-CS-CS-01-T" not in page  # no other team's run IDs
     assert re.search(r'<td class="docid">SEPIA-CS-0001</td>', page)  # per topic

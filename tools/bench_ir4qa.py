@@ -10,7 +10,7 @@ documents a topic: judged and unjudged documents mixed, scores with four decimal
 Every side runs as a subprocess of this process, one after the other, interleaved (the order
 alternates from round to round), timed by wall clock and CPU (user + system); peak memory is each
 subprocess's maximum resident set size (`os.wait4`'s rusage):
-  sepia      `sepia evaluate-ir4qa --qrels Q RUN... --measures AP,P@10,MSnDCG,RR,bpref --format trec`
+  sepia      `sepia evaluate-ir4qa --qrels Q RUN... --measures AP,P@10,nDCG,RR,Bpref --format trec`
              (every topic's values, as trec_eval -q prints them);
   reference  trec_eval's own C code through pytrec_eval (`pytrec_eval.parse_qrel`, then for each run
              `parse_run` and `RelevanceEvaluator.evaluate` with map, P.10, ndcg, recip_rank, bpref,
@@ -34,8 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
-SEPIA_MEASURES = "AP,P@10,MSnDCG,RR,bpref"
-TREC_MEASURES = {"AP": "map", "P@10": "P_10", "MSnDCG": "ndcg", "RR": "recip_rank", "bpref": "bpref"}
+SEPIA_MEASURES = "AP,P@10,nDCG,RR,Bpref"
+TREC_MEASURES = {"AP": "map", "P@10": "P_10", "nDCG": "ndcg", "RR": "recip_rank", "Bpref": "bpref"}
 TREC_EVAL_FLAGS = ["-m", "map", "-m", "P.10", "-m", "ndcg", "-m", "recip_rank", "-m", "bpref"]
 JUDGED_PER_TOPIC = 300
 TIME_AIM, CPU_AIM, MEMORY_AIM_MB = 1.5, 1.3, 500

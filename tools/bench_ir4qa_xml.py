@@ -9,7 +9,7 @@ them (score, then DOCID) with ranks 1..n, so that both sides score the same rank
 copy of the qrels name topic Q `ACLIA2-CS-Q`, as SEPIA topic IDs go, and the runs are `B001-CS-CS-01-T`...
 Both sides run as subprocesses, interleaved (the order alternates from round to round):
   reference  trec_eval's C code through pytrec_eval on the TREC files (bench_ir4qa.py's);
-  sepia      `sepia evaluate-ir4qa --qrels Q RUN.xml... --measures AP,P@10,MSnDCG,RR,bpref --format trec`.
+  sepia      `sepia evaluate-ir4qa --qrels Q RUN.xml... --measures AP,P@10,nDCG,RR,Bpref --format trec`.
 The aim: sepia's CPU time (user + system, whole process) at most 1.5 times the reference's, as issue 23
 measures; the wall-time ratio is printed beside it (on a shared machine it is mostly waiting for a core).
 Every round checks that both printed the same values (to trec_eval's four decimals).

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from sepia import vocab
 from sepia.campaign import charts
 from sepia.campaign.tables import Table
+from sepia.ir4qa.evaluate import RANKED_BY
 from sepia.store import models as db
 from sepia.store.results import QA_MEASURES
 
@@ -128,12 +129,12 @@ def load(session: Session, task: str) -> TaskResults | None:
 
 
 def _rank(task: str):
-    """As the commands rank: IR4QA by mean Q, then AP (without them, the first measure); QA by
+    """As the commands rank: IR4QA by mean Q (NTCIREVAL's), then AP (without them, the first measure); QA by
     accuracy, then key-term recall; ties in run ID order."""
     def key(run: MeasureRun):
         if task == "qa":
             firsts = ["accuracy", "KT-recall"]
         else:
-            firsts = [m for m in ("Q", "AP") if m in run.means] or list(run.means)[:1]
+            firsts = [m for m in RANKED_BY if m in run.means] or list(run.means)[:1]
         return (*(-(run.means.get(m) or 0.0) for m in firsts), run.run_id)
     return key

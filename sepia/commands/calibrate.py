@@ -58,9 +58,7 @@ def calibrated(settings: Settings, gold_path, run_paths, judgments_path, measure
     if plan_pool and not from_store:
         raise click.UsageError("--plan estimates from the campaign store: add --store (or give --calibrate FILE)")
     if plan_pool:
-        from sepia.store.db import Store
-
-        return calibrate_store(Store(), settings, plan_pool, level, output)
+        return calibrate_store(settings, plan_pool, level, output)
     return calibrate_files(gold_path, run_paths, calibrate_path, settings, auto_specs, level, output)
 
 
@@ -123,23 +121,21 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
     return render(report, output)
 
 
-def calibrate_store(store, settings: Settings, pool_name: str, level: float, output: str) -> str:
-    """The same from the campaign store and pool POOL_NAME's judging plan (`estimate_plan`)."""
+def calibrate_store(settings: Settings, pool_name: str, level: float, output: str) -> str:
+    """The same from the campaign store and pool POOL_NAME's judging plan (`sepia.api.plan_estimates`)."""
+    from sepia import api
     from sepia.commands.common import warn
-    from sepia.services.plan_estimates import estimate_plan
-    from sepia.services.scores import NothingToScore
-    from sepia.store.io import ImportRefused
 
     if settings.matcher == "human":
         raise click.UsageError("--plan corrects an automatic matcher: choose --matcher binarized, softmatch, "
                                "exact or a plug-in")
     try:
-        report, warnings = estimate_plan(store, settings, pool_name, level)
-    except (ImportRefused, NothingToScore) as exc:
+        estimates = api.plan_estimates(pool=pool_name, level=level, config=settings)
+    except ValueError as exc:
         raise click.ClickException(str(exc)) from None
-    for message in warnings:
+    for message in estimates.warnings:
         warn(message)
-    return render(report, output)
+    return render(estimates.report, output)
 
 
 def render(report: dict, output: str) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 import getpass
 import os
 import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import click
 
@@ -16,12 +18,38 @@ from sepia.scoring.weights import SCHEMES
 
 def load_or_exit(reader, *args, **kwargs):
     """Call a reader; on bad input print each problem (PATH:LINE:COLUMN: message) and exit 1."""
-    try:
+    with problems_or_exit():
         return reader(*args, **kwargs)
+
+
+@contextmanager
+def problems_or_exit() -> Iterator[None]:
+    """Within it, bad input (a FormatError) prints each problem (PATH:LINE:COLUMN: message) and exits 1."""
+    try:
+        yield
     except FormatError as exc:
         for problem in exc.problems:
             click.echo(str(problem), err=True)
         sys.exit(1)
+
+
+@contextmanager
+def api_or_exit() -> Iterator[None]:
+    """Within it, what `sepia.api` raises is the command's error: a file's problems printed (exit 1),
+    an option the matcher does not take that option's usage error, a CallError a usage error (exit
+    2), any other ValueError (a model or matcher that cannot be used) one line (exit 1)."""
+    from sepia.api import CallError, OptionError
+
+    try:
+        with problems_or_exit():
+            yield
+    except OptionError as exc:
+        hint = {"numbers": "--numbers", "matcher_options": "--matcher-option"}[exc.option]
+        raise click.BadParameter(str(exc), param_hint=hint) from None
+    except CallError as exc:
+        raise click.UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 def login_name() -> str:

@@ -1,4 +1,5 @@
-"""`sepia evaluate-ir4qa`: AP, Q-measure, nDCG and the other measures of `sepia.ir4qa.registry` of
+"""`sepia evaluate-ir4qa`: AP, NTCIREVAL's Q-measure and nDCG, and the other measures of `sepia.ir4qa.registry`
+(ir_measures' names, NTCIREVAL's under `ntcir:`), of
 IR4QA runs (SEPIA XML or TREC runs) against graded qrels (SEPIA TSV or TREC qrels)."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from sepia.ir4qa import trec
 from sepia.ir4qa.evaluate import (MEASURES, IR4QAEvaluator, IR4QAResults, IRRunScore, ranked_ir4qa,
                                   read_xml_rankings, stored_measures)
 from sepia.ir4qa.measures import default_gains, parse_gains
-from sepia.ir4qa.registry import parse_measures
+from sepia.ir4qa.registry import ndcg_note, parse_measures
 from sepia.scoring.report import grouped_table
 
 
@@ -26,33 +27,39 @@ from sepia.scoring.report import grouped_table
               help="Gain of L1, L2, ... (default 1:2:...:k, the level itself).")
 @click.option("--cutoff", type=click.IntRange(1), default=1000, show_default=True)
 @click.option("--measures", "measure_names", multiple=True, metavar="M[,M...]",
-              help="Measures to report, e.g. AP,Q,nDCG,P@10,Recall@100,RR,nERR@10,bpref,judged@10,MSnDCG@10 "
-                   "(default AP,Q,nDCG; see docs/ir4qa-measures.md).")
+              help="Measures to report: ir_measures' names mean ir_measures' measures (AP, P@10, R@100, nDCG@10, RR, "
+                   "Bpref, Judged@10, ERR@20, P(rel=2)@10, ...), NTCIREVAL's are ntcir:Q, ntcir:nDCG@10, "
+                   "ntcir:nERR@10, ... (default AP,ntcir:Q,ntcir:nDCG; see docs/ir4qa-measures.md).")
 @click.option("--condensed", is_flag=True, help="Condensed lists: drop unjudged documents before scoring "
                                                 "(trec_eval -J).")
-@click.option("--ntcireval-cutoff", is_flag=True,
-              help="AP@k and Q@k divide by min(k, R) as NTCIREVAL does, instead of R as trec_eval does.")
-@click.option("--average", type=click.Choice(["sepia", "trec_eval"]), default="sepia", show_default=True,
+@click.option("--ntcireval-cutoff", is_flag=True, hidden=True, expose_value=False,
+              callback=lambda ctx, param, given: _gone(given))
+@click.option("--average", type=click.Choice(["sepia", "trec_eval", "ir_measures"]), default="sepia",
+              show_default=True,
               help="The topics a run's means are over: sepia, those of the run's language with a relevant "
-                   "document (a topic not answered scores 0); trec_eval, the run's topics found in the qrels.")
+                   "document (a topic not answered scores 0); trec_eval, the run's topics found in the qrels; "
+                   "ir_measures, every topic of the qrels (a topic not answered scores 0).")
 @store_options
 @click.option("--format", "output", type=click.Choice(["table", "tsv", "json", "trec"]), default="table",
               show_default=True, help="trec: trec_eval -q's layout (measure, topic, value; 'all' for the mean, "
                                       "num_q for how many topics it is over).")
 def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, measure_names, condensed,
-                           ntcireval_cutoff, average, from_store, run_ids, lang_pairs, save, output):
+                           average, from_store, run_ids, lang_pairs, save, output):
     """Score IR4QA runs with AP, Q-measure (beta 1) and nDCG as NTCIREVAL defines them, or the other
-    measures of --measures.
+    measures of --measures (ir_measures' names with ir_measures' meaning, NTCIREVAL's under ntcir:).
 
     With --store, the IR4QA runs and the relevance judgments come from the campaign store."""
     check_store_use(from_store, {"--qrels": qrels_path, "--run": run_paths + more_runs}, run_ids, lang_pairs)
     try:
         shown = parse_measures(measure_names)
+        # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
+        computed = stored_measures(shown) if from_store else shown
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--measures") from None
-    # the store keeps AP, Q and nDCG of every scoring, so those are computed there whatever is shown
-    options = {"measures": stored_measures(shown) if from_store else shown,
-               "condensed": condensed, "ntcireval_cutoff": ntcireval_cutoff}
+    note = ndcg_note(shown)  # nDCG meant NTCIREVAL's until 2026-11-28
+    if note:
+        click.echo(note, err=True)
+    options = {"measures": computed, "condensed": condensed}
     if average != "sepia":  # SEPIA's averaging stays out of the settings the store keys scores by
         options["average"] = average
     from sepia.ir4qa.evaluate import AVERAGES
@@ -97,10 +104,15 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
             click.echo(f"{r.run_id}\tALL\t" + "\t".join(_mean(r, m, 6) for m in shown) + "\t")
     else:
         title = (f"IR4QA: gains {settings['gains']} for L1..L{len(results.gains)}, cut-off {cutoff}, "
-                 "Q with beta 1" + (", condensed lists" if condensed else "")
-                 + (", AP@k and Q@k over min(k, R)" if ntcireval_cutoff else "") + f"; means over {over}")
+                 "Q with beta 1" + (", condensed lists" if condensed else "") + f"; means over {over}")
         click.echo(ir4qa_table(results.runs, title, shown), nl=False)
     exit_if_unscored([r.run_id for r in results.runs if not r.topics])
+
+
+def _gone(given: bool) -> None:
+    if given:
+        raise click.UsageError("--ntcireval-cutoff is gone: NTCIREVAL's AP@l and Q@l, over min(k, R), are "
+                               "ntcir:AP@k and ntcir:Q@k (AP@k is ir_measures', over R)")
 
 
 def _mean(run, measure: str, digits: int) -> str:
@@ -117,7 +129,7 @@ def _warn(messages: Iterable[str], warned: set[str]) -> None:
 
 
 def ir4qa_table(runs, title: str, measures=MEASURES) -> str:
-    """One table per language pair: each run's mean of each measure (AP, Q and nDCG by default)."""
+    """One table per language pair: each run's mean of each measure (`MEASURES` by default)."""
     rows = {r.run_id: [_mean(r, m, 4) for m in measures] for r in runs}
     return grouped_table(runs, ["RUN", *measures], rows, title)
 

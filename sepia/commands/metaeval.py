@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from sepia.commands.common import (MatcherName, allowance_option, auto_judgments_option, f_score_options, key_values,
-                                   load_auto_matchers, load_or_exit, made_or_exit, matcher_option_flags, output_folder,
-                                   partial_option, token_options, warn)
+from sepia.commands.common import (MatcherName, allowance_option, api_or_exit, auto_judgments_option, f_score_options,
+                                   key_values, load_auto_matchers, load_or_exit, made_or_exit, matcher_option_flags,
+                                   output_folder, partial_option, token_options, warn)
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import CCLQARun, GoldStandard
 from sepia.formats.read import expect, read_file
-from sepia.matchers import kind as matcher_kind, versions_of as matcher_versions
+from sepia.matchers import versions_of as matcher_versions
 from sepia.matchers.base import NUMBER_RULES
 from sepia.metaeval.probes import PROBES
 from sepia.versions import stamped
@@ -158,21 +158,18 @@ def aeollm(pred_paths, human_paths, output):
         click.echo(f"human score = median of the annotators for {annotated} of {len(human)} answers")
 
 
-LEARNER_REFUSED = ("the {} matcher is not simulated: learning from these judgments, its errors depend on the "
-                   "very topics each simulated plan judges, which voids the intervals; --matcher learned trains "
-                   "SEPIA's model on each plan's judgments, cross-fitted, or give a model's decisions made "
-                   "without these judgments as --auto-judgments")
-
-
 def parse_budgets(ctx, param, value: str) -> list[float]:
     """"10,20,30,50" (per cent of the topics, a trailing % allowed) -> [10.0, 20.0, 30.0, 50.0]."""
     try:
         budgets = [float(part.strip().rstrip("%")) for part in value.split(",")]
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of percentages") from None
-    bad = [b for b in budgets if not 0 < b <= 100]
-    if bad:
-        raise click.BadParameter(f"a budget is a share of the topics above 0% and at most 100%, not {bad[0]:g}%")
+    from sepia.api import check_budgets
+
+    try:
+        check_budgets(budgets)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
     return budgets
 
 
@@ -206,72 +203,20 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
 
     Example: sepia metaeval budget --gold gold.xml --runs runs/ --judgments j.tsv --budgets 10,20,30,50
     """
-    from sepia.commands.common import expand_run_paths
-    from sepia.metaeval.budget import budget_report, paired_scores
-    from sepia.metaeval.budget_render import budget_text
-    from sepia.metaeval.items import item_scores
-    from sepia.metaeval.render import json_ready
+    from sepia import api
 
-    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in expand_run_paths(run_paths)]
-    judgments = [j for p in expand(judgment_paths, "*.tsv") for j in load_or_exit(read_judgments, p)]
-    if not judgments:
-        raise click.UsageError("no judgments found: the simulation needs fully judged runs")
-    assessor = None
-    if auto_judgment_specs:
-        automatic = list(load_auto_matchers(auto_judgment_specs, gold).values())
-        if len(automatic) > 1:
-            raise click.UsageError("give one --auto-judgments file (or a --matcher) for the simulation")
-        assessor = automatic[0]
-    if matcher == "learned":   # an automatic assessor is then one of the model's features
-        learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, assessor, theta=theta,
-                       weights=weights, output=output)
-        return
-    matcher = assessor or matcher
-    name = matcher if isinstance(matcher, str) else matcher.name
-    if isinstance(matcher, str) and matcher_kind(matcher).learns_from_other_runs:
-        raise click.ClickException(LEARNER_REFUSED.format(name))
-    from sepia.text.tokenize import Tokenizer
-
-    settings = {"beta": beta, "theta": theta, "weights": weights, "allowance_per_type": allowance[0],
-                "allowance": allowance[1], "partial": partial, "numbers": numbers,
-                "matcher_options": matcher_options, "tokenizer": Tokenizer(stem=stem, stopwords=stopwords),
-                "as_set": as_set}  # the scoring options of `sepia evaluate`
-    groups, warnings = made_or_exit(paired_scores, gold, runs, judgments, matcher, **settings)
-    for message in warnings:
+    options = {"beta": beta, "theta": theta, "weights": weights, "allowance_per_type": allowance[0],
+               "allowance": allowance[1], "partial": partial, "numbers": numbers, "matcher_options": matcher_options,
+               "stem": stem, "stopwords": stopwords, "as_set": as_set}
+    with api_or_exit():
+        simulated = api.budget(gold=gold_path, runs=list(run_paths), judgments=list(judgment_paths), matcher=matcher,
+                               auto_judgments=auto_judgment_specs, budgets=budgets, trials=trials, level=level,
+                               seed=seed, progress=True, **options)
+    for message in simulated.warnings:
         warn(message)
-    if not groups:
+    if not simulated.report["language_pairs"]:
         raise click.ClickException("no run is scored on any topic of the gold standard")
-    items = item_scores(gold, runs, judgments, matcher, **settings)
-    report = json_ready(budget_report(groups, budgets, trials, seed, level, items, beta))
-    if output == "json":
-        click.echo(json.dumps(stamped({"matcher": name, **report}), indent=1))
-    else:
-        click.echo(budget_text(report, name), nl=False)
-
-
-def learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, assessor, output, **settings) -> None:
-    """`sepia metaeval budget --matcher learned`: topic- and item-level plans with BINARIZED and with
-    the learned matcher cross-fitted on each plan's judgments (`sepia.metaeval.learned_plans`), an
-    automatic assessor's values (a matcher object, or None) among its features."""
-    from sepia.text.progress import maybe_progress
-    from sepia.metaeval.budget_render import learned_budget_text
-    from sepia.metaeval.learned_plans import assessor_column, learned_budget_report
-    from sepia.metaeval.render import json_ready
-
-    extra = None if assessor is None else assessor_column(assessor, gold, runs)
-    with maybe_progress(True, "plans", trials * len(budgets)) as advance:
-        report = made_or_exit(learned_budget_report, gold, runs, judgments, budgets, trials, seed, level, beta,
-                              extra, advance=advance, **settings)
-    if not report["language_pairs"]:
-        raise click.ClickException("no run is scored on any topic of the gold standard")
-    if output == "json":
-        plans = [{"language_pair": g["language_pair"], **row} for g in report["language_pairs"] for row in g["plans"]]
-        click.echo(json.dumps(stamped(json_ready({"matcher": "learned", "settings": report["settings"],
-                                                  "feature": assessor and assessor.name, "plans": plans})),
-                              indent=1))
-    else:
-        click.echo(learned_budget_text(json_ready(report)), nl=False)
+    click.echo(simulated.render(output), nl=False)
 
 
 @metaeval.command()

@@ -1,4 +1,4 @@
-"""Score IR4QA runs: AP, Q and nDCG per topic and their means over the topics with relevant documents.
+"""Score IR4QA runs: AP, NTCIREVAL's Q and nDCG (or the measures asked for) per topic and their means over the topics with relevant documents.
 
 `IR4QAEvaluator` prepares the qrels once and scores one run at a time: a run's documents are needed
 only while it is scored, so that memory does not grow with the number of runs."""
@@ -7,17 +7,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from sepia import vocab
+from sepia import limits, vocab
 from sepia.formats.model import IR4QARun
 from sepia.ir4qa import registry
 from sepia.ir4qa.measures import IRScores, JudgedTopic
 from sepia.ir4qa.qrels import Qrels
 
 MEASURES = registry.DEFAULT  # what the store keeps; --measures may ask for others
+RANKED_BY = (registry.NTCIR + "Q", "AP")  # runs are ranked by these means, the first found first
 
 
 def stored_measures(shown: Sequence[str]) -> tuple[str, ...]:
-    """What a scoring of the store computes: AP, Q and nDCG always, then the measures asked for."""
+    """What a scoring of the store computes: `MEASURES` always, then the measures asked for; ValueError
+    for a name longer than the store keeps."""
+    for name in shown:
+        problem = limits.too_long(f"the measure name {name}", name, limits.MEASURE)
+        if problem:
+            raise ValueError(problem)
     return tuple(dict.fromkeys((*MEASURES, *shown)))
 
 
@@ -43,7 +49,7 @@ class IR4QAResults:
     runs: list[IRRunScore]
     gains: list[float]
     cutoff: int = 1000
-    options: dict = field(default_factory=dict)  # measures, condensed, ntcireval_cutoff (see `score_ranking`)
+    options: dict = field(default_factory=dict)  # measures, condensed, average (see `IR4QAEvaluator`)
 
     @property
     def measures(self) -> tuple[str, ...]:
@@ -61,25 +67,25 @@ class IR4QAResults:
 AVERAGES = {
     None: "the topics of the run's language with a relevant document",  # SEPIA's, NTCIR's
     "trec_eval": "the run's topics found in the qrels",                 # trec_eval's, without -c
+    "ir_measures": "every topic of the qrels",                          # ir_measures' calc_aggregate, trec_eval -c
 }
 
 
 class IR4QAEvaluator:
     """The qrels prepared once (every topic with a relevant document), then one run scored at a time.
     Raises ValueError at once when a level of those topics has no gain. `options`: measures,
-    condensed, ntcireval_cutoff (see `sepia.ir4qa.measures.score_ranking`), average (which topics a
-    run's means are over, AVERAGES: SEPIA's by default, or trec_eval's)."""
+    condensed (see `sepia.ir4qa.measures.score_ranking`), average (which topics a
+    run's means are over, AVERAGES: SEPIA's by default, trec_eval's or ir_measures')."""
 
     def __init__(self, qrels: Qrels, gains: Sequence[float], cutoff: int = 1000,
-                 measures: Sequence[str] | None = None, condensed: bool = False, ntcireval_cutoff: bool = False,
-                 average: str | None = None):
+                 measures: Sequence[str] | None = None, condensed: bool = False, average: str | None = None):
         if average not in AVERAGES:
             raise ValueError(f"average must be one of {', '.join(str(a) for a in AVERAGES)}, not {average!r}")
         self.average = average
         self.judged_topics = set(qrels)
-        wanted = qrels.items() if average == "trec_eval" else (
+        wanted = qrels.items() if average in ("trec_eval", "ir_measures") else (
             (t, judged) for t, judged in qrels.items() if any(level > 0 for level in judged.values()))
-        self.topics = {t: JudgedTopic(judged, gains, cutoff, ntcireval_cutoff=ntcireval_cutoff) for t, judged in wanted}
+        self.topics = {t: JudgedTopic(judged, gains, cutoff) for t, judged in wanted}
         self.measures = tuple(measures or MEASURES)
         self.condensed = condensed
 
@@ -92,12 +98,14 @@ class IR4QAEvaluator:
         warnings = [f"run {run_id}: no qrels for topic {t} (ignored)" for t in rankings if t not in self.judged_topics]
         if not scores:
             warnings.append(f"run {run_id}: no topic scored: the qrels have none of {AVERAGES[self.average]}")
-        means = {m: sum(s.values[m] for s in scores.values()) / len(scores) for m in self.measures} if scores else {}
+        means = {m: registry.run_value(m, [s.values[m] for s in scores.values()]) for m in self.measures} if scores else {}
         return IRRunScore(run_id, means, scores, warnings)
 
     def _topics_of(self, run_id: str, rankings: Mapping[str, Sequence[str]]) -> list[str]:
         if self.average == "trec_eval":
             return sorted(t for t in rankings if t in self.topics)
+        if self.average == "ir_measures":  # a topic the run did not answer scores 0
+            return sorted(self.topics)
         # a topic ID that names no language (TREC's 401) is every run's
         target = getattr(vocab.parse_run_id(run_id), "target_lang", None)
         return sorted(t for t in self.topics if target is None or vocab.topic_language(t) in (None, target))
@@ -124,11 +132,11 @@ def read_xml_rankings(path) -> tuple[str, dict[str, list[str]]]:
 
 
 def ranked_ir4qa(results: Iterable[IRRunScore]) -> list[IRRunScore]:
-    """Best mean Q first, then AP (without them, by the first measure); ties in run ID order; runs
+    """Best mean Q (NTCIREVAL's) first, then AP (without them, by the first measure); ties in run ID order; runs
     without a scored topic last."""
     def key(r: IRRunScore):
         if not r.topics:
             return (1, r.run_id)
-        first = [m for m in ("Q", "AP") if m in r.means] or list(r.means)[:1]
+        first = [m for m in RANKED_BY if m in r.means] or list(r.means)[:1]
         return (0, *(-r.means[m] for m in first), r.run_id)
     return sorted(results, key=key)

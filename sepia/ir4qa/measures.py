@@ -1,14 +1,15 @@
-"""IR4QA scoring as NTCIREVAL defines it (docs/spec.md, IR4QA measures): AP, Q-measure and nDCG at a cut-off by
-default, and every other measure of `sepia.ir4qa.registry`, which defines them all.
+"""IR4QA scoring: AP and NTCIREVAL's Q-measure and nDCG at a cut-off by default (docs/spec.md, IR4QA
+measures), and every other measure of `sepia.ir4qa.registry`, which defines them all.
 
 Unjudged documents count as non-relevant. R is the number of judged relevant documents (level > 0)
 of the topic, whatever the cut-off. `JudgedTopic` prepares one topic's qrels once (each judged
-document's gain, the registry's `Topic`) to score many ranked lists, each looked up with one dict
-lookup a document.
+document's level, and the registry's `Topic` on each scale of gains asked for) to score many ranked
+lists, each looked up with one dict lookup a document and one array look-up a scale.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import repeat
 from typing import Iterable, Sequence
 
@@ -31,11 +32,11 @@ class IRScores:
 
     @property
     def q(self) -> float:
-        return self.values["Q"]
+        return self.values[registry.NTCIR + "Q"]
 
     @property
     def ndcg(self) -> float:
-        return self.values["nDCG"]
+        return self.values[registry.NTCIR + "nDCG"]
 
     def as_dict(self) -> dict:
         return {**self.values, "R": self.relevant, "relevant_retrieved": self.retrieved_relevant}
@@ -67,31 +68,56 @@ def gain_of(level: int, gains: Sequence[float]) -> float:
 
 
 def score_ranking(ranking: Sequence[str], judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000,
-                  beta: float = 1.0, measures: Sequence[str] = registry.DEFAULT, condensed: bool = False,
-                  ntcireval_cutoff: bool = False) -> IRScores:
-    """The measures (AP, Q with beta and nDCG by default) of one ranked list of DOCIDs at the cut-off
-    against one topic's qrels. `condensed` drops the unjudged documents before the cut-off (Sakai's
-    condensed lists, trec_eval -J); `ntcireval_cutoff` divides AP@k and Q@k by min(k, R)."""
-    topic = JudgedTopic(judged, gains, cutoff, beta, ntcireval_cutoff)
-    return topic.score(ranking, measures, condensed)
+                  beta: float = 1.0, measures: Sequence[str] = registry.DEFAULT, condensed: bool = False) -> IRScores:
+    """The measures (AP, NTCIREVAL's Q with beta and nDCG by default) of one ranked list of DOCIDs at
+    the cut-off against one topic's qrels. `condensed` drops the unjudged documents before the
+    cut-off (Sakai's condensed lists, trec_eval -J)."""
+    return JudgedTopic(judged, gains, cutoff, beta).score(ranking, measures, condensed)
 
 
 class JudgedTopic:
-    """One topic's qrels, prepared once to score many ranked lists: each judged document's gain and
+    """One topic's qrels, prepared once to score many ranked lists: each judged document's level and,
+    for each scale a measure asks for (`registry.Scale`: the gains of --gains, or ir_measures' levels),
     the registry's `Topic` (the ideal gains, best first, and the settings)."""
 
-    def __init__(self, judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000, beta: float = 1.0,
-                 ntcireval_cutoff: bool = False):
-        self.gain = {docid: gain_of(level, gains) for docid, level in judged.items()}
-        ideal = sorted((gain_of(level, gains) for level in judged.values() if level > 0), reverse=True)
-        self.topic = registry.Topic(ideal, sum(1 for level in judged.values() if level <= 0), cutoff, beta,
-                                    max(gains, default=1.0), ntcireval_cutoff)
+    def __init__(self, judged: dict[str, int], gains: Sequence[float], cutoff: int = 1000, beta: float = 1.0):
+        for level in set(judged.values()):
+            gain_of(level, gains)  # a level without a gain fails at once, whatever the measures
+        self.level = judged
+        self.gains, self.cutoff, self.beta = gains, cutoff, beta
+        self.top_level = max(judged.values(), default=0)
+        self.R = sum(1 for level in judged.values() if level > 0)
+        self._topics: dict[tuple[registry.ScaleKind, registry.Params], tuple[np.ndarray, registry.Topic]] = {}
+
+    def on_scale(self, scale: tuple[registry.ScaleKind, registry.Params]) -> tuple[np.ndarray, registry.Topic]:
+        """The gain of each level (`UNJUDGED` last, for the level -1 of an unjudged document) and the
+        registry's `Topic`, on the scale, made the first time a measure asks for it."""
+        if scale not in self._topics:
+            made = registry.Scale.of(*scale, self.gains, self.top_level)
+            table = np.array([*made.table, registry.UNJUDGED])
+            ideal = sorted((g for g in table[list(self.level.values())] if g > 0), reverse=True)
+            self._topics[scale] = table, registry.Topic(ideal, len(self.level) - len(ideal), self.cutoff, self.beta,
+                                                         made.max_gain)
+        return self._topics[scale]
 
     def score(self, ranking: Iterable[str], measures: Sequence[str], condensed: bool = False) -> IRScores:
         """The measures of one ranked list of DOCIDs (see `score_ranking`)."""
-        looked_up = np.fromiter(map(self.gain.get, ranking, repeat(registry.UNJUDGED)), dtype=float)
+        levels = np.fromiter(map(self.level.get, ranking, repeat(-1)), dtype=int)
         if condensed:
-            looked_up = looked_up[looked_up != registry.UNJUDGED]
-        ranked = registry.Ranked(looked_up[:self.topic.cutoff])
-        return IRScores({name: registry.compute(name, self.topic, ranked) for name in measures}, self.topic.R,
-                        len(ranked.ranks))
+            levels = levels[levels >= 0]
+        levels = levels[:self.cutoff]
+        values: dict[str, float] = {}
+        for scale, names in _by_scale(tuple(measures)):
+            table, topic = self.on_scale(scale)
+            ranked = registry.Ranked(table[levels])
+            values.update((name, registry.compute(name, topic, ranked)) for name in names)
+        return IRScores({name: values[name] for name in measures}, self.R, int(np.count_nonzero(levels > 0)))
+
+
+@lru_cache(maxsize=None)  # the same few lists of measures for every topic of every run
+def _by_scale(measures: tuple[str, ...]) -> list[tuple[tuple[registry.ScaleKind, registry.Params], list[str]]]:
+    """The measures grouped by the scale of gains they are computed on (`registry.scale_of`)."""
+    groups: dict[tuple[registry.ScaleKind, registry.Params], list[str]] = {}
+    for name in measures:
+        groups.setdefault(registry.scale_of(name), []).append(name)
+    return list(groups.items())

@@ -514,7 +514,7 @@ class EvaluationResult(Base):
     __tablename__ = "evaluation_result"
     id: Mapped[int] = mapped_column(primary_key=True)
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
-    measure: Mapped[str] = mapped_column(String(40))  # e.g. F3, AP, Q, nDCG
+    measure: Mapped[str] = mapped_column(String(limits.MEASURE))  # e.g. F3, AP, ntcir:Q, nDCG@10 (sepia.ir4qa.registry)
     matcher: Mapped[str | None] = mapped_column(String(20))
     settings: Mapped[str] = mapped_column(Text, default="{}")  # JSON of the parameters used
     topic_id: Mapped[str | None] = mapped_column(String(limits.TOPIC_ID))

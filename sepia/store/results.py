@@ -48,7 +48,7 @@ def _replace(session: Session, kind: str, scores: Sequence, settings: dict, rows
 
 
 def replace_ir4qa_scores(session: Session, scores: Sequence[IRRunScore], settings: dict) -> int:
-    """Keep every measure the IR4QA runs were scored with (AP, Q and nDCG, and those asked for beside
+    """Keep every measure the IR4QA runs were scored with (AP, ntcir:Q and ntcir:nDCG, and those asked for beside
     them): per run and topic, plus the means (topic NULL)."""
     def rows_of(score: IRRunScore, common: dict) -> list:
         return [db.EvaluationResult(**common, measure=m, value=value) for m, value in score.means.items()] + [

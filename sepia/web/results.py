@@ -13,7 +13,7 @@ from sqlalchemy import exists, func, select
 from sepia.campaign import charts, matcher_settings, results, schedule, task_results
 from sepia.campaign.schedule import TASK_LABELS
 from sepia.ir4qa.evaluate import stored_measures
-from sepia.ir4qa.registry import parse_measures
+from sepia.ir4qa.registry import ndcg_note, parse_measures
 from sepia.services.qa_scores import score_stored_qa
 from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs, score_stored_support
 from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, ReleasedSettings, Run, RunTopic,
@@ -138,6 +138,9 @@ def score():
         flash(f"Nothing scored: {problem}.", "error")
         return redirect(url_for("results.overview"))
     gains = request.form.get("gains", "").strip() or None
+    note = ndcg_note(measures)  # nDCG meant NTCIREVAL's until 2026-11-28
+    if note:
+        flash(note[0].upper() + note[1:] + ".", "info")
     kinds = set(db().scalars(select(Run.kind).distinct()))
     db().close()  # scoring opens its own transactions
     learned = request.form.get("learned") == "1"

@@ -81,16 +81,16 @@ def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp
 
     # The organiser chooses the measures and scores every task.
     org.goto(f"{site.url}/results/")
-    org.fill("input[name=measures]", "AP,Q,nDCG,P@10")
+    org.fill("input[name=measures]", "AP,ntcir:Q,ntcir:nDCG,P@10")
     with org.expect_navigation():
         org.get_by_role("button", name="Score the stored runs now").click()
     flashes = org.locator("#flashes").inner_text()
-    assert "2 IR4QA runs scored (AP, Q, nDCG, P@10" in flashes and "2 Question Analysis runs scored" in flashes
-    ir4qa, qa = score_json(site, "evaluate-ir4qa", "--measures", "AP,Q,nDCG,P@10"), score_json(site, "evaluate-qa")
+    assert "2 IR4QA runs scored (AP, ntcir:Q, ntcir:nDCG, P@10" in flashes and "2 Question Analysis runs scored" in flashes
+    ir4qa, qa = score_json(site, "evaluate-ir4qa", "--measures", "AP,ntcir:Q,ntcir:nDCG,P@10"), score_json(site, "evaluate-qa")
     table = org.locator("#pair-CS-CS-ir4qa table")
     cells = table.locator("tbody tr").first.locator("td").all_inner_texts()
     best = next(iter(ir4qa.values()))
-    assert cells == [best["run_id"], *(f"{best[m]:.4f}" for m in ("AP", "Q", "nDCG", "P@10"))]
+    assert cells == [best["run_id"], *(f"{best[m]:.4f}" for m in ("AP", "ntcir:Q", "ntcir:nDCG", "P@10"))]
     first_qa = org.locator("#pair-CS-CS-qa tbody tr").first.locator("td").all_inner_texts()
     assert first_qa[1] == f"{next(iter(qa.values()))['accuracy']:.4f}"
     chart = org.locator("#pair-CS-CS-ir4qa img.chart")
