@@ -1,4 +1,4 @@
-"""Migration 0017 renames the stored IR4QA scores so that no stored value reads as another measure:
+"""Migration 0018 renames the stored IR4QA scores so that no stored value reads as another measure:
 NTCIREVAL's nDCG and Q under `ntcir:`, ir_measures' spellings of the others, the `--ntcireval-cutoff`
 settings' AP@k and Q@k as `ntcir:` and the option dropped from the settings; CCLQA rows untouched."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ ROWS = [(1, "nDCG", {"gains": "1:2", "cutoff": 1000, "beta": 1}), (1, "Q", {"gai
 
 def test_stored_ir4qa_scores_take_the_names_that_mean_them(store_url):
     engine = make_engine(store_url)
-    upgrade(engine, "0015")
+    upgrade(engine, "0017")
     with engine.begin() as connection:
         for id_, run_id, kind in RUNS:
             connection.execute(text(

@@ -9,8 +9,8 @@ reads as ir_measures' nDCG; `Q`, `MSnDCG`, `nERR` become `ntcir:...`, `nERRexp` 
 become `ntcir:AP@k` and `ntcir:Q@k`; without it, `Q@k` below the cut-off divided by R, which no
 measure does now: it keeps its name, which no longer parses, so it cannot be taken for another.
 
-Revision ID: 0017_r35irm
-Revises: 0016_r36rubric
+Revision ID: 0018
+Revises: 0017
 Create Date: 2026-11-28
 """
 import json
@@ -20,8 +20,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0017_r35irm'
-down_revision = '0016_r36rubric'
+revision = '0018'
+down_revision = '0017'
 branch_labels = None
 depends_on = None
 
