@@ -1,0 +1,73 @@
+"""Every page the web tool shows (each GET route, as each role allowed it), byte for byte as it was
+before the views moved their database work into services (issue 35): the files in
+tests/golden/pages/ were written by this test on main before that change (`SEPIA_WRITE_GOLDEN=1`).
+What changes from run to run is masked first: the session's CSRF token and the times of a campaign
+whose windows are set relative to now."""
+from __future__ import annotations
+
+import io
+import os
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from test_web_permissions import released_campaign, routes
+from web_helpers import ROLE_USER, browser_for
+
+from sepia.store.models import ROLES
+
+GOLDEN = Path(__file__).parent / "golden" / "pages"
+WRITE = os.environ.get("SEPIA_WRITE_GOLDEN") == "1"
+MASKS = [
+    (re.compile(rb'(name="csrf-token" content=|name="csrf_token" value=)"[^"]+"'), rb'\1"TOKEN"'),
+    (re.compile(rb"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00|Z)?"), b"TIME"),
+    (re.compile(rb"\d{4}-\d\d-\d\d"), b"DATE"),
+    (re.compile(rb"\b\d+(\.\d+)? (seconds?|minutes?|hours?|days?)\b"), b"DURATION"),
+    (re.compile(rb"\b[mp][0-9a-f]{10}\b"), b"SVG-ID"),  # matplotlib's random IDs of an SVG's paths
+]
+
+
+def content(response) -> bytes:
+    """The response's bytes; a ZIP archive's, each member's name and bytes (not its file times)."""
+    if response.mimetype != "application/zip":
+        return response.data
+    with zipfile.ZipFile(io.BytesIO(response.data)) as archive:
+        return b"".join(name.encode() + b"\n" + archive.read(name) for name in archive.namelist())
+
+
+def masked(body: bytes) -> bytes:
+    for pattern, replacement in MASKS:
+        body = pattern.sub(replacement, body)
+    return body
+
+
+def golden_name(role: str, url: str) -> Path:
+    return GOLDEN / role / (re.sub(r"[^\w.-]+", "_", url.strip("/")) or "home")
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_every_page_is_as_it_was(app, role):
+    released_campaign(app.extensions["sepia_store"])
+    browser = browser_for(app, ROLE_USER[role])
+    checked, differ = 0, []
+    for endpoint, method, url, roles in routes(app):
+        if method != "GET" or roles in (None, "missing") or role not in roles:
+            continue
+        response = browser.get(url)
+        got = f"{response.status_code} {response.headers.get('Location', '')}\n".encode() + masked(content(response))
+        path = golden_name(role, url)
+        if WRITE:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(got)
+        elif path.read_bytes() != got:
+            differ.append(url)
+        checked += 1
+    assert checked > 0 and differ == [], differ
+
+
+def test_a_change_of_one_byte_is_seen(app):
+    """The comparison can fail: a page's bytes with one character changed are not the golden file's."""
+    page = golden_name("organiser", "/results/").read_bytes()
+    assert masked(page) == page and masked(page.replace(b"</html>", b"</html >")) != page
