@@ -52,7 +52,7 @@ def test_every_page_is_as_it_was(app, role):
     released_campaign(app.extensions["sepia_store"])
     browser = browser_for(app, ROLE_USER[role])
     checked, differ = 0, []
-    for endpoint, method, url, roles in routes(app):
+    for _endpoint, method, url, roles in routes(app):
         if method != "GET" or roles in (None, "missing") or role not in roles:
             continue
         response = browser.get(url)

@@ -48,10 +48,11 @@ def rescore_last_run(store, value: float) -> tuple[list[int], list[int]]:
     with store.transaction() as session:
         newest = session.scalar(select(EvaluationResult).order_by(EvaluationResult.id.desc()).limit(1))
         rows = session.scalars(select(EvaluationResult).where(
-            EvaluationResult.run_id == newest.run_id, EvaluationResult.settings == newest.settings)
+            EvaluationResult.run_id == newest.run_id, EvaluationResult.settings_id == newest.settings_id)
             .order_by(EvaluationResult.id)).all()
         before = [r.id for r in rows]
         copies = [EvaluationResult(run_id=r.run_id, measure=r.measure, matcher=r.matcher, settings=r.settings,
+                                   settings_id=r.settings_id,
                                    topic_id=r.topic_id, answer_type=r.answer_type, value=value) for r in rows]
         for row in rows:
             session.delete(row)

@@ -37,7 +37,8 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
     against the stored gold standard and, for the human matcher, the stored nugget judgments of all
     assessors; ranked, best first. `settings` is a `Settings` or a dict of its fields
     (`{"matcher": "human", "beta": 3}`). With `save`, the scores replace those the runs had under the
-    same settings in evaluation_result (`settings.describe()` is what is kept with them).
+    same settings in evaluation_result (kept under `settings_key(settings.identity())`, shown as
+    `settings.describe()`).
 
     Raises NothingToScore when the store lacks runs, a gold standard or (human) judgments."""
     settings = settings if isinstance(settings, Settings) else Settings(**(settings or {}))
@@ -65,7 +66,7 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
                          for run, judgments in _stored_runs(session, "cclqa", ids, with_judgments=human))
     if save:
         with store.transaction() as session:
-            replace_cclqa_scores(session, results, settings.describe())
+            replace_cclqa_scores(session, results, settings)
     return results
 
 

@@ -526,9 +526,10 @@ def rag_means(means: dict | None) -> dict[str, float]:
             **{f"{RAG_PREFIX}{m} answered": v for m, v in means["answered_topics"].items()}}
 
 
-def save_scores(session: Session, scores, settings: dict) -> int:
+def save_scores(session: Session, scores, settings: dict, key: str) -> int:
     """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL), and
-    the run's TREC RAG scores (topic NULL, `rag_means`)."""
+    the run's TREC RAG scores (topic NULL, `rag_means`); `settings` as `Settings.describe` shows
+    them, `key` their identity (`sepia.store.results.settings_key`)."""
     import json
 
     runs = {r.run_id: r.id for r in session.scalars(select(db.Run).where(db.Run.kind == "cclqa"))}
@@ -539,7 +540,7 @@ def save_scores(session: Session, scores, settings: dict) -> int:
         if run_pk is None:
             continue
         common = {"run_id": run_pk, "measure": measure, "matcher": run_score.matcher,
-                  "settings": json.dumps(settings, sort_keys=True)}
+                  "settings": json.dumps(settings, sort_keys=True), "settings_id": key}
         session.add(db.EvaluationResult(**common, value=run_score.score))
         for m, value in rag_means(run_score.nuggetizer).items():  # TREC RAG's four scores, run means only
             session.add(db.EvaluationResult(**{**common, "measure": m}, value=value))

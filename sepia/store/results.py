@@ -2,6 +2,7 @@
 had under the same settings, so scoring again never piles up duplicates."""
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Sequence, cast
 
@@ -10,38 +11,60 @@ from sqlalchemy.orm import Session
 
 from sepia.ir4qa.evaluate import IRRunScore
 from sepia.qa.evaluate import QARunScore
-from sepia.scoring.evaluate import RunScore
+from sepia.scoring.evaluate import RunScore, Settings
 from sepia.store import io
 from sepia.store import models as db
 
 
-def settings_key(settings: dict) -> str:
-    """The settings as the store keeps them: JSON with sorted keys (as `io.save_scores` writes)."""
+def settings_key(values: dict) -> str:
+    """The stable identity of scoring settings, which the store keeps and finds scores by: the SHA-256
+    (hex) of their values as canonical JSON (keys sorted, every number a float so that 3 and 3.0 are
+    one value, no spaces). `Settings.identity()` gives a CCLQA scoring's values; IR4QA's and QA's
+    settings are values already. Migration 0016 computes the same for the scores kept before."""
+    canonical = json.dumps(_canonical(values), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _canonical(value):
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return value
+
+
+def shown(settings: dict) -> str:
+    """The settings as the store keeps them to show: JSON with sorted keys."""
     return json.dumps(settings, sort_keys=True)
 
 
-def forget_scores(session: Session, kind: str, run_ids: Sequence[str], settings: dict) -> int:
-    """Delete the scores the runs of that kind have under exactly these settings; how many rows."""
+def forget_scores(session: Session, kind: str, run_ids: Sequence[str], key: str) -> int:
+    """Delete the scores the runs of that kind have under exactly the settings of `key`
+    (`settings_key`); how many rows."""
     runs = select(db.Run.id).where(db.Run.kind == kind, db.Run.run_id.in_(list(run_ids)))
     result = session.execute(delete(db.EvaluationResult).where(
-        db.EvaluationResult.run_id.in_(runs), db.EvaluationResult.settings == settings_key(settings)))
+        db.EvaluationResult.run_id.in_(runs), db.EvaluationResult.settings_id == key))
     return cast(CursorResult, result).rowcount  # a DELETE's result is a cursor's
 
 
-def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings: dict) -> int:
+def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings: Settings) -> int:
     """Keep the F-scores of CCLQA runs (one row per run and topic, plus the run's mean)."""
-    forget_scores(session, "cclqa", [s.run_id for s in scores], settings)
-    return io.save_scores(session, scores, settings)
+    key = settings_key(settings.identity())
+    forget_scores(session, "cclqa", [s.run_id for s in scores], key)
+    return io.save_scores(session, scores, settings.describe(), key)
 
 
 def _replace(session: Session, kind: str, scores: Sequence, settings: dict, rows_of) -> int:
     """Forget the runs' scores under these settings and add `rows_of(score, common)` for each run,
     `common` being the run's and settings' columns; how many rows were added."""
-    forget_scores(session, kind, [s.run_id for s in scores], settings)
+    key = settings_key(settings)
+    forget_scores(session, kind, [s.run_id for s in scores], key)
     runs = dict(session.execute(select(db.Run.run_id, db.Run.id).where(
         db.Run.kind == kind, db.Run.run_id.in_([s.run_id for s in scores]))).all())
-    key = settings_key(settings)
-    rows = [row for score in scores for row in rows_of(score, {"run_id": runs[score.run_id], "settings": key})]
+    common = {"settings": shown(settings), "settings_id": key}
+    rows = [row for score in scores for row in rows_of(score, {"run_id": runs[score.run_id], **common})]
     session.add_all(rows)
     session.flush()
     return len(rows)

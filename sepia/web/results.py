@@ -18,7 +18,7 @@ from sepia.services.qa_scores import score_stored_qa
 from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs, score_stored_support
 from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, ReleasedSettings, Run, RunTopic,
                                 Submission, TaskWindow, Topic, utcnow)
-from sepia.store.results import settings_key
+from sepia.store.results import settings_key, shown
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
 from sepia.web.kept import kept
@@ -178,7 +178,7 @@ def settings():
         return redirect(f"{url_for('results.settings')}?{urlencode(matcher_settings.query_of(chosen))}")
     if chosen is not None:
         label = matcher_settings.label(chosen)
-        runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe(), label=label)
+        runs = results.load_results(db(), chosen.matcher, settings=chosen, label=label)
         by_pair = {pair: [r for r in runs if r.pair == pair] for pair in sorted({r.pair for r in runs}, key=results.pair_order)}
         sections = [t for pair, shown in by_pair.items()
                     for t in (results.pair_table(pair, shown, "settings", label),
@@ -202,14 +202,14 @@ def support():
 
 
 def _released_row(chosen) -> ReleasedSettings | None:
-    return db().scalar(select(ReleasedSettings).where(ReleasedSettings.settings == settings_key(chosen.describe())))
+    return db().scalar(select(ReleasedSettings).where(ReleasedSettings.settings_id == settings_key(chosen.identity())))
 
 
 def _release(chosen, release: bool) -> None:
     """Release the scores of these settings to the teams (beside the defaults'), or withdraw them."""
     row = _released_row(chosen)
     if release and row is None:
-        db().add(ReleasedSettings(settings=settings_key(chosen.describe()), label=matcher_settings.label(chosen),
+        db().add(ReleasedSettings(settings=shown(chosen.describe()), settings_id=settings_key(chosen.identity()), label=matcher_settings.label(chosen),
                                   released_by=g.user.username))
     elif not release and row is not None:
         db().delete(row)
