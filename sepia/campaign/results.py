@@ -18,7 +18,7 @@ from sepia.campaign.tables import Table
 from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import Settings
 from sepia.store import models as db
-from sepia.store.io import RAG_PREFIX
+from sepia.store.results import RAG_PREFIX
 from sepia.store.results import settings_key
 from sepia import matchers
 

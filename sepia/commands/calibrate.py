@@ -128,7 +128,7 @@ def calibrate_store(store, settings: Settings, pool_name: str, level: float, out
     from sepia.commands.common import warn
     from sepia.services.plan_estimates import estimate_plan
     from sepia.services.scores import NothingToScore
-    from sepia.store.io import ImportRefused
+    from sepia.store.errors import ImportRefused
 
     if settings.matcher == "human":
         raise click.UsageError("--plan corrects an automatic matcher: choose --matcher binarized, softmatch, "

@@ -1,5 +1,6 @@
-"""Scores kept in the campaign store (evaluation_result): saving a run's scores replaces those it
-had under the same settings, so scoring again never piles up duplicates."""
+"""Scores kept in the campaign store (evaluation_result), under the identity of their settings:
+saving a run's scores replaces those it had under the same settings, so scoring again never piles
+up duplicates."""
 from __future__ import annotations
 
 import hashlib
@@ -12,7 +13,6 @@ from sqlalchemy.orm import Session
 from sepia.ir4qa.evaluate import IRRunScore
 from sepia.qa.evaluate import QARunScore
 from sepia.scoring.evaluate import RunScore, Settings
-from sepia.store import io
 from sepia.store import models as db
 
 
@@ -49,11 +49,49 @@ def forget_scores(session: Session, kind: str, run_ids: Sequence[str], key: str)
     return cast(CursorResult, result).rowcount  # a DELETE's result is a cursor's
 
 
+RAG_PREFIX = "RAG "  # measures of TREC RAG's nugget scores: `RAG vital`, `RAG vital answered`
+
+
+def rag_means(means: dict | None) -> dict[str, float]:
+    """A run's TREC RAG scores (`nuggetizer.run_means`) by the measure names the store keeps them
+    under: over all topics (`RAG vital`) and over the answered topics, as nuggetizer averages
+    (`RAG vital answered`)."""
+    if means is None:
+        return {}
+    return {**{f"{RAG_PREFIX}{m}": v for m, v in means["all_topics"].items()},
+            **{f"{RAG_PREFIX}{m} answered": v for m, v in means["answered_topics"].items()}}
+
+
+def save_scores(session: Session, scores, settings: dict, key: str) -> int:
+    """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL), and
+    the run's TREC RAG scores (topic NULL, `rag_means`); `settings` as `Settings.describe` shows
+    them, `key` their identity (`settings_key`)."""
+    runs = {r.run_id: r.id for r in session.scalars(select(db.Run).where(db.Run.kind == "cclqa"))}
+    measure = f"F{settings.get('beta', 3):g}"
+    rows = 0
+    for run_score in scores:
+        run_pk = runs.get(run_score.run_id)
+        if run_pk is None:
+            continue
+        common = {"run_id": run_pk, "measure": measure, "matcher": run_score.matcher,
+                  "settings": shown(settings), "settings_id": key}
+        session.add(db.EvaluationResult(**common, value=run_score.score))
+        for m, value in rag_means(run_score.nuggetizer).items():  # TREC RAG's four scores, run means only
+            session.add(db.EvaluationResult(**{**common, "measure": m}, value=value))
+            rows += 1
+        for t in run_score.topics:
+            session.add(db.EvaluationResult(**common, topic_id=t.topic_id, answer_type=t.answer_type, value=t.f,
+                                            recall=t.recall, precision=t.precision))
+        rows += 1 + len(run_score.topics)
+    session.flush()
+    return rows
+
+
 def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings: Settings) -> int:
     """Keep the F-scores of CCLQA runs (one row per run and topic, plus the run's mean)."""
     key = settings_key(settings.identity())
     forget_scores(session, "cclqa", [s.run_id for s in scores], key)
-    return io.save_scores(session, scores, settings.describe(), key)
+    return save_scores(session, scores, settings.describe(), key)
 
 
 def _replace(session: Session, kind: str, scores: Sequence, settings: dict, rows_of) -> int:

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session, selectinload
 from sepia.campaign import release, schedule
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.write import to_xml
-from sepia.store import io
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.judgments import export_judgments
 from sepia.store.models import Submission, Topic, TopicSet, as_utc, utcnow
 from sepia.vocab import language_pair_of
 from sepia.web.db import db
@@ -152,7 +153,7 @@ def run_file_name(run_id: str, content: bytes) -> str:
 def gold(set_id: int):
     topic_set = _topic_set(set_id)
     _allow(schedule.released(topic_set.windows, "cclqa", utcnow()))
-    data = to_xml(io.export_gold(db(), topic_ids=_topic_ids(topic_set)))
+    data = to_xml(export_gold(db(), topic_ids=_topic_ids(topic_set)))
     return file_response(data, f"gold-{_slug(topic_set.name)}.xml", "application/xml")
 
 
@@ -161,6 +162,6 @@ def gold(set_id: int):
 def judgments(set_id: int):
     topic_set = _topic_set(set_id)
     _allow(schedule.released(topic_set.windows, "cclqa", utcnow()))
-    rows = io.export_judgments(db(), topic_ids=_topic_ids(topic_set))
+    rows = export_judgments(db(), topic_ids=_topic_ids(topic_set))
     return file_response(judgments_to_tsv(rows), f"judgments-{_slug(topic_set.name)}.tsv",
                          "text/tab-separated-values; charset=utf-8")
