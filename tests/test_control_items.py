@@ -17,7 +17,7 @@ from sepia.store.exchange.runs import import_run
 from sepia.store.wipe import delete_all
 from sepia.store.models import Assignment, ControlAnswer, ControlItem, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool, get_pool, pool_rows
-from sepia.web.item_view import read_queue
+from sepia.store.item_view import read_queue
 
 DRY, FORMAL = "ACLIA2-CS-0001", "ACLIA2-CS-0002"
 RUNS = {"TEAMA-CS-CS-01-T": {DRY: ["甲乙", "乙"], FORMAL: ["丙", "戊"]},

@@ -154,7 +154,7 @@ def test_account_fields_are_checked_with_what_is_allowed(web, fields, message):
 
 
 def test_every_team_name_accepted_can_name_a_run():
-    from sepia.web.accounts import TEAM_RE
+    from sepia.services.accounts import TEAM_RE
 
     for team in ("A", "KECIR", "team_2", "X" * 100):
         assert TEAM_RE.fullmatch(team) and vocab.parse_run_id(f"{team}-CS-CS-01-T").team == team

@@ -18,7 +18,7 @@ from sepia.store.exchange.topics import import_topics
 from sepia.store.models import EvaluationResult, NuggetJudgment, Response, Run, RunTopic
 from sepia.web.app import create_app
 from sepia.web.kept import SHELF, kept
-from sepia.web.results import SCORES_STATE
+from sepia.campaign.results_store import SCORES_STATE
 
 
 def statements(app, browser, path: str) -> tuple[str, list[str]]:

@@ -15,8 +15,8 @@ from web_helpers import FakeEngine, add_documents, browser_for, make_topic
 from sepia.store.models import NuggetSource, Pool, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane
 from sepia.web.app import ITEM_MARKER, item_url
-from sepia.web.item_view import read_item, read_queue
-from sepia.web.topic_view import NuggetLike, TextLike, TopicLike, VoteLike, read_lang, read_topic
+from sepia.store.item_view import read_item, read_queue
+from sepia.store.topic_view import NuggetLike, TextLike, TopicLike, VoteLike, read_lang, read_topic
 
 DOC = "XIN_CMN_20080101.0001"
 

@@ -42,7 +42,7 @@ from sepia.store.exchange.runs import import_run  # noqa: E402
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, PoolEntry, Topic, TopicText, User  # noqa: E402
 from sepia.store.pools import assign_pool, build_pool  # noqa: E402
-from sepia.web.security import hash_password  # noqa: E402
+from sepia.services.accounts import hash_password  # noqa: E402
 
 AIM_MS = 100.0
 ACTION_RE = re.compile(r'action="(/judge/\d+/[^/]+/(\d+))"')

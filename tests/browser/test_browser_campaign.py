@@ -32,7 +32,7 @@ from sepia.store.exchange.judgments import import_judgments
 from sepia.store.exchange.topics import import_topics
 from sepia.store.models import Nugget, Response, Run, RunTopic, Submission, Topic, Vote, utcnow
 from sepia.web import create_app
-from sepia.web.accounts import create_user
+from sepia.services.accounts import create_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,7 +11,7 @@ from sepia.scoring.weights import nugget_weights
 from sepia.store import models as db
 from sepia.store.bulk import CHUNK, batches, inserted_ids
 from sepia.store.errors import ImportRefused
-from sepia.store.exchange.topics import topic_lang
+from sepia.store.exchange.topics import of_topics, topic_lang
 
 
 def import_gold(session: Session, gold: model.GoldStandard, replace: bool = False) -> int:
@@ -72,12 +72,8 @@ def export_gold(session: Session, lang: str | None = None, topic_ids: Iterable[s
                       selectinload(db.Topic.nuggets).selectinload(db.Nugget.votes),
                       selectinload(db.Topic.nuggets).selectinload(db.Nugget.sources),
                       selectinload(db.Topic.nuggets).selectinload(db.Nugget.answer_texts)))
-    if lang:
-        query = query.where(db.Topic.lang == lang)
-    if topic_ids is not None:
-        query = query.where(db.Topic.id.in_(list(topic_ids)))
     topics = []
-    for row in session.scalars(query):
+    for row in session.scalars(of_topics(query, lang, topic_ids)):
         nuggets = [gold_nugget(n) for n in sorted(row.nuggets, key=lambda n: n.position)]
         pyramid, _ = nugget_weights(nuggets, "pyramid")
         for nugget, weight in zip(nuggets, pyramid):

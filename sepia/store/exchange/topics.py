@@ -48,18 +48,23 @@ def import_topics(session: Session, topic_set: model.TopicSet, replace: bool = F
     return len(topic_set.topics)
 
 
+def of_topics(query, lang: str | None, topic_ids: Iterable[str] | None):
+    """A query of topics narrowed to one language and to the IDs named, when given."""
+    if lang:
+        query = query.where(db.Topic.lang == lang)
+    if topic_ids is not None:
+        query = query.where(db.Topic.id.in_(list(topic_ids)))
+    return query
+
+
 def export_topics(session: Session, lang: str | None = None, topic_ids: Iterable[str] | None = None,
                   questions_only: bool = False) -> model.TopicSet:
     """The stored topics as a topic set. `questions_only` is what participants receive: the questions,
     nothing a run is scored against or that helps answer them (answer type, narratives, key terms,
     status, memo)."""
     query = select(db.Topic).options(selectinload(db.Topic.texts)).order_by(db.Topic.id)
-    if lang:
-        query = query.where(db.Topic.lang == lang)
-    if topic_ids is not None:
-        query = query.where(db.Topic.id.in_(list(topic_ids)))
     topics = []
-    for row in session.scalars(query):
+    for row in session.scalars(of_topics(query, lang, topic_ids)):
         texts = sorted(row.texts, key=lambda t: t.position)
         questions = [model.LangText(t.lang, t.text) for t in texts if t.kind == "question"]
         if questions_only:
