@@ -67,6 +67,57 @@ def test_every_page_is_as_it_was(app, role):
     assert checked > 0 and differ == [], differ
 
 
+CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
+SCORED = [  # (what, method, URL, form): the organiser scores the CS sample on the web, then reads it
+    ("score", "POST", "/results/score", {"measures": "AP,nDCG@10", "gains": "1:2"}),
+    ("score-strict", "POST", "/results/settings", {"matcher": "binarized", "theta": "0.5", "numbers": "strict",
+                                                   "action": "score"}),
+    ("release-strict", "POST", "/results/settings", {"matcher": "binarized", "theta": "0.5", "numbers": "strict",
+                                                     "action": "release"}),
+    ("overview", "GET", "/results/", None),
+    ("settings-strict", "GET", "/results/settings?matcher=binarized&theta=0.5&numbers=strict", None),
+    ("settings-softmatch", "GET", "/results/settings?matcher=softmatch&set=1", None),
+    ("table-human", "GET", "/results/tables/CS-CS-human.csv", None),
+    ("table-binarized", "GET", "/results/tables/EN-CS-binarized.tex", None),
+    ("table-runs", "GET", "/results/tables/runs-cclqa.csv", None),
+    ("table-ir4qa", "GET", "/results/tables/CS-CS-ir4qa.csv", None),
+    ("chart", "GET", "/results/charts/CS-CS.svg", None),
+    ("chart-qa", "GET", "/results/charts/qa/CS-CS.svg", None),
+    ("votes", "GET", "/votes/overview", None),
+    ("nuggets", "GET", "/nuggets/", None),
+    ("topics", "GET", "/topics/", None),
+    ("topic", "GET", "/topics/SEPIA-CS-0001", None),
+    ("topic-nuggets", "GET", "/nuggets/SEPIA-CS-0001", None),
+    ("gold", "GET", "/votes/gold.xml?lang=CS", None),
+    ("assessors", "GET", "/assessors/", None),
+]
+
+
+def test_the_pages_of_a_scored_campaign_are_as_they_were(app, monkeypatch):
+    """The CS sample imported with `sepia import`, scored and released from the results pages."""
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+
+    monkeypatch.chdir(CS)
+    runs = sorted(p.relative_to(CS).as_posix() for folder in ("runs", "ir4qa", "qa") for p in (CS / folder).glob("*.xml"))
+    imported = CliRunner().invoke(main, ["import", "topics.xml", "gold.xml", *runs, "judgments.tsv", "qrels.tsv"],
+                                  env={"SEPIA_DATABASE_URL": app.config["DATABASE_URL"]})
+    assert imported.exit_code == 0, imported.output
+    org = browser_for(app, "org")
+    differ = []
+    for what, method, url, form in SCORED:
+        response = org.post(url, form, follow_redirects=True) if method == "POST" else org.get(url)
+        got = f"{response.status_code}\n".encode() + masked(content(response))
+        path = GOLDEN / "scored" / what
+        if WRITE:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(got)
+        elif path.read_bytes() != got:
+            differ.append(what)
+    assert differ == []
+
+
 def test_a_change_of_one_byte_is_seen(app):
     """The comparison can fail: a page's bytes with one character changed are not the golden file's."""
     page = golden_name("organiser", "/results/").read_bytes()
