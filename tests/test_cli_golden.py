@@ -1,21 +1,20 @@
 """A sample of commands over the campaign store, byte for byte as they printed before the store's
 exchange code was split by job and scores were keyed by their settings' identity (issue 35): the
-files in tests/golden/commands/ were written by this test on main before that change
+files in tests/golden/commands/ were written by this test on main at 9b535f7, before that change
 (`SEPIA_WRITE_GOLDEN=1`). The CS sample is imported, scored from the store (CCLQA under three
 matchers, IR4QA, QA) and exported again, and each command's output (stdout and stderr) and exit code
 compared."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from golden_helpers import GOLDEN, as_golden
+
 from sepia.cli import main
 
-GOLDEN = Path(__file__).parent / "golden" / "commands"
-WRITE = os.environ.get("SEPIA_WRITE_GOLDEN") == "1"
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 RUNS = sorted(p.relative_to(CS).as_posix() for p in [*(CS / "runs").glob("*.xml"), *(CS / "ir4qa").glob("*.xml"),
                                                       *(CS / "qa").glob("*.xml")])
@@ -49,11 +48,7 @@ def test_each_command_prints_what_it_printed(outputs):
     differ = []
     for name, result in outputs:
         got = f"exit {result.exit_code}\n{result.output}".encode()
-        path = GOLDEN / f"{name}.out"
-        if WRITE:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(got)
-        elif path.read_bytes() != got:
+        if not as_golden(GOLDEN / "commands" / f"{name}.out", got):
             differ.append(name)
     assert differ == []
     refused = [name for name, result in outputs if result.exit_code]
