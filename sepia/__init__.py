@@ -3,7 +3,7 @@
 The public API (`sepia.api`) is reachable from the package root, imported on first use so that
 `import sepia` stays light: `sepia.evaluate(gold="gold.xml", runs=["run.xml"], matcher="binarized")`."""
 
-__version__ = "0.1.0"
+from sepia.versions import __version__ as __version__  # the version lives with the others (versions.py)
 
 _API = ("agreement", "evaluate", "evaluate_ir4qa", "evaluate_qa", "evaluate_stored", "meta_evaluate", "validate",
         "Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "QAEvaluation", "Validation")

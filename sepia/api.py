@@ -17,14 +17,19 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence, cast
+
+from sepia.matchers import OptionError
 from sepia.text.plural import counted
 
 if TYPE_CHECKING:
     from sepia.formats.model import CCLQARun, GoldStandard
     from sepia.formats.errors import Problem
     from sepia.ir4qa.evaluate import IRRunScore
+    from sepia.matchers.base import NumberRule
     from sepia.qa.evaluate import QARunScore
     from sepia.scoring.evaluate import RunScore, Settings
+    from sepia.scoring.output import Format
+    from sepia.scoring.weights import Scheme
 
 __all__ = ["Agreement", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError", "QAEvaluation",
            "Validation", "agreement", "check_matcher_options", "evaluate", "evaluate_ir4qa", "evaluate_qa",
@@ -93,7 +98,7 @@ class Evaluation(_Table):
             found.setdefault(r.run_id, r.score)
         return found
 
-    def render(self, output: str = "table") -> str:
+    def render(self, output: Format = "table") -> str:
         """The text `sepia evaluate --format OUTPUT` prints (table, tsv or json)."""
         from sepia.scoring.output import RankedOutput
 
@@ -117,28 +122,12 @@ class Evaluation(_Table):
                 + (f"; the first {counted(c.depth, 'response')} per topic" if c.depth else ""))
 
 
-class OptionError(ValueError):
-    """An option the matcher does not take; `option` names it (numbers or matcher_options)."""
-
-    def __init__(self, option: str, message: str):
-        super().__init__(message)
-        self.option = option
-
-
 def check_matcher_options(settings: Settings) -> None:
     """A matcher's own options must be ones its descriptor names, and numbers="strict" needs a matcher
-    that reads it: OptionError before anything is read. (`sepia evaluate` checks its options here.)"""
-    kind = settings.matcher_kind()
-    if settings.numbers != "lenient" and (kind is None or "numbers" not in kind.options):
-        from sepia import matchers
+    that reads it: OptionError before anything is read (`sepia.matchers.check_options`)."""
+    from sepia import matchers
 
-        takers = ", ".join(n for n in matchers.names() if "numbers" in matchers.kind(n).options)
-        raise OptionError("numbers", f"the {settings.matcher} matcher has no number rule (matchers that do: {takers})")
-    unknown = sorted(set(settings.matcher_options) - set(kind.extra if kind else ()))
-    if unknown:
-        takes = ", ".join(kind.extra) if kind and kind.extra else "none"
-        raise OptionError("matcher_options",
-                          f"the {settings.matcher} matcher takes no option {', '.join(unknown)} (its own: {takes})")
+    matchers.check_options(settings.matcher, settings.matcher_options, settings.numbers)
 
 
 def evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
@@ -183,9 +172,9 @@ def evaluate_stored(*, store: str | None = None, run_ids: Sequence[str] = (), la
     return Evaluation(scored, chosen, tuple(measures), [0] * len(scored))
 
 
-def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.5, weights: str = "pyramid",
+def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.5, weights: Scheme = "pyramid",
              allowance: float | None = None, allowance_per_type: Mapping[str, float] | None = None,
-             partial: float = 0.5, numbers: str = "lenient", matcher_options: Mapping[str, str] | None = None,
+             partial: float = 0.5, numbers: NumberRule = "lenient", matcher_options: Mapping[str, str] | None = None,
              stem: bool = False, stopwords: bool = False, as_set: bool = False, depth: int | None = None) -> Settings:
     """F-score settings, every one checked (against the matcher registry's descriptors for the
     matcher's own): `allowance` sets C for every answer type, `allowance_per_type` for the types it
@@ -194,7 +183,7 @@ def settings(*, matcher: str = "binarized", beta: float = 3.0, theta: float = 0.
     from sepia import matchers
     from sepia.matchers.base import NUMBER_RULES
     from sepia.scoring.evaluate import Settings
-    from sepia.scoring.tokenize import Tokenizer
+    from sepia.text.tokenize import Tokenizer
     from sepia.scoring.weights import SCHEMES
 
     matchers.kind(matcher)  # ValueError naming the matchers there are
@@ -221,7 +210,7 @@ def _check_measures(measures: Sequence[str]) -> None:
 def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...]) -> tuple[list, list[int]]:
     """Every run scored by every matcher, ranked within each matcher's group."""
     from sepia.formats.judgments import read_judgments
-    from sepia.scoring.decisions import read_decisions
+    from sepia.matchers.decisions import read_decisions
     from sepia.scoring.evaluate import Evaluator
 
     gold = _gold(gold)
@@ -229,7 +218,7 @@ def _score(gold, runs, judgments, settings: Settings, auto_specs: tuple[str, ...
     reader = read_judgments if kind and kind.learns_from_other_runs else read_decisions
     read: Any = reader(judgments) if judgments is not None else None  # judgments or decisions
     if auto_specs:
-        from sepia.scoring.autojudgments import auto_matchers
+        from sepia.convert.autojudgments import auto_matchers
 
         evaluators = [Evaluator(gold, replace(settings, matcher=name), None, m)
                       for name, m in auto_matchers(auto_specs, gold, settings.partial).items()]
@@ -401,7 +390,7 @@ def meta_evaluate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequenc
     read = _judgments(judgments)
     auto = []
     if auto_judgments:
-        from sepia.scoring.autojudgments import auto_matchers
+        from sepia.convert.autojudgments import auto_matchers
 
         auto = list(auto_matchers(auto_judgments, read_gold).values())
     data = score_matrices(read_gold, read_runs, read, matchers=list(matchers or AUTOMATIC) + auto, beta=beta,

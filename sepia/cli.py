@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import click
 
-from sepia import __version__
+from sepia.versions import __version__
 
 
 class Entry(NamedTuple):
@@ -82,6 +82,8 @@ COMMANDS = {
                     "PATH:LINE:COLUMN."),
     "guidelines": Entry("sepia.commands.guidelines:guidelines",
                         "Guidelines for assessors per judging task, in versions."),
+    "rubric": Entry("sepia.commands.rubric:rubric",
+                    "Rubric judging: dimensions graded on anchored scales, weighted into one score."),
     "evaluate-support": Entry("sepia.commands.support:evaluate_support",
                               "Weighted support precision and recall per run (means over its answered "
                               "topics), and the assessors' agreement on the citations two or more of them "

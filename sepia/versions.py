@@ -5,12 +5,9 @@ A score is reproducible only with the same analysis, so every JSON report record
 settings (`stamped`); the lock file pins them for the project's own tests."""
 from __future__ import annotations
 
-import platform
-import unicodedata
 from functools import cache
-from importlib.metadata import PackageNotFoundError, version
 
-from sepia import __version__
+__version__ = "0.1.0"  # SEPIA's own; the package root hands it out as sepia.__version__
 
 # Distributions, not modules: sudachidict-core's dictionary decides Japanese units as much as SudachiPy.
 DISTRIBUTIONS = ("jieba", "SudachiPy", "sudachidict-core", "opencc", "PyStemmer", "whoosh-reloaded", "tantivy",
@@ -20,6 +17,10 @@ DISTRIBUTIONS = ("jieba", "SudachiPy", "sudachidict-core", "opencc", "PyStemmer"
 @cache
 def analyzer_versions() -> dict[str, str]:
     """{"sepia", "python", "unicode", then each installed distribution above: version}."""
+    import platform  # here, not above: `import sepia` reads __version__ from this module and stays light
+    import unicodedata
+    from importlib.metadata import PackageNotFoundError, version
+
     found = {"sepia": __version__, "python": platform.python_version(), "unicode": unicodedata.unidata_version}
     for name in DISTRIBUTIONS:
         try:

@@ -15,7 +15,8 @@ from sepia.formats.errors import FormatError
 from sepia.formats.judgments import SUPPORT_HEADER, parse_judgments
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Judgment, Metadata
 from sepia.formats.write import to_xml
-from sepia.scoring.support import support_agreement, support_scores
+from sepia.metaeval.support_agreement import support_agreement
+from sepia.scoring.support import support_scores
 
 RUN = "T-EN-EN-01-T"
 T1, T2, T3 = "RAG2025-EN-1", "RAG2025-EN-2", "RAG2025-EN-3"

@@ -1,6 +1,6 @@
 """A sample of commands over the campaign store, byte for byte as they printed before the store's
 exchange code was split by job and scores were keyed by their settings' identity (issue 35): the
-files in tests/golden/commands/ were written by this test on main at 9b535f7, before that change
+files in tests/golden/commands/ were written by this test on main at e7b0f96, before that change
 (`SEPIA_WRITE_GOLDEN=1`). The CS sample is imported, scored from the store (CCLQA under three
 matchers, IR4QA, QA) and exported again, and each command's output (stdout and stderr) and exit code
 compared."""

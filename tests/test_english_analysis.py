@@ -9,7 +9,7 @@ from pathlib import Path
 
 from whoosh.lang.porter2 import stem as whoosh_porter2
 
-from sepia.scoring.tokenize import TOKEN_RE, Tokenizer
+from sepia.text.tokenize import TOKEN_RE, Tokenizer
 from sepia.search.analyzers import tokenize as index_terms
 from sepia.text import english
 

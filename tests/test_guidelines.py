@@ -32,7 +32,7 @@ def test_every_save_is_a_new_version_per_task_with_who_and_when(store):
         assert rows[0].created_at is not None and guidelines.current(session, "nuggets").version == 2
         assert guidelines.current(session, "relevance").version == 1  # numbered per task
         assert guidelines.current(session, "support") is None
-        for task, text, said in (("rubric", "x", "not a judging task"), ("nuggets", " \n ", "empty"),
+        for task, text, said in (("ranking", "x", "not a judging task"), ("nuggets", " \n ", "empty"),
                                  ("nuggets", "x" * (guidelines.MAX_CHARS + 1), "at most")):
             with pytest.raises(ValueError, match=said):
                 guidelines.save(session, task, text, "org")
@@ -88,7 +88,7 @@ def test_only_organisers_write_guidelines_and_with_csrf(app, web_store):
         assert other.get("/guidelines/").status_code == 403
         assert other.post("/guidelines/nuggets", {"text": "mine"}).status_code == 403
     assert org.client.post("/guidelines/nuggets", data={"text": "no token"}).status_code == 400
-    assert org.post("/guidelines/rubric", {"text": "x"}).status_code == 404
+    assert org.post("/guidelines/ranking", {"text": "x"}).status_code == 404
     saved = org.post("/guidelines/nuggets", {"text": "Match <i>meaning</i>."}, follow_redirects=True)
     page = saved.get_data(as_text=True)
     assert "saved as version 1" in page and "Match &lt;i&gt;meaning&lt;/i&gt;." in page

@@ -18,8 +18,8 @@ from sepia.cli import main
 from sepia.formats.errors import FormatError, Problem, capped
 from sepia.formats.judgments import HEADER, read_judgments
 from sepia.formats.model import Judgment
-from sepia.scoring.decisions import decide, read_decisions
-from sepia.scoring.matchers import HumanMatcher
+from sepia.matchers.decisions import decide, read_decisions
+from sepia.matchers.human import HumanMatcher
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGS = ("cs", "ct", "ja")

@@ -14,11 +14,11 @@ from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
 from sepia.metaeval.items import TopicItems, item_lambda, plan_sums, satterthwaite_half
 from sepia.metaeval.learned_plans import PlanData, simulate_plans
-from sepia.scoring.learned.crossfit import CrossFitError, CrossFitter, StackedSimilarities, unit_folds
-from sepia.scoring.learned.crossrun import BlockSimilarities
-from sepia.scoring.learned.model import fit_classifier, fit_newton
-from sepia.scoring.learned.pairs import PAIR_FEATURES, Pairs, build_pairs
-from sepia.scoring.learned.reuse import REUSE_FEATURES
+from sepia.matchers.learned.crossfit import CrossFitError, CrossFitter, StackedSimilarities, unit_folds
+from sepia.matchers.learned.crossrun import BlockSimilarities
+from sepia.matchers.learned.model import fit_classifier, fit_newton
+from sepia.matchers.learned.pairs import PAIR_FEATURES, Pairs, build_pairs
+from sepia.matchers.learned.reuse import REUSE_FEATURES
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 
@@ -237,7 +237,7 @@ def test_topic_plan_in_the_store_equals_the_calibrated_files(plan_campaign, tmp_
 def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campaign, tmp_path):
     from sepia.metaeval.item_estimates import estimate_items
     from sepia.scoring.evaluate import Settings
-    from sepia.scoring.learned import cross_fitted
+    from sepia.matchers.learned import cross_fitted
 
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "60%", "--unit", "items",

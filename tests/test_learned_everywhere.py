@@ -16,9 +16,9 @@ from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard
 from sepia.formats.read import read_file
 from sepia.metaeval.adversarial import run_probes
-from sepia.scoring import learned
+from sepia.matchers import learned
 from sepia.scoring.evaluate import Settings, evaluate_runs
-from sepia.scoring.learned.trained import train
+from sepia.matchers.learned.trained import train
 from sepia.services.scores import NothingToScore, score_stored_runs
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"

@@ -1,4 +1,4 @@
-"""The learned matcher (sepia/scoring/learned): its evidence features against hand-computed values
+"""The learned matcher (sepia/matchers/learned): its evidence features against hand-computed values
 and second implementations, the honest cross-run protocol (a run's own judgments never reach its
 score), saved models, and one-line errors for bad input."""
 from __future__ import annotations
@@ -16,18 +16,18 @@ from sepia.cli import main
 from sepia.formats.judgments import read_judgments
 from sepia.formats.model import GoldStandard, Judgment
 from sepia.formats.read import read_file
-from sepia.scoring import learned
+from sepia.matchers import learned
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.learned.crossrun import cross_run_predictions
-from sepia.scoring.learned.evidence import Text, numbers, sentences, squeezed
-from sepia.scoring.numbers import cjk_value
-from sepia.scoring.learned.context import CONTEXT_FEATURES, context_features
-from sepia.scoring.learned.features import FEATURES, common_substring, pair_features, soft_credit, token_weights
-from sepia.scoring.learned.model import fit_classifier, soft_rows
-from sepia.scoring.learned.pairs import build_pairs
-from sepia.scoring.learned.reuse import reuse_features, support_rates
-from sepia.scoring.learned.trained import MODEL_VERSION, ModelError, load, train
-from sepia.scoring.matchers import softmatch
+from sepia.matchers.learned.crossrun import cross_run_predictions
+from sepia.matchers.learned.evidence import Text, numbers, sentences, squeezed
+from sepia.text.numbers import cjk_value
+from sepia.matchers.learned.context import CONTEXT_FEATURES, context_features
+from sepia.matchers.learned.features import FEATURES, common_substring, pair_features, soft_credit, token_weights
+from sepia.matchers.learned.model import fit_classifier, soft_rows
+from sepia.matchers.learned.pairs import build_pairs
+from sepia.matchers.learned.reuse import reuse_features, support_rates
+from sepia.matchers.learned.trained import MODEL_VERSION, ModelError, load, train
+from sepia.matchers.softmatch import softmatch
 
 CORPORA = Path(__file__).resolve().parents[1] / "corpora"
 
@@ -374,8 +374,8 @@ def test_cli_train_and_apply(tmp_path):
 
 def test_adapter_takes_the_best_answer_and_scores_as_the_human_matcher():
     from sepia.formats.model import Answer
-    from sepia.scoring.learned.matcher import LearnedMatcher
-    from sepia.scoring.matchers import judged_matches
+    from sepia.matchers.learned.matcher import LearnedMatcher
+    from sepia.matchers.decisions import judged_matches
 
     probabilities = {("R", "T", 1, "N1"): 0.3, ("R", "T", 2, "N1"): 0.6, ("R", "T", 1, "N2"): 0.2}
     answers = [Answer(1, "a"), Answer(2, "b")]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from llm_stub import Stub, asked, labels
 from sepia.cli import main
 from sepia.formats.read import read_file
-from sepia.scoring.llm.assessor import served_model
+from sepia.llm.assessor import served_model
 from test_llm_matcher import RAG24, consistent_copy, in_text
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"

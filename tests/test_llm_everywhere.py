@@ -16,7 +16,7 @@ from sepia.cli import main
 from sepia.formats.read import read_file
 from sepia.metaeval.adversarial import _default_matchers, run_probes
 from sepia.scoring.evaluate import Settings, evaluate_runs
-from sepia.scoring.llm.assessor import served_model
+from sepia.llm.assessor import served_model
 from sepia.services.scores import score_stored_runs
 from test_llm_matcher import in_text
 

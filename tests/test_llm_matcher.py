@@ -17,9 +17,9 @@ from llm_stub import MODEL, Reply, Stub, all_support, asked, labels
 from sepia.cli import main
 from sepia.formats.read import read_file
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.llm import labels as parsing
-from sepia.scoring.llm.assessor import Assessor, Config, Item, served_model
-from sepia.scoring.llm.client import LLMError
+from sepia.llm import labels as parsing
+from sepia.llm.assessor import Assessor, Config, Item, served_model
+from sepia.llm.client import LLMError
 
 ROOT = Path(__file__).resolve().parents[1]
 CS = ROOT / "corpora" / "cs"
@@ -119,7 +119,7 @@ def test_scores_are_the_stubs_decisions_and_a_warm_cache_asks_nothing():
 
 def test_settings_and_versions_name_the_model_and_the_prompts(tmp_path):
     prompt = tmp_path / "mine.txt"
-    prompt.write_text((ROOT / "sepia/scoring/llm/prompts/assign.EN.txt").read_text().replace("atomic", "small"))
+    prompt.write_text((ROOT / "sepia/llm/prompts/assign.EN.txt").read_text().replace("atomic", "small"))
     with Stub() as stub:
         code, out, err = evaluate_cs(*options(stub))
         own_code, own, _ = evaluate_cs(*options(stub, prompt=prompt))
@@ -295,7 +295,7 @@ def consistent_copy(source: Path, target: Path) -> int:
 @pytest.mark.skipif(not RAG24.exists(), reason="TREC RAG 2024 data not in ../shared/data")
 def test_trec_rag24_replayed_through_the_stub_scores_as_auto_judgments(tmp_path):
     from sepia.convert.nuggetizer import convert_nuggetizer
-    from sepia.scoring.autojudgments import auto_matchers
+    from sepia.convert.autojudgments import auto_matchers
 
     replayed = tmp_path / "rag24.jl"
     assert consistent_copy(RAG24, replayed) == 64  # of 13,158 assignments

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from llm_stub import Stub
 from sepia.cli import main
-from sepia.scoring.llm.assessor import served_model
-from sepia.scoring.llm.nuggetize import Passage, read
+from sepia.llm.assessor import served_model
+from sepia.llm.nuggetize import Passage, read
 from sepia.store.models import AnswerText, Nugget
 
 TOPIC = "SEPIA-CS-0001"

@@ -4,7 +4,7 @@ import pytest
 from sepia.formats.model import Answer
 from sepia.matchers.exact import ExactMatcher
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from tests.helpers import gold, nugget, run, topic
 
 

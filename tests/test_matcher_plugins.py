@@ -15,8 +15,9 @@ from sepia.cli import main
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
 from sepia.formats.read import read_file
+from sepia import matchers as registry
+from sepia.matchers.binarized import BinarizedMatcher
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.matchers import BinarizedMatcher, make_matcher, matcher_names
 
 ROOT = Path(__file__).resolve().parents[1]
 CS = ROOT / "corpora" / "cs"
@@ -57,9 +58,9 @@ def _by_hand(gold: GoldStandard, runs: list[CCLQARun]) -> dict[str, list[float]]
 
 
 def test_a_plugin_is_found_by_name(plugin_path):
-    assert "firstchar" in matcher_names()
-    assert make_matcher("firstchar").name == "firstchar"
-    assert isinstance(make_matcher("binarized"), BinarizedMatcher)  # a plug-in cannot take a built-in name
+    assert "firstchar" in registry.names()
+    assert registry.make("firstchar").name == "firstchar"
+    assert isinstance(registry.make("binarized"), BinarizedMatcher)  # a plug-in cannot take a built-in name
     gold = read_file(CS / "gold.xml")
     runs = [read_file(p) for p in sorted((CS / "runs").glob("*.xml"))]
     expected = _by_hand(gold, runs)

@@ -11,7 +11,7 @@ from sepia.formats.judgments import read_judgments
 from sepia.matchers.base import MatcherKind
 from sepia.resources import resource_dir
 from sepia.services.scores import score_stored_runs
-from sepia.scoring.matchers import judged_matches
+from sepia.matchers.decisions import judged_matches
 
 CORPORA = resource_dir("corpora")
 

@@ -17,7 +17,7 @@ from sepia.formats.write import to_xml
 from sepia.metaeval.adversarial import fooled_rates, make_evaluators, probe_context, probe_runs
 from sepia.metaeval.probes import PROBES, ProbeContext
 from sepia.scoring.evaluate import Settings
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from tests.helpers import gold, nugget, topic
 
 GOLD = gold("CS", topic("X-CS-0001", "DATE", nugget("N1", "2007年10月24日发射", 1, 1),
@@ -204,7 +204,7 @@ def test_trec_rag24_entity_swaps_replace_whole_entities_with_whole_entities_of_t
     the month of "September 11 attacks" was taken for an entity."""
     from sepia.convert.nuggetizer import convert_nuggetizer
     from sepia.metaeval.probes import entity_swaps
-    from sepia.scoring.numbers import MONTHS
+    from sepia.text.numbers import MONTHS
     from sepia.text.english import stop_words
 
     ctx = probe_context(convert_nuggetizer(RAG24).gold)

@@ -97,6 +97,23 @@ def test_trec_eval_output_system_from_runid_or_file_name(tmp_path):
         read_score_files([long, plain])
 
 
+def test_several_long_tsvs_are_one_table(tmp_path):
+    human, metric = tmp_path / "human.tsv", tmp_path / "metric.tsv"
+    human.write_text("system\tinput\tmetric\tvalue\taspect\nA\tq1\thuman\t1\tall\nB\tq1\thuman\t0\tall\n")
+    metric.write_text("aspect\tmetric\tinput\tsystem\tvalue\nall\tm\tq1\tA\t0.7\nall\tm\tq1\tB\t0.2\n")
+    table = read_score_files([human, metric])
+    assert table.columns == ["aspect"] and [(r.system, r.metric, r.value, r.extra) for r in table.rows] == [
+        ("A", "human", 1.0, ("all",)), ("B", "human", 0.0, ("all",)), ("A", "m", 0.7, ("all",)), ("B", "m", 0.2, ("all",))]
+    again, other = tmp_path / "again.tsv", tmp_path / "other.tsv"
+    again.write_text("system\tinput\tmetric\tvalue\taspect\nB\tq1\thuman\t0.5\tall\n")
+    other.write_text("system\tinput\tmetric\tvalue\nA\tq1\tm\t0.7\n")
+    with pytest.raises(FormatError) as exc:
+        read_score_files([human, again, other])
+    assert [str(p) for p in exc.value.problems] == [
+        f"{again}:2:1: system B, input q1, metric human already scored in {human} line 3",
+        f"{other}:1:1: grouping columns none differ from {human}'s (aspect)"]
+
+
 # --- grids: what is missing is named ------------------------------------------------------------
 
 def test_missing_human_metric_and_missing_cells_are_named():

@@ -10,7 +10,7 @@ from sepia.cli import main
 from sepia.formats.model import Answer
 from sepia.matchers.binarized import BinarizedMatcher
 from sepia.matchers.softmatch import SoftMatcher
-from sepia.scoring.numbers import Claim, cjk_value, claimed_numbers, numbers_in
+from sepia.text.numbers import Claim, cjk_value, claimed_numbers, numbers_in
 from tests.helpers import nugget
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"

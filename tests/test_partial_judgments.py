@@ -20,7 +20,8 @@ from sepia.formats import model
 from sepia.formats.errors import FormatError
 from sepia.formats.judgments import judgments_to_tsv, parse_judgments
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.matchers import HumanMatcher, upper_median
+from sepia.matchers.decisions import upper_median
+from sepia.matchers.human import HumanMatcher
 from sepia.store.exchange.gold import import_gold
 from sepia.store.exchange.judgments import export_judgments, import_judgments
 from sepia.store.exchange.runs import import_run

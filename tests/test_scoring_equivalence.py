@@ -1,4 +1,4 @@
-"""The batched softmatch (sepia.scoring.bagmatch) against a plain Counter implementation of the spec,
+"""The batched softmatch (sepia.matchers.bagmatch) against a plain Counter implementation of the spec,
 on random text: mixed scripts, astral characters, compatibility forms, combining marks, repeats."""
 import re
 import unicodedata
@@ -9,11 +9,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, Metadata
-from sepia.scoring import bagmatch
-from sepia.scoring.bagmatch import normalize_joined
+from sepia.matchers import bagmatch
+from sepia.matchers.bagmatch import normalize_joined
 from sepia.scoring.evaluate import Evaluator, Settings, evaluate_runs
-from sepia.scoring.matchers import BinarizedMatcher, SoftMatcher
-from sepia.scoring.tokenize import Tokenizer, char_length
+from sepia.matchers.binarized import BinarizedMatcher
+from sepia.matchers.softmatch import SoftMatcher
+from sepia.text.tokenize import Tokenizer, char_length
 
 # Characters that stress each step: CJK and astral ideographs (𠮷, a compatibility ideograph), kana
 # with (half-width) voicing marks, hangul syllables and conjoining jamo, full-width forms, Latin with

@@ -10,7 +10,8 @@ from tests.helpers import gold, nugget, run, topic
 
 def test_worked_example_of_the_spec():
     # weights {1.0, 0.4, 0.2, 0.5, 0.7}; SRs total 200 characters; C = 24; nuggets 2 and 5 matched.
-    score = topic_score("T", "DEFINITION", [1.0, 0.4, 0.2, 0.5, 0.7], [0, 1, 0, 0, 1], 200, 24, 3)
+    score = topic_score("T", "DEFINITION", weights=[1.0, 0.4, 0.2, 0.5, 0.7], match_scores=[0, 1, 0, 0, 1],
+                        length=200, char_allowance=24, beta=3)
     assert score.recall == pytest.approx(1.1 / 2.8)
     assert score.allowance == 48
     assert score.precision == pytest.approx(0.24)
@@ -45,7 +46,7 @@ def test_f_beta(precision, recall, beta, expected):
 
 
 def test_short_answers_get_full_precision():
-    score = topic_score("T", "PERSON", [1.0], [1], 3, 3.4, 3)
+    score = topic_score("T", "PERSON", weights=[1.0], match_scores=[1], length=3, char_allowance=3.4, beta=3)
     assert score.precision == 1.0 and score.f == 1.0
 
 

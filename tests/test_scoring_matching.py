@@ -2,9 +2,12 @@
 import pytest
 
 from sepia.formats.model import Answer, Judgment
-from sepia.scoring.matchers import (BinarizedMatcher, ExactMatcher, HumanMatcher, SoftMatcher, judged_matches,
-                                    softmatch)
-from sepia.scoring.tokenize import Tokenizer, char_length
+from sepia.matchers.binarized import BinarizedMatcher
+from sepia.matchers.decisions import judged_matches
+from sepia.matchers.exact import ExactMatcher
+from sepia.matchers.human import HumanMatcher
+from sepia.matchers.softmatch import SoftMatcher, softmatch
+from sepia.text.tokenize import Tokenizer, char_length
 from tests.helpers import nugget
 
 tok = Tokenizer()

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from sepia.cli import main
 from sepia.formats.model import GoldNugget
 from sepia.metaeval.agreement import krippendorff_alpha
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from sepia.scoring.weights import nugget_weights
 
 ROOT = Path(__file__).resolve().parents[1]

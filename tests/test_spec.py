@@ -12,7 +12,7 @@ from sepia.formats.model import GoldStandard
 from sepia.ir4qa.measures import parse_gains, score_ranking
 from sepia.matchers.softmatch import softmatch
 from sepia.scoring.fscore import topic_score
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from sepia.scoring.weights import nugget_weights
 from tests.helpers import gold, nugget, run, topic
 
@@ -39,7 +39,8 @@ def test_weights_example():
 
 
 def test_f_score_example():
-    score = topic_score("T", "DEFINITION", [1.0, 0.4, 0.2, 0.5, 0.7], [0, 1, 0, 0, 1], 200, 24, 3)
+    score = topic_score("T", "DEFINITION", weights=[1.0, 0.4, 0.2, 0.5, 0.7], match_scores=[0, 1, 0, 0, 1],
+                        length=200, char_allowance=24, beta=3)
     text = section("F-score")
     assert f"recall = 1.1 / 2.8 = {score.recall:.4f}" in text
     assert f"allowance = 2 × 24 = {score.allowance:g}" in text and f"precision = 48 / 200 = {score.precision:g}" in text

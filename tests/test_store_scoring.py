@@ -11,7 +11,7 @@ from sepia.demo import collection_files, sample_collections
 from sepia.ir4qa.qrels import combined_level, parse_qrels
 from sepia.resources import resource_dir
 from sepia.scoring.evaluate import Settings
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from sepia.services import scores
 from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs
 from sepia.store import models as db

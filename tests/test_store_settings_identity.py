@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy import text
 
 from sepia.campaign import results, task_results
-from sepia.scoring import tokenize
+from sepia.text import tokenize
 from sepia.scoring.evaluate import Settings
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 from sepia.store.db import Store, make_engine, upgrade
 from sepia.store.results import settings_key, shown
 
@@ -94,7 +94,7 @@ def old_score(pk: int, run: int, measure: str, matcher: str | None, settings: st
 def test_a_store_holding_old_keys_finds_its_scores_after_the_migration(store_url):
     human, released = Settings(matcher="human"), Settings(matcher="human", allowance_per_type={"PERSON": 3.5})
     engine = make_engine(store_url)
-    upgrade(engine, "0015")
+    upgrade(engine, "0016_r36rubric")  # the revision before 0016_r35web
     with engine.begin() as connection:
         for row in OLD_ROWS:
             connection.execute(text(row))

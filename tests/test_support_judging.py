@@ -130,7 +130,7 @@ def test_the_screen_shows_an_assessor_their_queue_only(app, web_store):  # noqa:
 def test_disputes_adjudicated_and_the_official_judgments(store_url):
     """as1 and as2 differ on (s1, d0) and agree on (s1, d1): one dispute; the decision replaces both
     in the official judgments, and agreement is over the assessors' own."""
-    from sepia.scoring.support import support_agreement
+    from sepia.metaeval.support_agreement import support_agreement
     from sepia.store.db import Store
     from sepia.scoring.adjudication import ADJUDICATED
     from sepia.store.support import TopicSupport, adjudicate_support, support_disputes, support_overview

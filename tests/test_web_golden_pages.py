@@ -1,7 +1,7 @@
 """Every page the web tool shows (each GET route, as each role allowed it), and the pages of a
 campaign scored and released on the web, byte for byte as they were before the views moved their
 database work into services (issue 35): the files in tests/golden/pages/ were written by this test
-on main at 9b535f7, before that change (`SEPIA_WRITE_GOLDEN=1`). What changes from run to run is
+on main at e7b0f96, before that change (`SEPIA_WRITE_GOLDEN=1`). What changes from run to run is
 masked first: the session's CSRF token, the times of a campaign whose windows are set relative to
 now, matplotlib's random IDs in an SVG, and a ZIP archive's file times."""
 from __future__ import annotations

@@ -18,12 +18,14 @@ from sepia.qa.evaluate import SETTINGS as QA_SETTINGS
 from sepia.store.models import ROLES, EvaluationResult, Run, TaskWindow
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.results import settings_key, shown
+from sepia.store.rubric import set_rubric
 from sepia.web import pages
 
 PARAMS = {"topic_id": "ACLIA2-CS-0001", "docid": "XIN_CMN_20080101.0001", "answer_id": 1,
           "nugget_id": 1, "user_id": 1, "filename": "sepia.css", "set_id": 1, "task": "qa",
           "submission_id": 1, "token_id": 1, "key": "CS-CS-human", "pair": "CS-CS",
-          "pool_id": 1, "assignment_id": 1, "entry_id": 1}
+          "pool_id": 1, "assignment_id": 1, "entry_id": 1,
+          "run_topic_id": 2}  # the CCLQA run's answer (the QA run's is 1), for rubric grading
 
 
 def routes(app):
@@ -83,9 +85,10 @@ def released_campaign(store):
         session.add(EvaluationResult(run_id=run_pk, measure="F3", matcher="human", value=0.5,
                                      settings=shown(default_settings("human").describe()),
                                      settings_id=settings_key(default_settings("human").identity())))
-    with store.transaction() as session:  # pool 1, its item 1 in assessor as1's queue
+    with store.transaction() as session:  # pool 1, its item 1 in assessor as1's queue; a rubric to grade with
         build_pool(session, "p", "cclqa", 30)
         assign_pool(session, "p", ["as1"])
+        set_rubric(session, '[[dimension]]\nname = "correctness"\nanchors = ["no", "little", "most", "all"]\n', "org")
     move_window(store, 1, "qa", -3, -2, -1)
     move_window(store, 1, "cclqa", -3, -2, -1)
     with store.transaction() as session:  # the full tables published, so participants see the charts
@@ -136,9 +139,9 @@ def test_post_without_csrf_token_is_refused(app):
 
 
 # The top bar as base.html drew it by hand before sepia.web.pages held the links.
-NAV = {"organiser": ["Topics", "Nuggets", "Votes & gold", "Schedule", "Pools", "Guidelines", "Assessors", "Results", "Accounts"],
+NAV = {"organiser": ["Topics", "Nuggets", "Votes & gold", "Schedule", "Pools", "Rubric", "Guidelines", "Assessors", "Results", "Accounts"],
        "topic_developer": ["Topics", "Nuggets"],
-       "assessor": ["Voting", "Judging"],
+       "assessor": ["Voting", "Judging", "Rubric"],
        "participant": ["Runs", "Results"]}
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import Stemmer
 from whoosh.lang.porter2 import stem as whoosh_porter2
 
-from sepia.scoring.tokenize import TOKEN_RE, normalize
+from sepia.text.tokenize import TOKEN_RE, normalize
 from sepia.text import english
 
 DEFAULT_PATH = (Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24"

@@ -31,11 +31,11 @@ from sepia.convert.nuggetizer import convert_nuggetizer, write_conversion
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.learned.crossrun import cross_run_predictions
-from sepia.scoring.learned.features import FEATURES
-from sepia.scoring.learned.matcher import LearnedMatcher
-from sepia.scoring.learned.pairs import build_pairs
-from sepia.scoring.tokenize import Tokenizer
+from sepia.matchers.learned.crossrun import cross_run_predictions
+from sepia.matchers.learned.features import FEATURES
+from sepia.matchers.learned.matcher import LearnedMatcher
+from sepia.matchers.learned.pairs import build_pairs
+from sepia.text.tokenize import Tokenizer
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PATH = ROOT.parent / "shared" / "data" / "trec-rag24" / "rag24_nugget_assignment.20241108.jl"

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sepia.formats.model import GoldStandard, GoldTopic
-from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
+from sepia.formats.model import GoldStandard, GoldTopic, topic_lang
+from sepia.scoring.allowance import Allowance, mean_nugget_lengths
 from sepia.scoring.fscore import f_beta
-from sepia.scoring.tokenize import char_length
+from sepia.text.tokenize import char_length
 from sepia.scoring.weights import nugget_weights
 
 

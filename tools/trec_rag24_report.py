@@ -26,7 +26,7 @@ from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
 from sepia.scoring.allowance import mean_nugget_lengths
 from sepia.scoring.evaluate import evaluate_runs
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
 DEFAULT_PATH = (Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-rag24"
                 / "rag24_nugget_assignment.20241108.jl")

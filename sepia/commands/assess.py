@@ -38,14 +38,15 @@ def assess(gold_path, run_paths, matcher_options, out_dir, assessor, topics_map,
     Example: sepia assess --gold gold.xml --run runs/ --matcher-option base_url=http://127.0.0.1:8080/v1
     --out llm/
     """
-    from sepia.matchers import builtin_kinds
+    from sepia.llm.assessor import Assessor, Config, estimate
+    from sepia.matchers import OptionError, builtin_kinds, check_options
     from sepia.matchers.llm import LLMMatcher, items_of
-    from sepia.scoring.llm.assessor import Assessor, Config, estimate
 
     config = made_or_exit(Config.parse, matcher_options)
-    unknown = sorted(set(matcher_options) - set(builtin_kinds()["llm"].extra))
-    if unknown:
-        raise click.BadParameter(f"the llm matcher takes no option {', '.join(unknown)}", param_hint="--matcher-option")
+    try:
+        check_options("llm", matcher_options)
+    except OptionError as exc:
+        raise click.BadParameter(str(exc), param_hint="--matcher-option") from None
     if not dry_run and not out_dir:
         raise click.UsageError("give --out DIR for the decisions (or --dry-run to count the requests)")
     if assessor in builtin_kinds():

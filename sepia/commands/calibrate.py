@@ -69,7 +69,7 @@ def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, au
     """Everything is read and checked before anything is estimated; a problem is one line and exit 1."""
     from sepia.metaeval.calibrate import calibrate, run_topic_scores  # scipy: not for every `sepia evaluate`
     from sepia.metaeval.render import json_ready
-    from sepia.scoring.learned import cross_fitted, fits_on_plan
+    from sepia.matchers.learned import cross_fitted, fits_on_plan
 
     if not gold_path or not run_paths:
         raise click.UsageError("--calibrate needs the gold standard (--gold) and the runs (--run)")

@@ -1,6 +1,7 @@
 """Helpers the commands share: read inputs or exit with every problem listed."""
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,14 @@ def load_or_exit(reader, *args, **kwargs):
         for problem in exc.problems:
             click.echo(str(problem), err=True)
         sys.exit(1)
+
+
+def login_name() -> str:
+    """Who runs the command, for the author of what it saves."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no login name in a container
+        return "cli"
 
 
 def warn(message: str) -> None:
@@ -141,7 +150,7 @@ auto_judgments_option = click.option(
 
 def load_auto_matchers(specs, gold, partial: float = 0.5) -> dict:
     """The automatic assessors' matchers, or exit with every problem of their files."""
-    from sepia.scoring.autojudgments import auto_matchers
+    from sepia.convert.autojudgments import auto_matchers
 
     try:
         return load_or_exit(auto_matchers, specs, gold, partial)

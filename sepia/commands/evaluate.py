@@ -17,11 +17,11 @@ from sepia.formats.read import expect, read_file
 from sepia.commands.calibrate import calibrate_options, calibrated, calibration_asked
 from sepia.text.plural import counted
 from sepia.text.repeated import shape, summarised
-from sepia.scoring.decisions import read_decisions
+from sepia.matchers.decisions import read_decisions
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.scoring.heap import keep_freed_memory
 from sepia.scoring.output import FORMATS, RankedOutput
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
 
 @click.command()
@@ -56,8 +56,9 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
                                  "--judgments": judgments_path, "--auto-judgments": auto_judgment_specs},
                     run_ids, lang_pairs)
     per_type, everywhere = allowance
-    settings = Settings(matcher, beta, theta, weights, per_type, everywhere, Tokenizer(stem=stem, stopwords=stopwords),
-                        as_set, partial, depth, numbers, matcher_options)
+    settings = Settings(matcher, beta=beta, theta=theta, weights=weights, allowance_per_type=per_type,
+                        allowance=everywhere, tokenizer=Tokenizer(stem=stem, stopwords=stopwords), as_set=as_set,
+                        partial=partial, depth=depth, numbers=numbers, matcher_options=matcher_options)
     _check_matcher_options(settings)
     described = made_or_exit(settings.describe)  # an LLM's server is asked which model it serves
     if calibration_asked():  # --calibrate FILE or --store --plan POOL: PPI++ estimates instead of scores

@@ -2,20 +2,12 @@
 versions (the web tool's Guidelines page writes the same; docs/assessment.md)."""
 from __future__ import annotations
 
-import getpass
-
 import click
 
+from sepia.commands.common import login_name
 from sepia.store.guidelines import TASKS
 
 _TASK = click.Choice(list(TASKS))
-
-
-def _login() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no login name in a container
-        return "cli"
 
 
 @click.group()
@@ -26,7 +18,7 @@ def guidelines() -> None:
 @guidelines.command("set")
 @click.argument("task", type=_TASK)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
-@click.option("--author", default=_login, show_default="your login name", help="Who wrote this version.")
+@click.option("--author", default=login_name, show_default="your login name", help="Who wrote this version.")
 def set_(task: str, file: str, author: str) -> None:
     """Save FILE (UTF-8 text, a little Markdown) as TASK's next version; assessors acknowledge it
     before they judge TASK again."""

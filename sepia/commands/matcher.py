@@ -24,7 +24,7 @@ def matcher() -> None:
 def train(gold_path, judgments_path, run_paths, out_path):
     """Train the learned matcher on human judgments and save it, for `sepia evaluate --matcher learned
     --matcher-option model=MODEL` on runs nobody judged."""
-    from sepia.scoring.learned.trained import train as train_model
+    from sepia.matchers.learned.trained import train as train_model
 
     gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
     judgments = load_or_exit(read_judgments, judgments_path)

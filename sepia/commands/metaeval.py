@@ -231,7 +231,7 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
     name = matcher if isinstance(matcher, str) else matcher.name
     if isinstance(matcher, str) and matcher_kind(matcher).learns_from_other_runs:
         raise click.ClickException(LEARNER_REFUSED.format(name))
-    from sepia.scoring.tokenize import Tokenizer
+    from sepia.text.tokenize import Tokenizer
 
     settings = {"beta": beta, "theta": theta, "weights": weights, "allowance_per_type": allowance[0],
                 "allowance": allowance[1], "partial": partial, "numbers": numbers,
@@ -254,7 +254,7 @@ def learned_budget(gold, runs, judgments, budgets, trials, seed, level, beta, as
     """`sepia metaeval budget --matcher learned`: topic- and item-level plans with BINARIZED and with
     the learned matcher cross-fitted on each plan's judgments (`sepia.metaeval.learned_plans`), an
     automatic assessor's values (a matcher object, or None) among its features."""
-    from sepia.corpus.progress import maybe_progress
+    from sepia.text.progress import maybe_progress
     from sepia.metaeval.budget_render import learned_budget_text
     from sepia.metaeval.learned_plans import assessor_column, learned_budget_report
     from sepia.metaeval.render import json_ready

@@ -21,7 +21,8 @@ from sepia.formats.read import expect, read_file
 def evaluate_support(run_paths, support_path, output):
     """Weighted support precision and recall per run (means over its answered topics), and the
     assessors' agreement on the citations two or more of them judged."""
-    from sepia.scoring.support import support_agreement, support_scores
+    from sepia.metaeval.support_agreement import support_agreement
+    from sepia.scoring.support import support_scores
 
     runs = [expect(load_or_exit(read_file, p, "cclqa"), CCLQARun, p) for p in expand_run_paths(run_paths)]
     judgments = load_or_exit(read_judgments, support_path, SUPPORT_HEADER)

@@ -16,9 +16,9 @@ import json
 from typing import Iterator, Sequence
 
 from sepia import vocab
-from sepia.formats.model import CCLQARun, GoldStandard, GoldTopic, Judgment
-from sepia.scoring.allowance import topic_lang
-from sepia.scoring.matchers import PARTIAL, HumanMatcher
+from sepia.formats.model import CCLQARun, GoldStandard, GoldTopic, Judgment, topic_lang
+from sepia.matchers.decisions import PARTIAL
+from sepia.matchers.human import HumanMatcher
 from sepia.scoring.nuggetizer import is_vital
 
 ASSIGNMENT = {1.0: "support", PARTIAL: "partial_support", 0.0: "not_support"}

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sepia import vocab
+
 
 @dataclass
 class Metadata:
@@ -84,6 +86,11 @@ class GoldStandard:
 
     def topic(self, topic_id: str) -> GoldTopic | None:
         return next((t for t in self.topics if t.topic_id == topic_id), None)
+
+
+def topic_lang(gold: GoldStandard, topic: GoldTopic) -> str:
+    """A gold topic's language: the one its ID names, else the gold standard's, else EN."""
+    return vocab.topic_language(topic.topic_id) or gold.lang or "EN"
 
 
 # ---------------------------------------------------------------- runs

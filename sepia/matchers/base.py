@@ -3,12 +3,13 @@ the descriptor it registers with (docs/matchers.md says how to add one)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Callable, Literal, Mapping, Protocol, Sequence, get_args, runtime_checkable
 
 from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, Judgment
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
-NUMBER_RULES = ("lenient", "strict")  # --numbers: strict = a nugget's numbers must be in the response
+NumberRule = Literal["lenient", "strict"]  # --numbers: strict = a nugget's numbers must be in the response
+NUMBER_RULES: tuple[NumberRule, ...] = get_args(NumberRule)
 
 
 @runtime_checkable
@@ -55,14 +56,14 @@ class LearningMatcher(Matcher, Protocol):
     def learn(self, gold: GoldStandard, runs: Sequence[CCLQARun]) -> Matcher: ...
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MatcherOptions:
     """Every option any matcher takes; a matcher reads those its descriptor names and no other."""
     theta: float = 0.5                      # binarized: a match when the best softmatch is above it
     tokenizer: Tokenizer = field(default_factory=Tokenizer)
     as_set: bool = False                    # count tokens as a set instead of a bag
     partial: float = 0.5                    # human: what a partial support counts for in F
-    numbers: str = "lenient"                # "strict": a nugget's numbers must be in the response
+    numbers: NumberRule = "lenient"         # "strict": a nugget's numbers must be in the response
     judgments: Sequence[Judgment] | None = None  # human judgments (a learned matcher trains on others' runs)
     extra: Mapping[str, str] = field(default_factory=dict)  # a matcher's own options, --matcher-option K=V
 

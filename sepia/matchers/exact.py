@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sepia.matchers.base import MatcherKind
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.tokenize import Tokenizer
 
 _SEP = "\x00"  # never inside a token (tokens are letters and digits), so joined tokens cannot run together
 

@@ -1,6 +1,6 @@
 """llm (issue 32): a large language model behind any OpenAI-compatible chat-completions server decides
 whether a run's responses to a topic support each nugget: support 1, partial_support 0.5 (as TREC RAG
-counts it), not_support 0 (sepia/scoring/llm/, docs/llm.md).
+counts it), not_support 0 (sepia/llm/, docs/llm.md).
 
 Made, it asks the server which model it serves and has it label one plain pair, so a missing key, a
 server that does not answer, a model it does not serve or one that answers nonsense is one line
@@ -13,10 +13,10 @@ import threading
 from typing import Sequence
 
 from sepia import vocab
-from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard
+from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, topic_lang
+from sepia.llm.assessor import OPTIONS, Assessor, Config, Item
+from sepia.llm.labels import VALUES
 from sepia.matchers.base import MatcherKind, MatcherOptions
-from sepia.scoring.llm.assessor import OPTIONS, Assessor, Config, Item
-from sepia.scoring.llm.labels import VALUES
 
 SHOWN = 10  # undecided pairs listed in a warning; the rest are counted
 
@@ -60,8 +60,6 @@ class LLMMatcher:
 
 def items_of(gold: GoldStandard, runs: Sequence[CCLQARun]) -> list[tuple[Item, tuple[str, str, Sequence[GoldNugget]]]]:
     """Each answered (run, topic) of the run's language with nuggets: (what to ask, (run, topic, nuggets))."""
-    from sepia.scoring.allowance import topic_lang
-
     by_lang: dict[str, list] = {}
     for topic in gold.topics:
         if topic.nuggets:

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from sepia.formats.model import Answer, GoldNugget
-from sepia.matchers.base import MatcherKind
-from sepia.scoring.numbers import Claim, claimed_numbers, numbers_in
-from sepia.scoring.tokenize import Tokenizer
+from sepia.matchers.base import MatcherKind, NumberRule
+from sepia.text.numbers import Claim, claimed_numbers, numbers_in
+from sepia.text.tokenize import Tokenizer
 
 if TYPE_CHECKING:
-    from sepia.scoring.bagmatch import BagMatcher
+    from sepia.matchers.bagmatch import BagMatcher
 
 DEFAULT_TOKENIZER = Tokenizer()
 
@@ -35,14 +35,14 @@ def softmatch(nugget_text: str, response_text: str, tokenizer: Tokenizer = DEFAU
 @dataclass
 class SoftMatcher:
     """POURPRE softmatch: each nugget scores its best response's s(n, x). With numbers "strict", only
-    the responses that state the numbers the nugget claims (sepia.scoring.numbers.claimed_numbers)
+    the responses that state the numbers the nugget claims (sepia.text.numbers.claimed_numbers)
     count for it."""
     tokenizer: Tokenizer = DEFAULT_TOKENIZER
     as_set: bool = False
     name: str = "softmatch"
     _bags: BagMatcher | None = field(default=None, repr=False)
     _nugget_counts: dict[str, Counter] = field(default_factory=dict, repr=False)
-    numbers: str = "lenient"
+    numbers: NumberRule = "lenient"
     _nugget_numbers: dict[str, Claim] = field(default_factory=dict, repr=False)
 
     def _counts(self, text: str) -> Counter:
@@ -68,7 +68,7 @@ class SoftMatcher:
     def best_scores_many(self, topics: Sequence[tuple[Sequence[GoldNugget], Sequence[Answer]]]) -> list[list[float]]:
         """`best_scores` of many (nuggets, answers) pairs at once (one run's topics): much faster."""
         if self._bags is None:
-            from sepia.scoring.bagmatch import BagMatcher  # numpy, only for the matchers that need it
+            from sepia.matchers.bagmatch import BagMatcher  # numpy, only for the matchers that need it
 
             self._bags = BagMatcher(self.tokenizer, self.as_set)
         batched = self._bags.best_scores([([n.text for n in nuggets], [a.text for a in answers])

@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldStandard, Metadata
+from sepia.formats.model import Answer, CCLQARun, CCLQATopic, GoldStandard, Metadata, topic_lang
+from sepia.matchers.base import NUMBER_RULES, NumberRule
 from sepia.metaeval.probes import PROBES, ProbeContext
-from sepia.scoring.allowance import topic_lang
 from sepia.scoring.evaluate import Evaluator, Settings
 
 FAITHFUL = "faithful"
@@ -108,7 +108,7 @@ def fooled_rates(gold: GoldStandard, evaluators: dict[str, Evaluator], ctx: Prob
     return results, scores
 
 
-def make_evaluators(gold: GoldStandard, matchers: Sequence[str], number_rules: Sequence[str], auto: dict,
+def make_evaluators(gold: GoldStandard, matchers: Sequence[str], number_rules: Sequence[NumberRule], auto: dict,
                     settings: Settings) -> dict[str, Evaluator]:
     """One evaluator per matcher and number rule (the rule only for matchers that take it), then one per
     automatic assessor's judgments; labelled `binarized`, `binarized --numbers strict`, ..."""
@@ -144,7 +144,7 @@ class ProbeReport:
                 "matchers": self.matchers, "fooled": [r.as_dict() for r in self.rows]}
 
 
-def run_probes(gold: GoldStandard, matchers: Sequence[str] = (), number_rules: Sequence[str] = ("lenient", "strict"),
+def run_probes(gold: GoldStandard, matchers: Sequence[str] = (), number_rules: Sequence[NumberRule] = NUMBER_RULES,
                auto: dict | None = None, settings: Settings | None = None, probes: Sequence[str] = tuple(PROBES),
                seed: int = 0) -> ProbeReport:
     """The whole probe: every matcher named (by default every automatic one, unless assessors' files

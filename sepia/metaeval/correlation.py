@@ -15,13 +15,16 @@ tests and the bootstrap evaluate thousands of resampled matrices and a Python lo
 from __future__ import annotations
 
 import warnings
+from typing import Literal, get_args
 
 import numpy as np
 from scipy import stats
 from scipy.stats import rankdata
 
-LEVELS = ("system", "input", "item", "global")
-COEFFICIENTS = ("pearson", "spearman", "tau_b", "tau_c")
+Level = Literal["system", "input", "item", "global"]
+Coefficient = Literal["pearson", "spearman", "tau_b", "tau_c"]
+LEVELS: tuple[Level, ...] = get_args(Level)
+COEFFICIENTS: tuple[Coefficient, ...] = get_args(Coefficient)
 MEASURES = tuple((level, coefficient) for level in LEVELS for coefficient in COEFFICIENTS)
 
 # Pairwise Kendall computations materialise batch x pairs arrays; keep each block this small.
@@ -124,7 +127,7 @@ def _kendall_by_row(x, z, valid, name):
     return out.reshape(shape)
 
 
-def correlate(X, Z, level: str, coefficient_name: str) -> np.ndarray | float:
+def correlate(X, Z, level: Level, coefficient_name: Coefficient) -> np.ndarray | float:
     """Correlation of metric scores X with human scores Z at a level.
 
     X and Z have shape (..., systems, inputs) and broadcast; a leading batch gives a batch of

@@ -2,7 +2,7 @@
 
 For every (run, topic, answer rank, nugget) that assessors judged, the binarized matcher's
 decision (softmatch overlap strictly above theta) is set against the assessors' decision
-(`sepia.scoring.matchers.judged_matches`). The listing keeps the two kinds of disagreement apart:
+(`sepia.matchers.decisions.judged_matches`). The listing keeps the two kinds of disagreement apart:
 `automatic only` (character overlap counted a match the assessors rejected) and `human only`
 (the assessors saw the nugget, the overlap did not), grouped by topic and answer type, with the
 overlap score, so organisers see where overlap misleads.
@@ -49,7 +49,8 @@ class DisagreementReport:
 
 def disagreements(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment], *,
                   theta: float = 0.5) -> DisagreementReport:
-    from sepia.scoring.matchers import judged_matches, softmatch
+    from sepia.matchers.decisions import judged_matches
+    from sepia.matchers.softmatch import softmatch
 
     nuggets = {(t.topic_id, n.nugget_id): (t.answer_type, n.text) for t in gold.topics for n in t.nuggets}
     answers = {(run.run_id, topic.topic_id, a.rank): a.text

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Iterable, NamedTuple
 
-from sepia.scoring.numbers import MONTHS
+from sepia.text.numbers import MONTHS
 
 _PROPER_TAGS = ("nr", "ns", "nt", "nz")
 

@@ -30,7 +30,7 @@ from scipy import stats
 from sepia import vocab
 from sepia.matchers.base import JudgedMatcher
 from sepia.scoring.depth import at_depth
-from sepia.scoring.tokenize import char_length
+from sepia.text.tokenize import char_length
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """`sepia metaeval budget --matcher learned`: judging plans whose automatic values come from the
-learned matcher trained on the plan's own judgments, cross-fitted (`sepia.scoring.learned.crossfit`),
+learned matcher trained on the plan's own judgments, cross-fitted (`sepia.matchers.learned.crossfit`),
 beside BINARIZED on the very same plans, at equal numbers of human judgments.
 
 Per budget and trial:
@@ -27,8 +27,8 @@ from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
-from sepia.scoring.learned.crossfit import CrossFitError, CrossFitter, unit_folds
-from sepia.scoring.learned.pairs import Pairs
+from sepia.matchers.learned.crossfit import CrossFitError, CrossFitter, unit_folds
+from sepia.matchers.learned.pairs import Pairs
 
 KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"))
 
@@ -210,7 +210,7 @@ def learned_budget_report(gold, runs, judgments, budgets, trials: int, seed: int
     plans of `simulate_plans` for every language pair, from fully judged runs; `extra` (a function
     of the pairs giving feature columns) adds an automatic assessor's values to the model's features."""
     from sepia.metaeval.items import item_scores
-    from sepia.scoring.learned.pairs import build_pairs
+    from sepia.matchers.learned.pairs import build_pairs
 
     items = item_scores(gold, runs, judgments, "binarized", beta=beta, **settings)
     by_id = {r.run_id: r for r in runs}

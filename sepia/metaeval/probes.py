@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable, NamedTuple
 
 from sepia.metaeval.entities import Entity, Gazetteer, entity_spans
-from sepia.scoring.numbers import MONTHS, NUMBER_RE, NUMBER_WORDS, month_number
-from sepia.scoring.tokenize import Tokenizer
+from sepia.text.numbers import MONTHS, NUMBER_RE, NUMBER_WORDS, month_number
+from sepia.text.tokenize import Tokenizer
 
 _NEXT_CJK_DIGIT = dict(zip("〇一二三四五六七八九两兩", "一二三四五六七八九一三三"))
 _AUXILIARY = re.compile(r"\b(is|are|was|were|has|have|had|will|would|can|could|did|does|do|should|must)\b",

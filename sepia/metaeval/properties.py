@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from sepia.metaeval.correlation import MEASURES, check_measure, coefficient, correlate
+from sepia.metaeval.correlation import MEASURES, Coefficient, Level, check_measure, coefficient, correlate
 from sepia.metaeval.significance import (pair_deltas, randomised_pvalue, same_missing_cells, standardize,
                                          swap_masks)
 
@@ -29,7 +29,7 @@ class DiscriminativePower:
         return np.sort(np.fromiter(self.pvalues.values(), float))
 
 
-def discriminative_power(metrics, Z, level: str, coefficient_name: str, *, method: str = "both",
+def discriminative_power(metrics, Z, level: Level, coefficient_name: Coefficient, *, method: str = "both",
                          n_resamples: int = 1000, seed=None) -> DiscriminativePower:
     """Mean two-sided permutation-test p-value over all pairs of metrics.
 
@@ -56,7 +56,7 @@ def discriminative_power(metrics, Z, level: str, coefficient_name: str, *, metho
     return DiscriminativePower(float(np.nanmean(values)) if np.isfinite(values).any() else float("nan"), pvalues)
 
 
-def ranking_consistency(metrics, Z, level: str, coefficient_name: str, *, repetitions: int = 100,
+def ranking_consistency(metrics, Z, level: Level, coefficient_name: Coefficient, *, repetitions: int = 100,
                         seed=None) -> float:
     """Mean Kendall tau-b between the metric rankings on two random halves of the inputs."""
     check_measure(level, coefficient_name)

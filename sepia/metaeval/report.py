@@ -35,7 +35,7 @@ def score_matrices(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequ
                    matchers: Sequence = AUTOMATIC, matcher_options: dict[str, str] | None = None,
                    **settings) -> ScoreMatrices:
     """Evaluate every run with the human matcher and each automatic matcher: a registered matcher's
-    name, or a matcher object (an automatic assessor's judgments, `sepia.scoring.autojudgments`).
+    name, or a matcher object (an automatic assessor's judgments, `sepia.convert.autojudgments`).
     `matcher_options` (--matcher-option) go to the registered matchers whose descriptors name them."""
     from sepia.scoring.evaluate import evaluate_runs
 

@@ -2,7 +2,8 @@
 
 Two layouts, told apart by content:
 - a long TSV whose header names the columns `system`, `input`, `metric` and `value` (in any order);
-  any other column (answer_type, subset, aspect, ...) is kept for grouping;
+  any other column (answer_type, subset, aspect, ...) is kept for grouping; several long TSVs are
+  one table (the human scores in one, a metric's in another);
 - `trec_eval -q` output, `measure input value` per line, one file per system: the system is the
   file's `runid` line, or the file name without its extension. The `all` rows are summaries and
   are left out (they are recomputed as means where needed).
@@ -70,15 +71,15 @@ def _number(text: str):
 
 
 def read_score_files(paths) -> ScoreTable:
-    """One long TSV, or one or more trec_eval -q files (not both)."""
+    """One or more long TSVs, or one or more trec_eval -q files (not both)."""
     paths = [Path(p) for p in paths]
     texts = [(p, _text(p)) for p in paths]
     long = [p for p, t in texts if _is_long_header(next(_lines(t), (0, ""))[1])]
-    if long and len(paths) > 1:
-        raise FormatError([Problem(str(long[0]), 1, 1, "give one long TSV (system, input, metric, value), "
+    if long and len(long) < len(paths):
+        raise FormatError([Problem(str(long[0]), 1, 1, "give long TSVs (system, input, metric, value), "
                                                        "or trec_eval -q files, not several files with a mix")])
     if long:
-        return parse_long_tsv(texts[0][1], str(paths[0]))
+        return _merged([parse_long_tsv(t, str(p)) for p, t in texts])
     tables = [parse_trec_eval(t, str(p)) for p, t in texts]
     owner: dict[str, str] = {}
     problems = []
@@ -90,6 +91,35 @@ def read_score_files(paths) -> ScoreTable:
     if problems:
         raise FormatError(problems)
     return ScoreTable([r for t in tables for r in t.rows])
+
+
+def _merged(tables: list[ScoreTable]) -> ScoreTable:
+    """Several long TSVs as one (the human scores in one file, a metric's in another, say): they
+    must have the same grouping columns, and no two may score the same cell with the same metric."""
+    first = tables[0]
+    problems = []
+    seen: dict[tuple, tuple[str, int]] = {}
+    for table in tables:
+        if sorted(table.columns) != sorted(first.columns):
+            where = table.rows[0].where[0]
+            problems.append(Problem(where, 1, 1, f"grouping columns {', '.join(table.columns) or 'none'} differ from "
+                                                 f"{first.rows[0].where[0]}'s ({', '.join(first.columns) or 'none'})"))
+            continue
+        order = [table.columns.index(c) for c in first.columns]
+        for row in table.rows:
+            extra = tuple(row.extra[i] for i in order)
+            key = (row.system, row.input, row.metric, extra)
+            if key in seen and seen[key][0] != row.where[0]:
+                problems.append(Problem(*row.where, 1, f"system {row.system}, input {row.input}, metric {row.metric} "
+                                                       f"already scored in {seen[key][0]} line {seen[key][1]}"))
+            seen.setdefault(key, row.where)
+    if problems:
+        raise FormatError(capped(problems))
+    if len(tables) == 1:
+        return first
+    return ScoreTable([ScoreRow(r.system, r.input, r.metric, r.value,
+                                tuple(r.extra[t.columns.index(c)] for c in first.columns), r.where)
+                       for t in tables for r in t.rows], first.columns)
 
 
 def parse_long_tsv(text: str, name: str = "<input>") -> ScoreTable:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from sepia.metaeval.correlation import check_measure, coefficient, correlate
+from sepia.metaeval.correlation import Coefficient, Level, check_measure, coefficient, correlate
 from sepia.metaeval.global_ranks import global_rank_deltas, item_spearman_deltas
 from sepia.metaeval.rank_deltas import rank_deltas
 
@@ -87,7 +87,7 @@ def same_missing_cells(*matrices) -> None:
             raise ValueError("the metrics must have the same shape and their missing cells in the same places")
 
 
-def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndarray:
+def pair_deltas(M, Z, a, b, masks, level: Level, coefficient_name: Coefficient) -> np.ndarray:
     """r(X', Z) - r(Y', Z) for metric pairs (M[a], M[b]) under every swap mask: (pairs, n).
 
     M (metrics, systems, inputs) and Z are standardised, with shared missing cells. System-level
@@ -109,7 +109,7 @@ def pair_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndar
     return rank_deltas(M, Z, a, b, masks, level, coefficient_name)
 
 
-def resampled_deltas(M, Z, a, b, masks, level: str, coefficient_name: str) -> np.ndarray:
+def resampled_deltas(M, Z, a, b, masks, level: Level, coefficient_name: Coefficient) -> np.ndarray:
     """pair_deltas the slow, obvious way: build every swapped matrix and correlate it (the
     reference the fast paths are tested against)."""
     a, b = np.asarray(a), np.asarray(b)
@@ -196,7 +196,7 @@ def _pearson_deltas(M, Z, a, b, masks, level):
     return out
 
 
-def permutation_test(X, Y, Z, level: str, coefficient_name: str, method: str = "both", *,
+def permutation_test(X, Y, Z, level: Level, coefficient_name: Coefficient, method: str = "both", *,
                      alternative: str = "two-sided", n_resamples: int = 1000, seed=None) -> TestResult:
     """Permutation test of H0: r(X, Z) = r(Y, Z) (Deutsch et al. 2021). The three matrices are
     standardised first; X and Y must have their missing cells in the same places. The p-value is
@@ -249,7 +249,7 @@ def williams_test(X, Y, Z, coefficient_name: str = "pearson", *, alternative: st
     return TestResult(t, float(p))
 
 
-def bootstrap_ci(X, Z, level: str, coefficient_name: str, *, Y=None, resample: str = "both",
+def bootstrap_ci(X, Z, level: Level, coefficient_name: Coefficient, *, Y=None, resample: str = "both",
                  n_resamples: int = 1000, confidence: float = 0.95, seed=None) -> Interval:
     """Percentile bootstrap interval of r(X, Z), or of r(X, Z) - r(Y, Z) when Y is given.
     `resample` is "systems", "inputs" or "both" (Boot-Systems/-Inputs/-Both, Deutsch et al. 2021).

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from sepia.formats.model import KeyTerm, LangText
-from sepia.scoring.tokenize import normalize
+from sepia.text.tokenize import normalize
 
 
 def _key(text: str) -> str:

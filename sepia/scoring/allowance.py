@@ -6,12 +6,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from sepia import vocab
-from sepia.formats.model import GoldStandard, GoldTopic
-from sepia.scoring.tokenize import char_length
-
-
-def topic_lang(gold: GoldStandard, topic: GoldTopic) -> str:
-    return vocab.topic_language(topic.topic_id) or gold.lang or "EN"
+from sepia.formats.model import GoldStandard, topic_lang
+from sepia.text.tokenize import char_length
 
 
 def mean_nugget_lengths(gold: GoldStandard) -> dict[tuple[str, str], float]:

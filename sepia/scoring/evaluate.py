@@ -2,20 +2,20 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Iterable, Sequence
 
 from sepia import vocab
-from sepia.formats.model import CCLQARun, GoldStandard, Judgment
-from sepia.scoring.allowance import Allowance, mean_nugget_lengths, topic_lang
+from sepia.formats.model import CCLQARun, GoldStandard, Judgment, topic_lang
+from sepia.scoring.allowance import Allowance, mean_nugget_lengths
 from sepia.scoring import nuggetizer
 from sepia.scoring.fscore import TopicScore, topic_score
 from sepia.scoring.depth import at_depth
 from sepia import matchers as registered
-from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions
-from sepia.scoring.matchers import PARTIAL
-from sepia.scoring.tokenize import Tokenizer, char_length
-from sepia.scoring.weights import nugget_weights
+from sepia.matchers.base import BatchMatcher, JudgedMatcher, LearningMatcher, Matcher, MatcherOptions, NumberRule
+from sepia.matchers.decisions import PARTIAL
+from sepia.text.tokenize import Tokenizer, char_length
+from sepia.scoring.weights import Scheme, nugget_weights
 
 
 @dataclass
@@ -47,16 +47,17 @@ class RunScore:
 @dataclass
 class Settings:
     matcher: str = "binarized"
+    _: KW_ONLY  # the rest by name: twelve options of like types are not to be told apart by place
     beta: float = 3.0
     theta: float = 0.5
-    weights: str = "pyramid"
+    weights: Scheme = "pyramid"
     allowance_per_type: dict[str, float] = field(default_factory=dict)
     allowance: float | None = None
     tokenizer: Tokenizer = field(default_factory=Tokenizer)
     as_set: bool = False
     partial: float = PARTIAL  # human matcher: what a partial support (judged 0.5) counts for in F
     depth: int | None = None  # only the first N responses of a run per topic count (sepia.scoring.depth)
-    numbers: str = "lenient"  # "strict": a nugget's numbers must be in the response (matchers that take it)
+    numbers: NumberRule = "lenient"  # "strict": a nugget's numbers must be in the response (matchers that take it)
     matcher_options: dict[str, str] = field(default_factory=dict)  # a matcher's own options (--matcher-option)
 
     def matcher_kind(self) -> registered.MatcherKind | None:
@@ -67,8 +68,8 @@ class Settings:
             return None
 
     def matcher_options_for(self, judgments: Sequence[Judgment] | None = None) -> MatcherOptions:
-        return MatcherOptions(self.theta, self.tokenizer, self.as_set, self.partial, self.numbers, judgments,
-                              dict(self.matcher_options))
+        return MatcherOptions(theta=self.theta, tokenizer=self.tokenizer, as_set=self.as_set, partial=self.partial,
+                              numbers=self.numbers, judgments=judgments, extra=dict(self.matcher_options))
 
     def identity(self) -> dict:
         """The values of the settings that decide the scores, as JSON values: what the store keys the
@@ -108,19 +109,21 @@ class Settings:
 
 def evaluate_runs(gold: GoldStandard, runs: Sequence[CCLQARun], *, matcher: str | Matcher = "binarized",
                   judgments: Sequence[Judgment] | None = None, beta: float = 3.0, theta: float = 0.5,
-                  weights: str = "pyramid", allowance: float | None = None,
+                  weights: Scheme = "pyramid", allowance: float | None = None,
                   allowance_per_type: dict[str, float] | None = None,
                   tokenizer: Tokenizer | None = None, as_set: bool = False,
-                  partial: float = PARTIAL, numbers: str = "lenient",
+                  partial: float = PARTIAL, numbers: NumberRule = "lenient",
                   matcher_options: dict[str, str] | None = None) -> list[RunScore]:
     """Score every run; the result is ranked by score, best first.
 
     `allowance` overrides C for every answer type, `allowance_per_type` for the types it names.
     `matcher` is a registered matcher's name or a matcher object (e.g. judgments of an automatic
-    assessor, `sepia.scoring.autojudgments`)."""
+    assessor, `sepia.convert.autojudgments`)."""
     instance = None if isinstance(matcher, str) else matcher
-    settings = Settings(matcher if isinstance(matcher, str) else matcher.name, beta, theta, weights, allowance_per_type or {}, allowance,
-                        tokenizer or Tokenizer(), as_set, partial, numbers=numbers, matcher_options=dict(matcher_options or {}))
+    settings = Settings(matcher if isinstance(matcher, str) else matcher.name, beta=beta, theta=theta, weights=weights,
+                        allowance_per_type=allowance_per_type or {}, allowance=allowance,
+                        tokenizer=tokenizer or Tokenizer(), as_set=as_set, partial=partial, numbers=numbers,
+                        matcher_options=dict(matcher_options or {}))
     return Evaluator(gold, settings, judgments, instance).rank(runs)
 
 
@@ -137,7 +140,7 @@ class Evaluator:
         self.warnings: list[str] = []
         if judgments:
             from sepia.formats.judgments import unknown_nuggets
-            from sepia.scoring.decisions import nugget_pairs
+            from sepia.matchers.decisions import nugget_pairs
 
             missing = unknown_nuggets(nugget_pairs(judgments), gold)
             if missing:
@@ -212,9 +215,11 @@ class Evaluator:
             values = match_scores or [0.0] * len(topic.nuggets)
             nugget_scores.append(nuggetizer.topic_scores(values, self.vital[topic_id]) if answers else None)
             scores.append(topic_score(
-                topic_id, topic.answer_type, self.weights[topic_id], judging.credit(values) if judging else values,
-                char_length("".join([a.text for a in answers])),  # = the sum over the answers
-                self.allowance(lang, topic.answer_type), beta, bool(answers), nugget_scores[-1] or nuggetizer.zero()))
+                topic_id, topic.answer_type, weights=self.weights[topic_id],
+                match_scores=judging.credit(values) if judging else values,
+                length=char_length("".join([a.text for a in answers])),  # = the sum over the answers
+                char_allowance=self.allowance(lang, topic.answer_type), beta=beta, has_responses=bool(answers),
+                nuggetizer=nugget_scores[-1] or nuggetizer.zero()))
         return RunScore(run.run_id, self.settings.matcher, _mean([s.f for s in scores]), _by_type(scores),
                         scores, self.warnings + warnings, nuggetizer.run_means(nugget_scores))
 

@@ -32,7 +32,7 @@ def f_beta(precision: float, recall: float, beta: float) -> float:
     return (b2 + 1) * precision * recall / (b2 * precision + recall)
 
 
-def topic_score(topic_id: str, answer_type: str, weights: Sequence[float], match_scores: Sequence[float],
+def topic_score(topic_id: str, answer_type: str, *, weights: Sequence[float], match_scores: Sequence[float],
                 length: int, char_allowance: float, beta: float, has_responses: bool = True,
                 nuggetizer: dict | None = None) -> TopicScore:
     """Score one topic: `match_scores[i]` is 1/0 for binary matchers, s(n) in [0, 1] for softmatch.

@@ -8,20 +8,21 @@ rendering all the runs at once would (tests/test_scoring_stream.py compares them
 from __future__ import annotations
 
 import tempfile
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Literal, Sequence, get_args
 
 from sepia.scoring.evaluate import RunScore
 from sepia.scoring.report import RunRow, json_document, json_run, nuggetizer_table, table, tsv_header, tsv_rows
 
 IN_MEMORY = 8 << 20  # bytes of rendered runs held in memory before they move to a file on disk
-FORMATS = ("table", "tsv", "json")
+Format = Literal["table", "tsv", "json"]
+FORMATS: tuple[Format, ...] = get_args(Format)
 
 
 class RankedOutput:
     """Scored runs in, the command's output out: ranked by score (best first, ties by run ID) within
     each group (one group per matcher, in the order of their numbers)."""
 
-    def __init__(self, output: str, measures: Sequence[str] = (), settings: dict | None = None):
+    def __init__(self, output: Format, measures: Sequence[str] = (), settings: dict | None = None):
         if output not in FORMATS:
             raise ValueError(f"unknown output format {output!r}; choose one of {', '.join(FORMATS)}")
         self.output = output

@@ -5,10 +5,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from sepia import vocab
-from sepia.formats.model import GoldStandard
-from sepia.scoring.allowance import topic_lang
-from sepia.scoring.tokenize import char_length
-from sepia.scoring.weights import nugget_weights
+from sepia.formats.model import GoldStandard, topic_lang
+from sepia.text.tokenize import char_length
+from sepia.scoring.weights import Scheme, nugget_weights
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,7 @@ class NuggetStats:
         return dict(self.__dict__)
 
 
-def nugget_stats(gold: GoldStandard, scheme: str = "pyramid") -> list[NuggetStats]:
+def nugget_stats(gold: GoldStandard, scheme: Scheme = "pyramid") -> list[NuggetStats]:
     """One row per (language, answer type) with nuggets, then one 'ALL' row per language."""
     groups: dict[tuple[str, str], list] = defaultdict(list)
     for topic in gold.topics:

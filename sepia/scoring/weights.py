@@ -1,14 +1,15 @@
 """Nugget weights from the assessors' vital votes (docs/spec.md, Nugget weights)."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Literal, Sequence, get_args
 
 from sepia.formats.model import GoldNugget
 
-SCHEMES = ("pyramid", "proportion", "binary")
+Scheme = Literal["pyramid", "proportion", "binary"]
+SCHEMES: tuple[Scheme, ...] = get_args(Scheme)
 
 
-def nugget_weights(nuggets: Sequence[GoldNugget], scheme: str = "pyramid") -> tuple[list[float], list[str]]:
+def nugget_weights(nuggets: Sequence[GoldNugget], scheme: Scheme = "pyramid") -> tuple[list[float], list[str]]:
     """Weights of one topic's nuggets, and warnings about how they were found.
 
     pyramid: v(n) / max v(m); proportion: v(n) / voters of n; binary: 1 if a majority voted vital.

@@ -21,7 +21,7 @@ from whoosh.index import LockError
 from whoosh.multiproc import MpWriter, SubWriterTask
 
 from sepia import config
-from sepia.corpus.progress import maybe_progress
+from sepia.text.progress import maybe_progress
 from sepia.search.analyzers import analysis_mismatch, record_analysis, schema_for
 from sepia.search.engine import BuildReport, DocumentSource, IndexBusy, IndexStats, default_procs
 from sepia.vocab import LANGUAGES

@@ -21,7 +21,7 @@ from typing import Iterable
 import tantivy
 from tantivy import Occur, Query
 
-from sepia.corpus.progress import maybe_progress
+from sepia.text.progress import maybe_progress
 from sepia.search.base import BaseEngine, cached_schema, check_language
 from sepia.search.engine import BuildReport, DocumentSource, IndexBusy, IndexStats, SearchError, default_procs
 from sepia.search.analyzers import record_analysis

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 from sepia import config
 from sepia.corpus.documents import Problem, RawDocument
 from sepia.corpus.ingest import IngestReport, sources_of, storable_batches
-from sepia.corpus.progress import maybe_progress
+from sepia.text.progress import maybe_progress
 from sepia.formats.docids import MissingDocuments
 from sepia.store.models import Document
 

@@ -1,12 +1,12 @@
 """Nugget suggestions for a stored topic: its question and saved answer passages, handed to the LLM
-(sepia.scoring.llm.nuggetize) with the llm matcher's options. Nothing is stored: the nugget creator
+(sepia.llm.nuggetize) with the llm matcher's options. Nothing is stored: the nugget creator
 accepts, edits or discards each suggestion."""
 from __future__ import annotations
 
 from typing import Mapping
 
-from sepia.scoring.llm.assessor import Assessor, Config
-from sepia.scoring.llm.nuggetize import MAX_NUGGETS, Passage, Suggestion, suggest
+from sepia.llm.assessor import Assessor, Config
+from sepia.llm.nuggetize import MAX_NUGGETS, Passage, Suggestion, suggest
 from sepia.store import models as db
 
 

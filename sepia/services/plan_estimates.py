@@ -13,7 +13,7 @@ from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.matchers.base import Matcher
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.scoring.learned import cross_fitted, fits_on_plan
+from sepia.matchers.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store.exchange.gold import export_gold
 from sepia.store.exchange.judgments import export_judgments

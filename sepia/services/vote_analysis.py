@@ -26,7 +26,8 @@ def topic_weights(topic: Topic) -> tuple[dict[str, list[float]], list[str]]:
     """Weights of the topic's nuggets (in order) under each scheme of docs/spec.md (Nugget weights), and
     the warnings scoring gave (e.g. no vital vote yet, so every nugget weighs 1)."""
     nuggets = [gold_nugget(n) for n in topic.nuggets]
-    weights, warnings = {}, []
+    weights: dict[str, list[float]] = {}
+    warnings: list[str] = []
     for scheme in SCHEMES:
         weights[scheme], said = nugget_weights(nuggets, scheme)
         warnings += [w for w in said if w not in warnings]

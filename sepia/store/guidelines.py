@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from sepia.store.models import Guideline, GuidelineRead
 
 # The judging tasks that have guidelines: key -> the name the screens show.
-TASKS = {"nuggets": "nugget matching", "relevance": "relevance", "support": "citation support"}
+TASKS = {"nuggets": "nugget matching", "relevance": "relevance", "support": "citation support",
+         "rubric": "rubric grading"}
 POOL_TASK = {"cclqa": "nuggets", "ir4qa": "relevance"}  # a pool's kind -> the task its screen judges
 MAX_CHARS = 20_000
 

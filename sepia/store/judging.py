@@ -300,7 +300,7 @@ class NuggetText(Protocol):
 
 def suggestion(nuggets: Sequence[NuggetText], text: str) -> set[int]:
     """The nuggets BINARIZED matching finds in a response: what a pool with `suggest` pre-marks."""
-    from sepia.scoring.matchers import softmatch
+    from sepia.matchers.softmatch import softmatch
 
     return {n.id for n in nuggets if softmatch(n.text, text) > SUGGESTION_THETA}
 

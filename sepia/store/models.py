@@ -623,3 +623,29 @@ class GuidelineRead(Base):
     guideline_id: Mapped[int] = mapped_column(ForeignKey("guideline.id", ondelete="CASCADE"), index=True)
     assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR))
     read_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ---------------------------------------------------------------- rubric judging
+
+class RubricVersion(Base):
+    """One version of the campaign's rubric (`sepia.formats.rubric`, TOML text) as an organiser set it;
+    the highest version is the rubric assessors grade with. Migration 0016."""
+    __tablename__ = "rubric_version"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, unique=True)
+    text: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(String(limits.ASSESSOR))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RubricGrade(Base):
+    """An assessor's grade of one run's answer to one topic (a run_topic) on one rubric dimension.
+    Migration 0016."""
+    __tablename__ = "rubric_grade"
+    __table_args__ = (UniqueConstraint("run_topic_id", "assessor", "dimension", name="uq_rubric_grade"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR), index=True)
+    dimension: Mapped[str] = mapped_column(String(40))
+    grade: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

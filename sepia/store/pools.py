@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import func, literal, select
 from sqlalchemy.orm import Session, selectinload
 
-from sepia.scoring.tokenize import normalize
+from sepia.text.tokenize import normalize
 from sepia.store import models as db
 from sepia.store.db import hold
 from sepia.store.io import BATCH, ImportRefused, insert_rows, inserted_ids

@@ -41,6 +41,8 @@ PAGES = (
     Page("sepia.web.schedule", (NavLink("schedule.index", "Schedule", ORGANISER),)),
     Page("sepia.web.judging", (NavLink("judging.queue", "Judging", ASSESSOR),
                                NavLink("judging.pools", "Pools", ORGANISER))),
+    Page("sepia.web.rubric", (NavLink("rubric.judge", "Rubric", ASSESSOR),
+                              NavLink("rubric.index", "Rubric", ORGANISER))),
     Page("sepia.web.guidelines", (NavLink("guidelines.index", "Guidelines", ORGANISER),)),
     Page("sepia.web.assessors", (NavLink("assessors.overview", "Assessors", ORGANISER),)),
     Page("sepia.web.participate", (NavLink("participate.home", "Runs", PARTICIPANT),)),

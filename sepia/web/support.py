@@ -10,7 +10,7 @@ import dataclasses
 
 from flask import Blueprint, abort, flash, g, redirect, render_template, request, url_for
 
-from sepia.scoring.support import support_agreement
+from sepia.metaeval.support_agreement import support_agreement
 from sepia.store import guidelines, support
 from sepia.store.guidelines import GuidelinesUnread
 from sepia.services.topics import hold_topic, topic_by_id

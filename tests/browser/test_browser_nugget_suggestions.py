@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from llm_stub import Stub  # noqa: E402
 from test_llm_nuggetize import TOPIC, nuggetizing, with_passages  # noqa: E402
 
-from sepia.scoring.llm.assessor import served_model  # noqa: E402
+from sepia.llm.assessor import served_model  # noqa: E402
 from sepia.store.models import Nugget  # noqa: E402
 
 pytestmark = [pytest.mark.browser]

@@ -489,10 +489,41 @@ function setupSupport() {
   show(at);
 }
 
+// ------------------------------------------------ rubric grading: a digit grades the marked dimension
+
+function setupRubric() {
+  const form = $("#rubric-form");
+  if (!form) return;
+  const dimensions = $$("fieldset[data-dimension]", form);
+  const open = (fieldset) => !$("input:checked", fieldset);
+  let at = Math.max(dimensions.findIndex(open), 0);  // the first dimension without a grade
+  const show = (index) => {
+    at = Math.min(Math.max(index, 0), dimensions.length - 1);
+    dimensions.forEach((fieldset, i) => fieldset.classList.toggle("current", i === at));
+    dimensions[at].scrollIntoView({ block: "nearest" });
+  };
+  for (let digit = 0; digit <= 9; digit += 1) {
+    shortcuts[String(digit)] = () => {
+      const input = $(`input[value="${digit}"]`, dimensions[at]);
+      if (!input) return;  // not on this dimension's scale
+      input.checked = true;
+      markDirty(form, true);
+      const next = dimensions.findIndex((fieldset, i) => i > at && open(fieldset));
+      show(next >= 0 ? next : at + 1);
+    };
+  }
+  shortcuts.j = () => show(at + 1);
+  shortcuts.k = () => show(at - 1);
+  shortcuts.Enter = () => form.requestSubmit();
+  dimensions.forEach((fieldset, i) => fieldset.addEventListener("click", () => show(i)));
+  show(at);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   showLocalTimes();
   setupJudging();
   setupSupport();
+  setupRubric();
   setupGuidelines();
   setupForms();
   setupShortcuts();

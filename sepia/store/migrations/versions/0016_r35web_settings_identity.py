@@ -9,7 +9,7 @@ below are this migration's own copy of the code's, frozen as they were when it w
 (tests/test_store_settings_identity.py checks that both give the same keys).
 
 Revision ID: 0016_r35web
-Revises: 0015
+Revises: 0016_r36rubric
 Create Date: 2026-11-28
 """
 import hashlib
@@ -21,7 +21,7 @@ import sqlalchemy as sa
 
 
 revision = '0016_r35web'
-down_revision = '0015'
+down_revision = '0016_r36rubric'
 branch_labels = None
 depends_on = None
 

@@ -13,7 +13,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia.scoring.learned.features import FEATURES
+from sepia.matchers.learned.features import FEATURES
 
 CONTEXT_FEATURES = (
     "response_recall",            # mean `recall` of the response over its topic's nuggets

@@ -13,9 +13,32 @@ from typing import Iterable, Sequence
 from sepia.formats.errors import FormatError, Problem, capped
 from sepia.formats.judgments import duplicate, judgment_rows, lines_after_header
 from sepia.formats.model import Judgment
-from sepia.scoring.matchers import judged_matches, upper_median
+
+PARTIAL = 0.5  # the judgment value of partial support
 
 Decided = list[tuple[int, str, float]]  # (answer rank, nugget ID, decision) of one (run, topic)
+
+
+def upper_median(values: Sequence[float]) -> float:
+    """The highest value that at least half of `values` reach or exceed: with 1/0 judgments, a
+    match when at least half of the assessors said so (one assessor's word stands alone)."""
+    ordered = sorted(values, reverse=True)
+    return ordered[(len(ordered) + 1) // 2 - 1] if ordered else 0.0
+
+
+def judged_matches(judgments: Sequence[Judgment]) -> dict[tuple[str, str, int, str], float]:
+    """The human decision for each (run, topic, answer rank, nugget): 1, 0.5 (partial support) or 0,
+    the upper median of its assessors' judgments (1 when at least half said 1; 0.5 when at least half
+    said 0.5 or 1 but fewer than half said 1)."""
+    votes: dict[tuple[str, str, int, str], list[float]] = {}
+    for j in judgments:
+        key = (j.run_id, j.topic_id, j.answer_rank, j.nugget_id)
+        found = votes.get(key)
+        if found is None:
+            votes[key] = [float(j.match)]
+        else:
+            found.append(float(j.match))
+    return {key: v[0] if len(v) == 1 else upper_median(v) for key, v in votes.items()}
 
 
 @dataclass

@@ -9,10 +9,10 @@ from typing import Sequence
 import numpy as np
 
 from sepia.formats.model import Answer, CCLQARun, GoldNugget, GoldStandard, Judgment
-from sepia.scoring.learned.context import CONTEXT_FEATURES, context_features
-from sepia.scoring.learned.evidence import Text
-from sepia.scoring.learned.features import FEATURES, aligned_tokens, pair_features, token_weights
-from sepia.scoring.matchers import judged_matches
+from sepia.matchers.learned.context import CONTEXT_FEATURES, context_features
+from sepia.matchers.learned.evidence import Text
+from sepia.matchers.learned.features import FEATURES, aligned_tokens, pair_features, token_weights
+from sepia.matchers.decisions import judged_matches
 
 Key = tuple[str, str, int, str]  # run, topic, answer rank, nugget
 PAIR_FEATURES = FEATURES + CONTEXT_FEATURES  # the columns of Pairs.features

@@ -18,10 +18,10 @@ from collections import defaultdict
 
 import numpy as np
 
-from sepia.scoring.learned.crossrun import RATE_COLUMNS, BlockSimilarities
-from sepia.scoring.learned.model import fit_newton
-from sepia.scoring.learned.pairs import Pairs
-from sepia.scoring.learned.reuse import REUSE_FEATURES, reuse_features
+from sepia.matchers.learned.crossrun import RATE_COLUMNS, BlockSimilarities
+from sepia.matchers.learned.model import fit_newton
+from sepia.matchers.learned.pairs import Pairs
+from sepia.matchers.learned.reuse import REUSE_FEATURES, reuse_features
 
 FOLDS = 5
 MIN_JUDGED = 10   # judged pairs per fold's training set, at the least

@@ -12,8 +12,8 @@ from collections import Counter
 from os.path import commonprefix
 from typing import Iterable, Mapping, Sequence
 
-from sepia.scoring.learned.evidence import PREFIX, Text, prefix
-from sepia.scoring.matchers import overlap
+from sepia.matchers.learned.evidence import PREFIX, Text, prefix
+from sepia.matchers.softmatch import overlap
 THETA = 0.5
 
 # One name per column of `pair_features`, in order.

@@ -12,13 +12,11 @@ from typing import Mapping
 import numpy as np
 
 from sepia import vocab
-from sepia.scoring.learned.model import fit_classifier
-from sepia.scoring.learned.pairs import PAIR_FEATURES, Pairs
-from sepia.scoring.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_features, similarity
+from sepia.matchers.learned.model import fit_classifier
+from sepia.matchers.learned.pairs import PAIR_FEATURES, Pairs
+from sepia.matchers.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_features, similarity
 
 RATE_COLUMNS = [PAIR_FEATURES.index(name) for name in RATE_FEATURES]
-
-HOLDOUTS = ("run", "team")
 
 
 def group_of(run_id: str, holdout: str | Mapping[str, str]) -> str:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from sepia.formats.model import GoldStandard, Judgment
 from sepia.matchers import builtin_kinds
-from sepia.scoring.matchers import PARTIAL, HumanMatcher
+from sepia.matchers.decisions import PARTIAL
+from sepia.matchers.human import HumanMatcher
 
 JSONL_SUFFIXES = (".jsonl", ".jl", ".json")
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Mapping, Sequence
 
-from sepia.corpus.progress import maybe_progress
-from sepia.scoring.llm import labels, prompts
-from sepia.scoring.llm.cache import Cache, key
-from sepia.scoring.llm.client import Client, LLMError
+from sepia.text.progress import maybe_progress
+from sepia.llm import labels, prompts
+from sepia.llm.cache import Cache, key
+from sepia.llm.client import Client, LLMError
 
 OPTIONS = {
     "base_url": "the server's OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1 (required)",
@@ -27,7 +27,7 @@ OPTIONS = {
     "timeout": "seconds a request may take (default 60)",
     "retries": "retries of a request refused with 429/5xx or timed out, with exponential backoff (default 3)",
     "backoff": "seconds before the first retry, doubled at each (default 1)",
-    "prompt": "a prompt file in place of the packaged ones (sepia/scoring/llm/prompts/assign.*.txt)",
+    "prompt": "a prompt file in place of the packaged ones (sepia/llm/prompts/assign.*.txt)",
     "cache": "the folder of cached replies (default $SEPIA_LLM_CACHE or ~/.cache/sepia/llm)",
     "max_tokens": "the longest answer asked for (default 256)",
     "structured": "json_schema (default), json_object or none: how the JSON answer is asked for",

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
-from sepia.scoring.llm import prompts
-from sepia.scoring.llm.assessor import Assessor
-from sepia.scoring.llm.client import LLMError
-from sepia.scoring.llm.labels import json_values
+from sepia.llm import prompts
+from sepia.llm.assessor import Assessor
+from sepia.llm.client import LLMError
+from sepia.llm.labels import json_values
 
 MAX_NUGGETS = 12
 

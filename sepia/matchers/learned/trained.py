@@ -15,17 +15,18 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia import __version__, vocab
+from sepia import vocab
+from sepia.versions import __version__
 from sepia.formats.model import CCLQARun, GoldStandard, Judgment
-from sepia.scoring.learned.crossrun import RATE_COLUMNS, BlockSimilarities
-from sepia.scoring.learned.model import Classifier, fit_classifier
-from sepia.scoring.learned.pairs import PAIR_FEATURES, Key, Pairs, build_pairs
-from sepia.scoring.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_features, similarity
+from sepia.matchers.learned.crossrun import RATE_COLUMNS, BlockSimilarities
+from sepia.matchers.learned.model import Classifier, fit_classifier
+from sepia.matchers.learned.pairs import PAIR_FEATURES, Key, Pairs, build_pairs
+from sepia.matchers.learned.reuse import RATE_FEATURES, REUSE_FEATURES, reuse_features, similarity
 
 ALL_FEATURES = PAIR_FEATURES + REUSE_FEATURES
 
 FORMAT = "sepia-learned-matcher"
-MODEL_VERSION = 3  # bump whenever a feature's meaning changes (2: CJK numerals read by sepia.scoring.numbers;
+MODEL_VERSION = 3  # bump whenever a feature's meaning changes (2: CJK numerals read by sepia.text.numbers;
 # 3: soft recall, nugget weight, context features, support rates; judged pairs keep their evidence values)
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from collections import Counter
 from functools import cached_property
 
-from sepia.scoring.numbers import cjk_value
-from sepia.scoring.tokenize import TOKEN_RE, Tokenizer, normalize
+from sepia.text.numbers import cjk_value
+from sepia.text.tokenize import TOKEN_RE, Tokenizer, normalize
 
 CONTENT = Tokenizer(stem=True, stopwords=True)
 SPEC = Tokenizer()
@@ -42,7 +42,7 @@ def sentences(text: str) -> list[str]:
 
 def numbers(text: str) -> frozenset[str]:
     """The numbers and dates a text states, normalised: NFKC digits without thousands separators or
-    leading zeros, CJK numerals as their values (`sepia.scoring.numbers.cjk_value`, as `--numbers
+    leading zeros, CJK numerals as their values (`sepia.text.numbers.cjk_value`, as `--numbers
     strict` reads them), months as `m3`, so "March 5, 2008", "2008年3月5日" and "5 March 2008" share
     2008 and the month. Unlike `--numbers strict`'s `numbers_in`, a month stands alone ("in March"
     is m3) and apart from the day number: this is graded evidence for a model, not a veto, and reading

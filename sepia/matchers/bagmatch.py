@@ -32,7 +32,7 @@ from typing import Sequence
 
 import numpy as np
 
-from sepia.scoring.tokenize import _UNIGRAM_RANGES, Tokenizer
+from sepia.text.tokenize import _UNIGRAM_RANGES, Tokenizer
 
 _CODE_POINTS = 0x110000
 _SEPARATOR = "\x00"

@@ -1,0 +1,152 @@
+"""Rubric judging in the store: the campaign's rubric in versions (every set a new one), the
+assessors' grades of each CCLQA run's answer to a topic (a run_topic), the grading queue, and the
+grades TSV in and out. A new rubric is refused while it would leave stored grades without their
+dimension or off its scale; labels, anchors and weights may change freely."""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select, tuple_
+from sqlalchemy.orm import Session
+
+from sepia.formats.rubric import Rubric, RubricError, RubricGrade, parse_rubric
+from sepia.store.models import Response, Run, RunTopic, RubricVersion
+from sepia.store.models import RubricGrade as GradeRow
+
+SHOWN = 5  # problems named in one error message
+
+
+@dataclass(frozen=True)
+class Current:
+    rubric: Rubric
+    version: int
+    text: str
+    author: str
+
+
+def current(session: Session) -> Current | None:
+    row = session.scalar(select(RubricVersion).order_by(RubricVersion.version.desc()).limit(1))
+    return None if row is None else Current(parse_rubric(row.text), row.version, row.text, row.author)
+
+
+def require(session: Session) -> Rubric:
+    found = current(session)
+    if found is None:
+        raise RubricError("the campaign has no rubric yet: set one with `sepia rubric set FILE` or on the Rubric page")
+    return found.rubric
+
+
+def _listed(items: list[str]) -> str:
+    more = f" and {len(items) - SHOWN} more" if len(items) > SHOWN else ""
+    return "; ".join(items[:SHOWN]) + more
+
+
+def set_rubric(session: Session, text: str, author: str) -> int:
+    """Save TEXT as the next version (flushed, not committed); RubricError when it is not a rubric or
+    would strand stored grades."""
+    rubric = parse_rubric(text)
+    stored = session.execute(select(GradeRow.dimension, func.min(GradeRow.grade), func.max(GradeRow.grade),
+                                    func.count()).group_by(GradeRow.dimension)).all()
+    problems = []
+    for name, low, high, count in sorted(stored):
+        dimension = rubric.dimension(name)
+        if dimension is None:
+            problems.append(f"{count} stored grades are of dimension {name!r}, which the new rubric lacks")
+        elif low < dimension.low or high > dimension.high:
+            problems.append(f"stored grades of {name!r} range {low}-{high}, off the new scale "
+                            f"{dimension.low}-{dimension.high}")
+    if problems:
+        raise RubricError(_listed(problems) + " (export and delete those grades first, or keep the dimension)")
+    last = session.scalar(select(func.max(RubricVersion.version))) or 0
+    session.add(RubricVersion(version=last + 1, text=text, author=author))
+    session.flush()
+    return last + 1
+
+
+def _answers():
+    """(run_topic id, topic, run) of every CCLQA run's answer with at least one response."""
+    return (select(RunTopic.id, RunTopic.topic_id, Run.run_id).join(Run, Run.id == RunTopic.run_id)
+            .where(Run.kind == "cclqa", select(Response.id).where(Response.run_topic_id == RunTopic.id).exists()))
+
+
+def grades(session: Session) -> list[RubricGrade]:
+    rows = session.execute(select(RunTopic.topic_id, Run.run_id, GradeRow.assessor, GradeRow.dimension, GradeRow.grade)
+                           .join(RunTopic, RunTopic.id == GradeRow.run_topic_id).join(Run, Run.id == RunTopic.run_id))
+    return sorted(RubricGrade(*row) for row in rows)
+
+
+def import_grades(session: Session, found: list[RubricGrade]) -> int:
+    """Store the grades of a parsed TSV (checked against the current rubric by `parse_grades`),
+    replacing an assessor's earlier grade of the same answer and dimension. Everything is checked
+    before anything is written: RubricError names answers the store does not hold."""
+    answers = {(topic, run): rt for rt, topic, run in session.execute(_answers())}
+    missing = sorted({(g.topic_id, g.run_id) for g in found} - answers.keys())
+    if missing:
+        raise RubricError(f"{len(missing)} graded answers are not in the store (no CCLQA run answers that topic): "
+                          + _listed([f"run {run} topic {topic}" for topic, run in missing]))
+    keys = {(answers[g.topic_id, g.run_id], g.assessor, g.dimension): g.grade for g in found}
+    _replace(session, keys)
+    return len(keys)
+
+
+def _replace(session: Session, keys: dict[tuple[int, str, str], int]) -> None:
+    """Delete the grades with these keys (run_topic, assessor, dimension), then insert the new ones."""
+    items = list(keys.items())
+    for start in range(0, len(items), 500):  # bounded IN lists
+        chunk = [key for key, _ in items[start:start + 500]]
+        session.execute(delete(GradeRow).where(tuple_(GradeRow.run_topic_id, GradeRow.assessor,
+                                                      GradeRow.dimension).in_(chunk)))
+    session.add_all(GradeRow(run_topic_id=rt, assessor=a, dimension=d, grade=g) for (rt, a, d), g in items)
+    session.flush()
+
+
+def save_answer(session: Session, run_topic_id: int, assessor: str, given: dict[str, int]) -> None:
+    """One assessor's grades of one answer, one per dimension of the current rubric (ValueError
+    otherwise), replacing their earlier grades of it."""
+    rubric = require(session)
+    missing = [d.label for d in rubric.dimensions if d.name not in given]
+    if missing:
+        raise ValueError(f"give a grade for every dimension; missing: {', '.join(missing)}")
+    for d in rubric.dimensions:
+        if given[d.name] not in d.grades:
+            raise ValueError(f"{d.label}: grade {given[d.name]} is off the scale {d.low}-{d.high}")
+    _replace(session, {(run_topic_id, assessor, d.name): given[d.name] for d in rubric.dimensions})
+
+
+# ---------------------------------------------------------------- the grading queue
+
+@dataclass(frozen=True)
+class Answer:
+    """One run's answer to one topic as the grading screen shows it (blind: the run is not shown)."""
+    id: int
+    topic_id: str
+    run_id: str
+    responses: list[str]
+    grades: dict[str, int]   # the assessor's own, when they graded it before
+
+
+def _order(assessor: str, run_topic_id: int) -> str:
+    """A fixed random order per assessor, so that assessors do not all grade the same runs first."""
+    return hashlib.sha256(f"{assessor}:{run_topic_id}".encode()).hexdigest()
+
+
+def queue(session: Session, assessor: str) -> tuple[list[int], int]:
+    """(answers ASSESSOR has not graded on every dimension, in their order; answers graded)."""
+    rubric = require(session)
+    ids = session.scalars(select(_answers().subquery().c.id)).all()
+    done = set(session.scalars(select(GradeRow.run_topic_id).where(GradeRow.assessor == assessor,
+                                                                  GradeRow.dimension.in_(rubric.names))
+                               .group_by(GradeRow.run_topic_id).having(func.count() == len(rubric.names))))
+    return sorted((i for i in ids if i not in done), key=lambda i: _order(assessor, i)), len(done)
+
+
+def answer(session: Session, run_topic_id: int, assessor: str) -> Answer | None:
+    row = session.execute(_answers().where(RunTopic.id == run_topic_id)).first()
+    if row is None:
+        return None
+    texts = session.scalars(select(Response.text).where(Response.run_topic_id == run_topic_id)
+                            .order_by(Response.rank)).all()
+    own: dict[str, int] = dict(session.execute(select(GradeRow.dimension, GradeRow.grade).where(
+        GradeRow.run_topic_id == run_topic_id, GradeRow.assessor == assessor)).all())
+    return Answer(row.id, row.topic_id, row.run_id, list(texts), own)

@@ -1,0 +1,90 @@
+"""Rubric judging in the web tool (test client): the organiser sets the rubric and imports grades,
+an assessor grades answers blind, the guidelines of the rubric task are acknowledged first, and the
+organiser's page shows agreement, disputes and scores computed from what was saved."""
+from __future__ import annotations
+
+import io as bytes_io
+import re
+
+from test_rubric import R1, R2, RUBRIC, _add_runs
+from web_helpers import browser_for
+
+from sepia.store import guidelines
+from sepia.store import rubric as store_rubric
+
+
+def _answers(web_store):
+    with web_store.transaction() as session:
+        _add_runs(session)
+
+
+def test_organiser_sets_the_rubric_and_an_assessor_grades_blind(app, web_store):
+    _answers(web_store)
+    org, as1 = browser_for(app, "org"), browser_for(app, "as1")
+    assert "has not set a rubric yet" in as1.get("/rubric/judge").get_data(as_text=True)
+    assert as1.get("/rubric/").status_code == 403 and as1.post("/rubric/", {"text": RUBRIC}).status_code == 403
+    bad = org.post("/rubric/", {"text": RUBRIC.replace('scale = [1, 3]', 'scale = [1, 12]')}, follow_redirects=True)
+    assert "The rubric was not saved: dimension &#39;fluency&#39;: scale must be" in bad.get_data(as_text=True)
+    assert org.post("/rubric/", {"text": RUBRIC}).status_code == 302
+    page = org.get("/rubric/").get_data(as_text=True)
+    assert "version 1 by org" in page and "Everything right" in page and "Save as version 2" in page
+
+    queue = as1.get("/rubric/judge").get_data(as_text=True)
+    assert "0 graded, 6 left" in queue and "Start grading" in queue
+    answer_id = int(re.search(r'href="/rubric/judge/(\d+)"', queue).group(1))
+    screen = as1.get(f"/rubric/judge/{answer_id}").get_data(as_text=True)
+    assert "rubric grading · 0 graded, 6 left" in screen and "And another." in screen and "TEAM" not in screen
+    assert screen.count('type="radio"') == 4 + 4 + 3 and "One small error" in screen
+    missing = as1.post(f"/rubric/judge/{answer_id}", {"grade:correctness": "3", "grade:completeness": "2"})
+    assert missing.status_code == 422 and "missing: Fluency" in missing.get_data(as_text=True)
+    assert 'value="3" required checked' in missing.get_data(as_text=True)  # what was sent is kept
+    grades = {"grade:correctness": "3", "grade:completeness": "2", "grade:fluency": "1"}
+    saved = as1.post(f"/rubric/judge/{answer_id}", grades)
+    assert saved.status_code == 302 and saved.headers["Location"] != f"/rubric/judge/{answer_id}"  # the next one
+    assert "1 graded, 5 left" in as1.get(saved.headers["Location"]).get_data(as_text=True)
+
+    with web_store.transaction() as session:  # new guidelines for the rubric task: acknowledged first
+        guidelines.save(session, "rubric", "Grade the **whole** answer.", "org")
+    refused = as1.post(f"/rubric/judge/{answer_id}", {**grades, "grade:fluency": "2"})
+    assert refused.status_code == 409 and "rubric grading guidelines changed" in refused.get_data(as_text=True)
+    assert as1.post(f"/rubric/judge/{answer_id}", {**grades, "grade:fluency": "2", "guidelines_read": "1"}
+                    ).status_code == 302
+    with web_store.transaction() as session:
+        assert [(g.assessor, g.dimension, g.grade) for g in store_rubric.grades(session)] == [
+            ("as1", "completeness", 2), ("as1", "correctness", 3), ("as1", "fluency", 2)]
+
+
+def test_grades_import_checked_whole_and_the_report(app, web_store):
+    _answers(web_store)
+    org = browser_for(app, "org")
+    org.post("/rubric/", {"text": RUBRIC})
+    lines = ["topic_id\trun_id\tassessor\tdimension\tgrade"]
+    for assessor, grades in (("as1", (0, 3)), ("as2", (3, 3))):
+        for run, grade in zip((R1, R2), grades):
+            lines += [f"T1\t{run}\t{assessor}\tcorrectness\t{grade}", f"T1\t{run}\t{assessor}\tcompleteness\t{grade}",
+                      f"T1\t{run}\t{assessor}\tfluency\t3"]
+    good = "\n".join(lines) + "\n"
+
+    def upload(text, name="grades.tsv"):
+        return org.post("/rubric/grades", {"grades": (bytes_io.BytesIO(text.encode()), name)},
+                        content_type="multipart/form-data", follow_redirects=True).get_data(as_text=True)
+
+    page = upload(good + "T9\tX\tas1\tfluency\t3\n", "bad.tsv")
+    assert "bad.tsv was not imported, nothing of it stored: 1 graded answers are not in the store" in page
+    page = upload(good.replace("fluency\t3", "fluency\t0", 1), "bad.tsv")
+    assert "bad.tsv:4:5: grade &#39;0&#39; is not on the fluency scale 1-3" in page
+    with web_store.transaction() as session:
+        assert store_rubric.grades(session) == []
+    page = upload(good)
+    assert "12 grades imported from grades.tsv." in page
+    # R1 on T1: as1 0, as2 3 on correctness and completeness -> two disputes of spread 3; R2 all 3.
+    disputes = re.findall(r"<tr><td>(\w+)</td><td>T1</td><td>([\w-]+)</td><td class=\"num\">(\d)</td>", page)
+    assert disputes == [("correctness", R1, "3"), ("completeness", R1, "3")]
+    # Scores: R2 all top grades = 1; R1 means 1.5, 1.5, 3 -> (2 * 0.5 + 0.5 + 1) / 4 = 0.625.
+    assert re.search(rf"<td>{R2}</td><td class=\"num\">1</td><td class=\"num\">1.000</td>", page)
+    assert re.search(rf"<td>{R1}</td><td class=\"num\">1</td><td class=\"num\">0.625</td>", page)
+    exported = org.get("/rubric/grades.tsv")
+    with web_store.transaction() as session:
+        assert exported.get_data(as_text=True).splitlines()[1:] == [
+            "\t".join(map(str, (g.topic_id, g.run_id, g.assessor, g.dimension, g.grade)))
+            for g in sorted(store_rubric.grades(session))]
