@@ -107,7 +107,8 @@ def _wrapped(text: str) -> list[str]:
 # the estimated ranking, the widest run-mean interval, the coverage's range.
 LEARNED_AIMS = {30: (0.85, 0.10, COVERAGE_AIM), 20: (0.80, None, (COVERAGE_AIM[0], 1.0))}
 PLAN_LABELS = {("topics", "binarized"): "topics BINARIZED", ("topics", "learned"): "topics learned",
-               ("items", "binarized"): "items BINARIZED", ("items", "learned"): "items learned"}
+               ("items", "binarized"): "items BINARIZED", ("items", "learned"): "items learned",
+               ("active", "learned"): "active learned"}
 
 
 def learned_budget_text(report: dict) -> str:

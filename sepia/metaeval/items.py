@@ -150,7 +150,19 @@ def plan_sums(topics: list[TopicItems], samples: list[np.ndarray], beta: float, 
     over the topics, with Satterthwaite's degrees of freedom (`satterthwaite_half`). Runs sampled on
     their own are independent, so a difference's variance is the sum of the two runs'; sampled
     together, it is jackknifed with the same deletions."""
-    runs, T, trials = len(topics[0].lengths), len(topics), samples[0].shape[-2]
+    means, differences = plan_totals(topics, samples, beta, pairs, lam)
+    T = len(topics)
+    halves = [(e / T, satterthwaite_half(v, spread, level) / T) for e, v, spread in
+              ([means] + ([differences] if differences is not None else []))]
+    return halves[0], halves[1] if differences is not None else None
+
+
+def plan_totals(topics: list[TopicItems], samples: list[np.ndarray], beta: float, pairs: np.ndarray | None = None,
+                lam: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """`plan_sums`' sums over the topics before the interval: for the runs (runs x trials) and the
+    pairs (None without), stacked, the sum of the topics' estimates, of their jackknife variances,
+    and of their variances^2 / (k_t - 1) (Satterthwaite's denominator)."""
+    runs, trials = len(topics[0].lengths), samples[0].shape[-2]
     pairs = np.zeros((0, 2), int) if pairs is None else pairs
     means = np.zeros((3, runs, trials))             # estimate, variance, sum of variance^2 / df
     differences = np.zeros((3, len(pairs), trials)) if len(pairs) else None
@@ -168,9 +180,7 @@ def plan_sums(topics: list[TopicItems], samples: list[np.ndarray], beta: float, 
         else:
             paired = _jackknife(replicates[a] - replicates[b], k, K)
             _add_topic(differences, f_hat[a] - f_hat[b], paired, paired ** 2, k, K)
-    halves = [(e / T, satterthwaite_half(v, spread, level) / T) for e, v, spread in
-              ([means] + ([differences] if differences is not None else []))]
-    return halves[0], halves[1] if differences is not None else None
+    return means, differences
 
 
 def _jackknife(replicates: np.ndarray, k: int, K: int) -> np.ndarray:

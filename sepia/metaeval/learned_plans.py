@@ -23,6 +23,9 @@ from typing import Callable
 
 import numpy as np
 
+from sepia.metaeval.active import draw, inclusion_probabilities
+from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, item_uncertainty,
+                                             second_wave_lambda, second_wave_totals)
 from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
@@ -30,7 +33,10 @@ from sepia.metaeval.ranking import kendall_tau
 from sepia.scoring.learned.crossfit import CrossFitError, CrossFitter, unit_folds
 from sepia.scoring.learned.pairs import Pairs
 
-KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"))
+KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"),
+         ("active", "learned"))
+FIRST_WAVE = 0.5   # share of an active plan's judgments drawn uniformly, before the model exists
+FLOOR = 0.5        # an item's least second-wave probability, as a share of the wave's uniform rate
 
 
 @dataclass
@@ -119,8 +125,8 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
     for budget in budgets:
         rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
         tallies = {kind: Tally() for kind in KINDS}
-        costs = {"topics": 0.0, "items": 0.0}
-        fallbacks = {"topics": 0, "items": 0}
+        costs = {"topics": 0.0, "items": 0.0, "active": 0.0}
+        fallbacks = {"topics": 0, "items": 0, "active": 0}
         seconds = 0.0
         for _ in range(trials):
             started = time.process_time()
@@ -154,6 +160,10 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                               truth[pairs[:, 0]] - truth[pairs[:, 1]])
                 tally.correlations.append(item_correlation(topics))
                 tally.difference_correlations.append(tally.correlations[-1])   # the same items
+            started = time.process_time()
+            costs["active"] += _active_plan(data, budget, rng, beta, level, pairs, truth, tallies["active", "learned"],
+                                            fallbacks)
+            seconds += time.process_time() - started
             if advance:
                 advance()
         for plan, matcher in KINDS:
@@ -172,6 +182,50 @@ def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, f
     except CrossFitError:
         fallbacks[kind] += 1
         return data.topics
+
+
+def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, pairs: np.ndarray,
+                 truth: np.ndarray, tally: Tally, fallbacks: dict) -> int:
+    """One active plan at the item-level plan's judgments (in expectation): a first wave of each
+    response's own uniform sample of FIRST_WAVE of its nuggets, the model cross-fitted on it, then
+    the rest of the judgments drawn from the other items with probabilities proportional to the
+    model's uncertainty (at least FLOOR of the uniform rate); its figures added to `tally`. Returns
+    the judgments it took."""
+    sizes = [_size(budget, t) for t in data.topics]
+    firsts = [min(k, max(2, round(FIRST_WAVE * k))) for k in sizes]
+    runs = len(data.run_ids)
+    samples = [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :k]
+               for t, k in zip(data.topics, firsts)]
+    judged = _judged_cells(data, samples)[data.cell] & ~np.isnan(data.fitter.pairs.labels)
+    topics = _learned(data, judged, unit_folds(data.cell, judged, rng), "active", fallbacks)
+    pi = [np.ones(t.human.shape) for t in topics]
+    drawn = [np.zeros(t.human.shape, bool) for t in topics]
+    open_ = []                                   # per topic: the items the second wave may draw
+    for t, sample, d in zip(topics, samples, drawn):
+        rows = np.flatnonzero(t.answered)
+        d[rows[:, None], sample[rows, 0, :]] = True
+        open_.append(t.answered[:, None] & ~d)
+    first = first_wave_totals(topics, [d.copy() for d in drawn], beta, float(item_lambda(topics, samples)[0]))
+    expected = sum((k - k1) * int(t.answered.sum()) for k, k1, t in zip(sizes, firsts, data.topics))
+    if expected > 0:
+        weight = np.concatenate([item_uncertainty(t, d, beta)[o] for t, d, o in zip(topics, drawn, open_)])
+        chances = inclusion_probabilities(weight, expected, FLOOR * expected / len(weight))
+        chosen = draw(chances, rng)
+        start = 0
+        for o, p, d in zip(open_, pi, drawn):
+            n = int(o.sum())
+            p[o], d[o] = chances[start:start + n], chosen[start:start + n]
+            start += n
+    second = second_wave_totals(topics, pi, drawn, beta, second_wave_lambda(topics, pi, drawn))
+    w = combined_weight(first, second) if expected > 0 else 1.0   # no second wave: the first alone
+    T = len(topics)
+    tally.add("means", *combined_interval(first, second, w, T, level), truth)
+    if len(pairs):
+        tally.add("differences", *combined_interval(first.differences(pairs), second.differences(pairs), w, T,
+                                                    level), truth[pairs[:, 0]] - truth[pairs[:, 1]])
+    tally.correlations.append(item_correlation(topics))
+    tally.difference_correlations.append(tally.correlations[-1])
+    return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))
 
 
 def _size(budget: float, topic: TopicItems) -> int:
