@@ -163,11 +163,14 @@ def test_item_lambda_is_the_within_sample_regression_slope():
 def test_coverage_by_simulation():
     pairs, topics = _synthetic()
     data = PlanData.build([f"R{r}" for r in range(8)], topics, pairs)
-    (_, topic_learned, _, items_learned) = simulate_plans(data, [50], 60, seed=0)
-    assert items_learned["fallbacks"] == 0
-    assert 0.88 <= items_learned["means"]["coverage"] <= 1
-    assert 0.88 <= items_learned["differences"]["coverage"] <= 1
-    assert items_learned["correlation"] > 0.5                        # the features tell the decisions apart
+    (_, topic_learned, _, items_learned, active) = simulate_plans(data, [50], 60, seed=0)
+    for plan in (items_learned, active):
+        assert plan["fallbacks"] == 0
+        assert 0.88 <= plan["means"]["coverage"] <= 1
+        assert 0.88 <= plan["differences"]["coverage"] <= 1
+        assert plan["correlation"] > 0.5                             # the features tell the decisions apart
+    # the active plan takes the item-level plan's judgments, in expectation (its second wave is random)
+    assert active["judgments"] == pytest.approx(items_learned["judgments"], rel=0.05)
 
 
 def test_bad_input_is_refused_in_one_line():
@@ -193,14 +196,15 @@ def test_budget_command_json_has_one_object_per_plan_kind_and_budget():
     plans = json.loads(result.stdout)["plans"]
     cs = [p for p in plans if p["language_pair"] == "CS-CS"]
     assert {(p["plan"], p["matcher"]) for p in cs} == {("topics", "binarized"), ("topics", "learned"),
-                                                       ("items", "binarized"), ("items", "learned")}
+                                                       ("items", "binarized"), ("items", "learned"),
+                                                       ("active", "learned")}
     for plan in cs:
         assert plan["budget"] == 50 and set(plan["means"]) == {"coverage", "width", "tau", "decided"}
         assert set(plan["differences"]) == {"coverage", "width", "tau", "decided"}
     text = CliRunner().invoke(main, ["metaeval", "budget", "--gold", str(CS / "gold.xml"), "--runs", str(CS / "runs"),
                                      "--judgments", str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets",
                                      "30", "--trials", "2"]).output
-    assert "items learned" in text and max(len(line) for line in text.splitlines()) <= 100
+    assert "items learned" in text and "active learned" in text and max(len(line) for line in text.splitlines()) <= 100
 
 
 def _sample_file(tmp_path, keep, name) -> str:

@@ -122,7 +122,9 @@ def learned_budget_text(report: dict) -> str:
                   "topics: every run judged on the budget's share of the topics (PPI++, power-tuned lambda);",
                   "items: each response judged on its own sample of the budget's share of its topic's nuggets",
                   "(power-tuned lambda); learned: the learned matcher trained on the plan's judgments only,",
-                  "cross-fitted (5 folds of topics or items). Run means, then differences of two runs (diff.):"]
+                  "cross-fitted (5 folds of topics or items); active: half of each response's sample first,",
+                  "the model cross-fitted on it, the rest drawn where it is unsure (inverse-probability",
+                  "weighted). Run means, then differences of two runs (diff.):"]
         table = [["budget", "plan", "judgments", "coverage", "width", "r", "tau", "diff.cov", "width", "r", "decided"]]
         for row in group["plans"]:
             means, diff = row["means"], row.get("differences") or {}
@@ -148,11 +150,11 @@ def learned_budget_text(report: dict) -> str:
 
 
 def _learned_aims(plans: list[dict]) -> list[str]:
-    """Item-level learned plans against their aims, where a budget has them."""
+    """Item-level and active learned plans against their aims, where a budget has them."""
     lines = []
     for row in plans:
         aims = LEARNED_AIMS.get(int(row["budget"])) if row["budget"] == int(row["budget"]) else None
-        if not aims or (row["plan"], row["matcher"]) != ("items", "learned"):
+        if not aims or row["matcher"] != "learned" or row["plan"] == "topics":
             continue
         tau_aim, width_aim, (low, high) = aims
         means = row["means"]
@@ -162,7 +164,8 @@ def _learned_aims(plans: list[dict]) -> list[str]:
         covered = means["coverage"] is not None and low <= means["coverage"] <= high
         span = f"{100 * low:g}-{100 * high:g}%" if high < 1 else f">= {100 * low:g}%"
         parts.append(f"coverage {fmt(means['coverage'])} (aim {span}: {'met' if covered else 'not met'})")
-        lines += [f"Aims at {row['budget']:g}%, items learned:"] + [f"  {part}" for part in parts]
+        lines += [f"Aims at {row['budget']:g}%, {PLAN_LABELS[row['plan'], row['matcher']]}:"] + [
+            f"  {part}" for part in parts]
     return lines
 
 
