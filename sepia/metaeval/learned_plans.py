@@ -124,6 +124,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
     results = []
     for budget in budgets:
         rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
+        active_rng = np.random.default_rng([seed, round(100 * budget), 1])   # leaves the other plans as they were
         tallies = {kind: Tally() for kind in KINDS}
         costs = {"topics": 0.0, "items": 0.0, "active": 0.0}
         fallbacks = {"topics": 0, "items": 0, "active": 0}
@@ -161,8 +162,8 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                 tally.correlations.append(item_correlation(topics))
                 tally.difference_correlations.append(tally.correlations[-1])   # the same items
             started = time.process_time()
-            costs["active"] += _active_plan(data, budget, rng, beta, level, pairs, truth, tallies["active", "learned"],
-                                            fallbacks)
+            costs["active"] += _active_plan(data, budget, active_rng, beta, level, pairs, truth,
+                                            tallies["active", "learned"], fallbacks)
             seconds += time.process_time() - started
             if advance:
                 advance()
