@@ -10,6 +10,10 @@ Per budget and trial:
   from; the folds are items; the estimate is the item estimator with one power-tuned lambda per plan
   (`item_lambda`), run differences with the two runs' variances summed (their samples are
   independent).
+- an active plan (`_active_plan`, `sepia.metaeval.active_estimates`) takes the item-level plan's
+  judgments in two waves: each response's own uniform sample of half its items, the model
+  cross-fitted on it, then the other items drawn independently where the model is unsure; its
+  draws come from a stream of their own, so the other kinds' plans do not change with it.
 The figures per plan kind: coverage, mean width, share of intervals excluding 0 (decided), Kendall's
 tau of the estimated run ranking against the full human one, and the predictor's correlation with
 the human values (per topic, or per item over a run's items).
