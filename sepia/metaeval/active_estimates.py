@@ -20,11 +20,12 @@ Two estimates of each topic's F, combined:
   (y - lambda f) (the delta method: F is a smooth function of the two sums; first-wave items add
   nothing). The derivatives are taken at the `anchor`, the sums of the first wave's human values
   and the model's elsewhere: at the estimate's own sums, which one item weighted 1/pi can push past
-  F's clips, they vanish too often (on TREC RAG 2024 the intervals then covered 90%, not 95%); at the
-  anchor the variance errs the other way, F's clips making the estimates vary less than their
-  linearisation. The items' uncertainty that draws the second wave is the same z's standard
-  deviation predicted, |dF/dS| x sqrt(f (1 - f)) (`item_uncertainty`). lambda minimises that variance's sum over the items, clipped to [0, 1] (0 is the plain
-  Horvitz-Thompson estimate from the same draws, so the model can only narrow the interval).
+  F's clips, they vanish too often (in trials on TREC RAG 2024 the intervals then covered 90-93%,
+  not 95%); at the anchor the variance errs the other way, F's clips making the estimates vary less
+  than their linearisation. The items' uncertainty that draws the second wave is the same z's
+  standard deviation predicted, |dF/dS| x sqrt(f (1 - f)) (`item_uncertainty`). lambda minimises
+  that variance's sum over the items, clipped to [0, 1] (0 is the plain Horvitz-Thompson estimate
+  from the same draws, so the model can only narrow the interval).
 
 The first-wave estimate depends on the first wave only and the second is unbiased given it, so the
 two are uncorrelated; they are combined as w T1 + (1 - w) T2, with w = V2 / (V1 + V2) from their
@@ -100,7 +101,7 @@ def first_wave_totals(topics: list[TopicItems], first: list[np.ndarray], beta: f
         residual = topic.human - lam * topic.automatic
         corrected = lam * topic.automatic + np.where(judged, residual * K / max(k, 1), 0.0)
         estimate += f_from_sums(corrected @ topic.weights, corrected.sum(axis=1), topic, beta)
-        if k >= K:
+        if k >= K or k == 0:   # every item judged, or no run answers the topic: nothing varies
             continue
         z = np.where(judged, influence(topic, anchor(topic, judged), beta) * residual, np.nan)[topic.answered]
         v = np.zeros(runs)

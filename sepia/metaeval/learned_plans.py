@@ -10,6 +10,10 @@ Per budget and trial:
   from; the folds are items; the estimate is the item estimator with one power-tuned lambda per plan
   (`item_lambda`), run differences with the two runs' variances summed (their samples are
   independent).
+- an active plan (`_active_plan`, `sepia.metaeval.active_estimates`) takes the item-level plan's
+  judgments in two waves: each response's own uniform sample of half its items, the model
+  cross-fitted on it, then the other items drawn independently where the model is unsure; its
+  draws come from a stream of their own, so the other kinds' plans do not change with it.
 The figures per plan kind: coverage, mean width, share of intervals excluding 0 (decided), Kendall's
 tau of the estimated run ranking against the full human one, and the predictor's correlation with
 the human values (per topic, or per item over a run's items).
@@ -124,6 +128,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
     results = []
     for budget in budgets:
         rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
+        active_rng = np.random.default_rng([seed, round(100 * budget), 1])   # leaves the other plans as they were
         tallies = {kind: Tally() for kind in KINDS}
         costs = {"topics": 0.0, "items": 0.0, "active": 0.0}
         fallbacks = {"topics": 0, "items": 0, "active": 0}
@@ -161,8 +166,8 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                 tally.correlations.append(item_correlation(topics))
                 tally.difference_correlations.append(tally.correlations[-1])   # the same items
             started = time.process_time()
-            costs["active"] += _active_plan(data, budget, rng, beta, level, pairs, truth, tallies["active", "learned"],
-                                            fallbacks)
+            costs["active"] += _active_plan(data, budget, active_rng, beta, level, pairs, truth,
+                                            tallies["active", "learned"], fallbacks)
             seconds += time.process_time() - started
             if advance:
                 advance()
