@@ -156,6 +156,8 @@ def pool_plan(name, add, seed, output):
                    f"least {wave.floor:.4f}, seed {seed}); {wave.reopened} judged items are back in the assessors' queues")
     unit = "item-level judging plan" if status["unit"] == "items" else "judging plan"
     waves = f", {status['waves']} waves" if status["waves"] > 1 else ""
+    if status["wave_seed"] is not None:
+        waves += f" (wave 1: seed {status['wave_seed']}, {status['wave_expected']} pairs expected)"
     click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}{waves}")
     for s in status["by_stratum"]:
         complete = sum(t["complete"] for t in s["topics"])
