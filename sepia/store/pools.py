@@ -66,7 +66,7 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
             raise ImportRefused([f"pool {name} exists (use replace to rebuild it)"])
         old.name = f"(rebuilt) {secrets.token_hex(16)}"  # it goes once its successor has a new ID
         session.flush()
-    if not items.count:
+    if not items.size:
         # nothing for anyone to judge: a mistake of language, task or priorities
         among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {','.join(map(str, wanted))}"
                                        if wanted else ""]))
@@ -125,7 +125,7 @@ class Gathered(NamedTuple):
     members: array  # item index, response ID, item index, ...
 
     @property
-    def count(self) -> int:
+    def size(self) -> int:
         return sum(n for _, n in self.topics)
 
 
