@@ -8,8 +8,10 @@ import pytest
 from sqlalchemy import event, func, select, text
 
 from sepia.formats import model
-from sepia.store import io
 from sepia.store import models as db
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.judgments import import_judgments
+from sepia.store.exchange.runs import import_run
 from sepia.store.db import Store
 from sepia.store.plans import make_plan
 from sepia.store.pools import assign_pool, build_pool
@@ -54,8 +56,8 @@ def test_others_write_while_a_pool_is_gathered_and_a_replaced_run_is_pooled_as_i
     from sepia.store import pools
 
     with store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", "old"))
-        io.import_run(session, qa_run("B-CS-CS-01-T", "b"))
+        import_run(session, qa_run("A-CS-CS-01-T", "old"))
+        import_run(session, qa_run("B-CS-CS-01-T", "b"))
     other = impatient(store_url)
     pooled = pools._pooled
     calls = []
@@ -67,7 +69,7 @@ def test_others_write_while_a_pool_is_gathered_and_a_replaced_run_is_pooled_as_i
                 session.add(db.Guideline(task="cclqa", version=1, text="judge", author="org"))
             if change:
                 with other.transaction() as session:
-                    io.import_run(session, qa_run("A-CS-CS-01-T", "new"), replace=True)
+                    import_run(session, qa_run("A-CS-CS-01-T", "new"), replace=True)
         return pooled(*args)
 
     monkeypatch.setattr(pools, "_pooled", meanwhile)
@@ -87,14 +89,14 @@ def test_others_write_while_a_pool_is_gathered_and_a_replaced_run_is_pooled_as_i
 
 def test_a_rebuild_deletes_the_old_pool_in_one_statement_and_everything_on_it_goes(store):
     with store.transaction() as session:
-        io.import_gold(session, model.GoldStandard("CS", [
+        import_gold(session, model.GoldStandard("CS", [
             model.GoldTopic(t, "DEFINITION", [], [model.GoldNugget("N001", "a nugget", 1.0)]) for t in TOPICS]))
         for team in "ABC":
-            io.import_run(session, qa_run(f"{team}-CS-CS-01-T", team))
+            import_run(session, qa_run(f"{team}-CS-CS-01-T", team))
         build_pool(session, "p", "cclqa", depth=5)
         make_plan(session, "p", "50%", "none", 1, "items")
         assign_pool(session, "p", ["as1", "as2"], overlap=1.0)
-        io.import_judgments(session, [model.Judgment(t, "A-CS-CS-01-T", 1, "N001", 1.0, "as1") for t in TOPICS])
+        import_judgments(session, [model.Judgment(t, "A-CS-CS-01-T", 1, "N001", 1.0, "as1") for t in TOPICS])
         old = session.scalar(select(db.Pool.id))
     hanging = {  # every table whose rows hang on a pool, and how to count those of the old one
         "pool_entry": "SELECT count(*) FROM pool_entry WHERE pool_id = :p",

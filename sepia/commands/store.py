@@ -23,7 +23,11 @@ from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
 from sepia.services.validation import QRELS, is_qrels, missing_in_configured_store, validate_qrels
-from sepia.store import io, relevance
+from sepia.store import relevance
+from sepia.store.errors import ImportRefused
+from sepia.store.exchange import gold as gold_io, runs as runs_io, topics as topics_io
+from sepia.store.exchange.judgments import (export_judgments as stored_judgments, judgments_file_problems, judgments_table,
+                                            store_staged_judgments)
 from sepia.store.db import Store
 
 
@@ -83,9 +87,9 @@ class JudgmentsStaging:
         if self.connection is None:
             self.connection = self.store.engine.connect()
         self.files += 1
-        table = io.judgments_table(f"sepia_judgments_in_{self.files}")
+        table = judgments_table(f"sepia_judgments_in_{self.files}")
         with Session(self.connection) as session:
-            problems = io.judgments_file_problems(session, path, table)
+            problems = judgments_file_problems(session, path, table)
             session.rollback() if problems else session.commit()
         return None if problems else JudgmentsFile(path, table), problems
 
@@ -106,7 +110,7 @@ def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor:
         return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
     if (kind := registry.format_of(obj)) is not None:
         return kind.import_into(session, obj, Path(path).name, data, replace)
-    return f"{io.store_staged_judgments(session, replace, obj.table)} judgments"
+    return f"{store_staged_judgments(session, replace, obj.table)} judgments"
 
 
 @click.command("import")
@@ -134,7 +138,7 @@ def import_(files, format_name, replace, assessor):
                 with staging.transaction() if isinstance(obj, JudgmentsFile) else store.transaction() as session:
                     what = _import_one(session, path, obj, data, replace, assessor)
                 click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
-            except io.ImportRefused as exc:
+            except ImportRefused as exc:
                 for reason in exc.reasons:
                     click.echo(f"{path}: {reason}", err=True)
                 click.echo(f"{path}: nothing imported from this file", err=True)
@@ -185,7 +189,7 @@ _lang = click.option("--lang", type=click.Choice(["EN", "CS", "CT", "JA"]), help
 def export_topics(lang, out):
     """The topic set (topics XML), all languages or one."""
     with Store().transaction() as session:
-        _write(to_xml(io.export_topics(session, lang)), out)
+        _write(to_xml(topics_io.export_topics(session, lang)), out)
 
 
 @export.command("gold")
@@ -194,7 +198,7 @@ def export_topics(lang, out):
 def export_gold(lang, out):
     """The gold standard (nuggets and their votes, gold XML), all languages or one."""
     with Store().transaction() as session:
-        _write(to_xml(io.export_gold(session, lang)), out)
+        _write(to_xml(gold_io.export_gold(session, lang)), out)
 
 
 @export.command("run")
@@ -204,7 +208,7 @@ def export_gold(lang, out):
 def export_run(run_id, kind, out):
     """One run as its submission XML (CCLQA, IR4QA or QA, by --kind)."""
     with Store().transaction() as session:
-        run = io.export_run(session, run_id, kind)
+        run = runs_io.export_run(session, run_id, kind)
     if run is None:
         raise click.UsageError(f"no {kind} run {run_id} in the store")
     _write(to_xml(run), out)
@@ -219,7 +223,7 @@ def export_run(run_id, kind, out):
 def export_judgments(run_id, individual, out):
     """Nugget judgments as the TSV that `sepia evaluate --judgments` reads."""
     with Store().transaction() as session:
-        _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
+        _write(judgments_to_tsv(stored_judgments(session, run_id, individual=individual)), out)
 
 
 @export.command("support")

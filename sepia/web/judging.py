@@ -15,7 +15,7 @@ from sepia.services.documents import get_document
 from sepia.store import controls, guidelines, judging
 from sepia.store.db import hold
 from sepia.store.guidelines import GuidelinesUnread
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.models import Nugget, Pool, PoolEntry, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_size
 from sepia.vocab import LANGUAGES

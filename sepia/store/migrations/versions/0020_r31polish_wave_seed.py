@@ -2,16 +2,16 @@
 the seed it was drawn with and the number of pairs it was asked to expect, so that the draw can be
 told and repeated (before, both were printed once and lost)
 
-Revision ID: 0019_r31polish
-Revises: 0018
+Revision ID: 0020_r31polish
+Revises: 0019
 Create Date: 2026-11-28
 """
 from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0019_r31polish'
-down_revision = '0018'
+revision = '0020_r31polish'
+down_revision = '0019'
 branch_labels = None
 depends_on = None
 
