@@ -94,7 +94,7 @@ def test_the_pools_page_draws_the_next_wave_or_says_why_not(app, web_store):
 
 
 def test_the_pools_page_shows_the_active_waves_seed_and_size(app, web_store):
-    """The second wave's seed and expected number of pairs are stored with the plan (migration 0019)
+    """The second wave's seed and expected number of pairs are stored with the plan (migration 0020)
     and shown beside its waves."""
     from sepia.store.item_plans import add_wave
 
