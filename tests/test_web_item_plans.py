@@ -20,7 +20,7 @@ def test_the_screen_offers_the_items_planned_nuggets_only_and_the_estimates_use_
     org, as1 = browser_for(app, "org"), browser_for(app, "as1")
     assert org.post("/pools/", FORM).status_code == 302
     page = org.get("/pools/").get_data(as_text=True)
-    assert ("Judging plan: 4 response and nugget pairs over 1 topics, each response its own nuggets (30%, seed 1)."
+    assert ("Judging plan: 4 response and nugget pairs over 1 topic, each response its own nuggets (30%, seed 1)."
             in page and "Item-level judging plan" in page)
     with web_store.transaction() as session:
         labels = sorted(session.scalars(select(Nugget.label).where(Nugget.topic_id == TOPIC)))
@@ -101,6 +101,7 @@ def test_the_pools_page_shows_the_active_waves_seed_and_size(app, web_store):
     campaign(web_store)
     org = browser_for(app, "org")
     assert org.post("/pools/", FORM).status_code == 302
+    assert "Pool items: 4 items over 1 topic." in org.get("/pools/").get_data(as_text=True)  # the build's message
     assert "waves" not in org.get("/pools/").get_data(as_text=True).split("Item-level judging plan")[1].split("</div>")[0]
     with web_store.transaction() as session:
         planned = {(n.run_id, n.topic_id, n.label) for n in session.scalars(select(PlanNugget))}
