@@ -58,7 +58,9 @@ def test_the_next_wave_is_drawn_as_active_inference_says_and_estimated(plan_camp
     runner = CliRunner()
     assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--budget", "40%", "--unit", "items",
                                 "--seed", "2"]).exit_code == 0
-    first = _pairs(_status(runner))
+    before = _status(runner)
+    first = _pairs(before)
+    assert (before["wave_seed"], before["wave_expected"]) == (None, None)
     assert runner.invoke(main, ["pool", "assign", "p", "--assessor", "a1"]).exit_code == 0
     with plan_campaign.transaction() as session:    # as if a1 had judged every item
         for assignment in session.scalars(select(Assignment)):
@@ -72,7 +74,9 @@ def test_the_next_wave_is_drawn_as_active_inference_says_and_estimated(plan_camp
     pairs = _pairs(status)
     new = {p: d for p, d in pairs.items() if d.wave == 1}
     assert {p: d for p, d in pairs.items() if d.wave == 0} == first and len(new) == wave["drawn"] > 0
-    assert status["waves"] == 2
+    assert status["waves"] == 2 and (status["wave_seed"], status["wave_expected"]) == (4, 15)
+    table = runner.invoke(main, ["pool", "plan", "p"]).stdout
+    assert "seed 2, 2 waves (wave 1: seed 4, 15 pairs expected)" in table.splitlines()[0]
     # the draw again: the model on the first wave's judged pairs, each open pair's |influence on F| x sqrt(p (1 - p))
     # at the first wave's values, active's probabilities (floor: FLOOR of the uniform rate), Poisson with seed 4
     gold, runs = _cs()
@@ -121,6 +125,10 @@ def test_the_next_wave_is_drawn_as_active_inference_says_and_estimated(plan_camp
         for got, want in zip(group["runs"] + group["pairs"], expected["runs"] + expected["pairs"]):
             assert (got["estimate"], got["raw_low"], got["raw_high"]) == pytest.approx(
                 (want["estimate"], want["raw_low"], want["raw_high"]))
+    # a rebuilt pool keeps its plan, the active wave's seed and size with it
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--replace"]).exit_code == 0
+    rebuilt = _status(runner)
+    assert (rebuilt["wave_seed"], rebuilt["wave_expected"], _pairs(rebuilt)) == (4, 15, pairs)
 
 
 def test_a_wave_the_model_cannot_learn_for_stores_nothing(plan_campaign, tmp_path):

@@ -237,3 +237,41 @@ def test_an_import_naming_no_stored_nugget_lists_the_first_1000_unknown_ones(sto
     with pytest.raises(ImportRefused) as refused, store.transaction() as session:
         import_judgments(session, unknown)
     assert refused.value.reasons == [f"no stored nugget M{i:04d} in topic X-CS-1" for i in range(MAX_PROBLEMS)]
+
+
+def test_sepia_import_reads_each_judgments_file_once_and_stores_each_whole_or_not_at_all(
+        store, on_store, tmp_path, monkeypatch):
+    """Checked before anything is written and then stored from what the check staged: each file is
+    opened once. A file naming an answer nobody stored is refused whole, after the files before it."""
+    from collections import Counter
+
+    from click.testing import CliRunner
+
+    from sepia.cli import main
+    from sepia.formats import judgments
+
+    stored_runs_and_nuggets(store, 12)
+    good, bad = tmp_path / "good.tsv", tmp_path / "bad.tsv"
+    lines = judgments_tsv(good, assessors=2)
+    bad.write_text(f"{HEADER_LINE}\nX-CS-1\tT00-CS-CS-01-T\t1\tN001\t1\tzz\nX-CS-1\tT00-CS-CS-01-T\t99\tN001\t1\tzz\n",
+                   encoding="utf-8")
+    opened: Counter = Counter()
+    read = judgments.numbered_lines
+
+    def counted(path, name):
+        opened[str(path)] += 1
+        return read(path, name)
+
+    monkeypatch.setattr(judgments, "numbered_lines", counted)
+    result = CliRunner().invoke(main, ["import", str(good), str(bad)])
+    assert result.exit_code == 1
+    assert opened == {str(good): 1, str(bad): 1}
+    assert f"{good}: imported {lines} judgments" in result.stdout
+    assert result.stderr.splitlines() == [f"{bad}: no stored answer 99 of run T00-CS-CS-01-T for topic X-CS-1",
+                                          f"{bad}: nothing imported from this file"]
+    with store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(NuggetJudgment)) == lines
+    # again, with replace: each file read once more, not twice
+    opened.clear()
+    again = CliRunner().invoke(main, ["import", "--replace", str(good)])
+    assert again.exit_code == 0 and opened == {str(good): 1}

@@ -20,7 +20,7 @@ def test_the_screen_offers_the_items_planned_nuggets_only_and_the_estimates_use_
     org, as1 = browser_for(app, "org"), browser_for(app, "as1")
     assert org.post("/pools/", FORM).status_code == 302
     page = org.get("/pools/").get_data(as_text=True)
-    assert ("Judging plan: 4 response and nugget pairs over 1 topics, each response its own nuggets (30%, seed 1)."
+    assert ("Judging plan: 4 response and nugget pairs over 1 topic, each response its own nuggets (30%, seed 1)."
             in page and "Item-level judging plan" in page)
     with web_store.transaction() as session:
         labels = sorted(session.scalars(select(Nugget.label).where(Nugget.topic_id == TOPIC)))
@@ -54,7 +54,7 @@ def test_the_screen_offers_the_items_planned_nuggets_only_and_the_estimates_use_
     assert org.post(f"/pools/{pool_id}/estimates", {}).status_code == 302
     estimates = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
     assert "estimates with 95% intervals from an item-level plan" in estimates or "the exact human F3" in estimates
-    assert "4 of the 6 response and nugget pairs judged (each response its own nuggets), on all 1 topics" in estimates
+    assert "4 of 6 response and nugget pairs judged (each response its own nuggets), on its one topic" in estimates
     assert "outside the item-level plan" in estimates     # the shared response's other run's nuggets
 
 
@@ -91,3 +91,22 @@ def test_the_pools_page_draws_the_next_wave_or_says_why_not(app, web_store):
     assert "give a number of pairs of at least 1" in org.get("/pools/").get_data(as_text=True)
     with web_store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(PlanNugget).where(PlanNugget.wave > 0)) == 0
+
+
+def test_the_pools_page_shows_the_active_waves_seed_and_size(app, web_store):
+    """The second wave's seed and expected number of pairs are stored with the plan (migration 0020)
+    and shown beside its waves."""
+    from sepia.store.item_plans import add_wave
+
+    campaign(web_store)
+    org = browser_for(app, "org")
+    assert org.post("/pools/", FORM).status_code == 302
+    assert "Pool items: 4 items over 1 topic." in org.get("/pools/").get_data(as_text=True)  # the build's message
+    assert "waves" not in org.get("/pools/").get_data(as_text=True).split("Item-level judging plan")[1].split("</div>")[0]
+    with web_store.transaction() as session:
+        planned = {(n.run_id, n.topic_id, n.label) for n in session.scalars(select(PlanNugget))}
+        labels = sorted(session.scalars(select(Nugget.label).where(Nugget.topic_id == TOPIC)))
+        open_pair = next((r, TOPIC, n) for r in sorted(RUNS) for n in labels if (r, TOPIC, n) not in planned)
+        add_wave(session, FORM["name"], 1, [(open_pair, 0.5)], 3, 7)
+    plan = org.get("/pools/").get_data(as_text=True).split("Item-level judging plan")[1].split("</div>")[0]
+    assert "2 waves; wave 1 drawn with seed 3, 7 pairs expected), seed 1" in plan

@@ -203,3 +203,30 @@ def test_estimates_without_an_interval_say_how_many_judgments_give_one(app, web_
             "more planned topic (at least 1 more judgment) for intervals, and the whole plan (1 more judgment) for "
             "the width projected for it. Until then the runs are not ranked.") in page
     assert "judge 1 more planned topic (at least 1 more judgment)" in org.get("/results/").get_data(as_text=True)
+    assert "1 of the 2 planned topics is judged for every run; the estimates use it" in page
+    assert "no interval yet: 1 of 2 planned topics judged\n      (4 topics in all)" in page
+    assert "estimated from the BINARIZED scores of every topic" in page
+
+
+def test_the_estimates_page_names_the_matcher_and_counts_in_words(app, web_store):
+    """The page's explanation names the matcher of the estimates shown (not always BINARIZED), and its
+    counts agree in number ("1 of 1 planned topic", "4 topics")."""
+    from sepia.store.plans import save_estimate
+
+    campaign(web_store)
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "planned", "kind": "cclqa", "lang": "CS", "budget": "1", "seed": "2"})
+    pools = org.get("/pools/").get_data(as_text=True)
+    pool_id = re.findall(r'id="pool-(\d+)"', pools)[-1]
+    assert "CS 1 of 4 topics, 0 judged" in pools and '<span class="count">4 items</span>' in pools
+    assert "estimated from the automatic scores (of the matcher chosen below)" in org.get(
+        f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    group = {"language_pair": "CS-CS", "complete": False, "judged": 1, "planned": 1, "topics": 1, "runs": [],
+             "pairs": [{"a": "A", "b": "B", "estimate": 0.1, "low": 0.0, "high": 0.2, "decided": True}],
+             "mean_width": 0.2, "projected_width": None, "more_for_interval": 0}
+    with web_store.transaction() as session:
+        save_estimate(session, "planned", {"matcher": "learned", "language_pairs": [group]}, [])
+    page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert "estimated from the\n  learned matcher's scores (trained on the plan's judgments only, cross-fitted)" in page
+    assert "BINARIZED scores" not in page and '<option value="learned" selected>' in page
+    assert "1 of 1 planned topic judged\n      (1 topic in all)" in page and "1 of 1 pair of runs decided" in page

@@ -11,6 +11,7 @@ import click
 from sepia.store.db import Store
 from sepia.store.errors import ImportRefused
 from sepia.store.plans import MAX_SEED
+from sepia.text.plural import counted
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows, pool_size
 from sepia.vocab import LANGUAGES
 
@@ -153,9 +154,12 @@ def pool_plan(name, add, seed, output):
     if wave:
         click.echo(f"wave {wave.wave}: {wave.drawn} (response, nugget) pairs drawn for {wave.responses} responses "
                    f"({wave.expected} expected among the {wave.candidates} not yet planned, each with probability at "
-                   f"least {wave.floor:.4f}, seed {seed}); {wave.reopened} judged items are back in the assessors' queues")
+                   f"least {wave.floor:.4f}, seed {seed}); {counted(wave.reopened, 'judged item')} "
+                   f"{'is' if wave.reopened == 1 else 'are'} back in the assessors' queues")
     unit = "item-level judging plan" if status["unit"] == "items" else "judging plan"
     waves = f", {status['waves']} waves" if status["waves"] > 1 else ""
+    if status["wave_seed"] is not None:
+        waves += f" (wave 1: seed {status['wave_seed']}, {status['wave_expected']} pairs expected)"
     click.echo(f"pool {name}: {unit} {status['budget']}, strata {status['strata']}, seed {status['seed']}{waves}")
     for s in status["by_stratum"]:
         complete = sum(t["complete"] for t in s["topics"])

@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import click
+from sqlalchemy import Connection, Table
+from sqlalchemy.orm import Session
 
 from sepia import config
 from sepia.campaign.submission import stored_topics
@@ -22,16 +26,17 @@ from sepia.services.validation import QRELS, is_qrels, missing_in_configured_sto
 from sepia.store import relevance
 from sepia.store.errors import ImportRefused
 from sepia.store.exchange import gold as gold_io, runs as runs_io, topics as topics_io
-from sepia.store.exchange.judgments import export_judgments as stored_judgments, import_judgments_file, judgments_file_problems
+from sepia.store.exchange.judgments import (export_judgments as stored_judgments, judgments_file_problems, judgments_table,
+                                            store_staged_judgments)
 from sepia.store.db import Store
 
 
-def _read_all(store: Store, paths, format_name):
+def _read_all(store: Store, paths, format_name, staging: JudgmentsStaging):
     """Validate every file before anything is written; stop with all problems if any is bad.
     Returns (path, object, the file's bytes when it is XML)."""
     loaded, bad = [], False
     for path in paths:
-        obj, problems, data = _validate(store, path, format_name)
+        obj, problems, data = _validate(store, path, format_name, staging)
         for problem in problems:
             click.echo(str(problem), err=True)
         bad = bad or obj is None
@@ -42,13 +47,11 @@ def _read_all(store: Store, paths, format_name):
     return loaded
 
 
-def _validate(store: Store, path, format_name):
+def _validate(store: Store, path, format_name, staging: JudgmentsStaging):
     if is_qrels(path, format_name):
         return *validate_qrels(path), None
     if is_judgments(path, format_name):
-        with store.sessions() as session:  # staged to find its duplicates, then rolled back
-            problems = judgments_file_problems(session, path)
-        return None if problems else JudgmentsFile(path), problems, None
+        return *staging.check(path), None
     try:
         xml = load_xml(path)
         obj, problems = validate_loaded(xml, format_name, missing_in_configured_store)
@@ -62,8 +65,43 @@ def _validate(store: Store, path, format_name):
 
 @dataclass(frozen=True)
 class JudgmentsFile:
-    """A judgments TSV checked: read again, a line at a time, as it is stored; never held whole."""
+    """A judgments TSV checked: its lines staged in `table`, a temporary table of the staging
+    connection, from which it is stored (never held whole in memory, never read twice)."""
     path: str
+    table: Table
+
+
+class JudgmentsStaging:
+    """The judgments files of one `sepia import`, each read once, a line at a time, into a temporary
+    table of one connection held for the command: checked there before anything is written (its
+    staging committed, so that no transaction stays open meanwhile), then stored from there in a
+    transaction of its own, all or nothing."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self.connection: Connection | None = None
+        self.files = 0
+
+    def check(self, path) -> tuple[JudgmentsFile | None, list[Problem]]:
+        """(the file staged, or None; its problems, as `sepia validate` lists them)."""
+        if self.connection is None:
+            self.connection = self.store.engine.connect()
+        self.files += 1
+        table = judgments_table(f"sepia_judgments_in_{self.files}")
+        with Session(self.connection) as session:
+            problems = judgments_file_problems(session, path, table)
+            session.rollback() if problems else session.commit()
+        return None if problems else JudgmentsFile(path, table), problems
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        assert self.connection is not None, "a judgments file is checked before it is stored"
+        with Session(self.connection, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()  # its temporary tables go with it
 
 
 def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor: str) -> str:
@@ -72,7 +110,7 @@ def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor:
         return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
     if (kind := registry.format_of(obj)) is not None:
         return kind.import_into(session, obj, Path(path).name, data, replace)
-    return f"{import_judgments_file(session, obj.path, replace)} judgments"
+    return f"{store_staged_judgments(session, replace, obj.table)} judgments"
 
 
 @click.command("import")
@@ -89,20 +127,24 @@ def import_(files, format_name, replace, assessor):
     for topics that are neither stored nor in a topic set given is imported with a warning (the web
     refuses a team's upload of it)."""
     store = Store()
-    # topic sets first, so that the runs and judgments of the same command find their topics
-    loaded = sorted(_read_all(store, files, format_name), key=lambda item: not isinstance(item[1], model.TopicSet))
-    _warn_unknown_topics(store, loaded)
-    for path, obj, data in loaded:
-        try:
-            with store.transaction() as session:
-                what = _import_one(session, path, obj, data, replace, assessor)
-            click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
-        except (ImportRefused, FormatError) as exc:  # FormatError: a judgments file changed since checked
-            for line in ([f"{path}: {r}" for r in exc.reasons] if isinstance(exc, ImportRefused)
-                         else [str(p) for p in exc.problems]):
-                click.echo(line, err=True)
-            click.echo(f"{path}: nothing imported from this file", err=True)
-            sys.exit(1)
+    staging = JudgmentsStaging(store)
+    try:
+        # topic sets first, so that the runs and judgments of the same command find their topics
+        loaded = sorted(_read_all(store, files, format_name, staging),
+                        key=lambda item: not isinstance(item[1], model.TopicSet))
+        _warn_unknown_topics(store, loaded)
+        for path, obj, data in loaded:
+            try:
+                with staging.transaction() if isinstance(obj, JudgmentsFile) else store.transaction() as session:
+                    what = _import_one(session, path, obj, data, replace, assessor)
+                click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
+            except ImportRefused as exc:
+                for reason in exc.reasons:
+                    click.echo(f"{path}: {reason}", err=True)
+                click.echo(f"{path}: nothing imported from this file", err=True)
+                sys.exit(1)
+    finally:
+        staging.close()
 
 
 def _warn_unknown_topics(store: Store, loaded) -> None:

@@ -37,8 +37,8 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
         left = items_to_judge(session, pool_name)
         ids = stored_run_ids(session, "cclqa")
         if len(judged) < len(planned):
-            warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
-                            "the estimates use those")
+            warnings.append(f"{len(judged)} of the {len(planned)} planned topics {'is' if len(judged) == 1 else 'are'} "
+                            f"judged for every run; the estimates use {'it' if len(judged) == 1 else 'those'}")
         gold = export_gold(session)
         try:  # a learned matcher: trained on the judged topics, cross-fitted, or a model fixed before the plan
             if fits_on_plan(settings):

@@ -86,7 +86,7 @@ def draw_wave(store: Store, pool_name: str, expected: int, seed: int) -> Wave:
         raise ImportRefused([f"pool {pool_name}: the draw with seed {seed} gave no pair (each is drawn on its own, "
                              f"{expected} expected); nothing stored, draw again with another seed"])
     with store.transaction() as session:
-        reopened = add_wave(session, pool_name, 1, chosen)
+        reopened = add_wave(session, pool_name, 1, chosen, seed, expected)
     return Wave(1, expected, len(chosen), len(candidates), FLOOR * expected / len(candidates),
                 len({(r, t) for (r, t, _), _ in chosen}), reopened)
 

@@ -136,8 +136,10 @@ def judged_item_plan(session: Session, pool_name: str) -> tuple[set[str], dict[s
     return state.topics, samples, warnings
 
 
-def add_wave(session: Session, pool_name: str, wave: int, drawn: list[tuple[Pair, float]]) -> int:
-    """Store a wave's drawn pairs with their inclusion probabilities, and put the pool items holding
+def add_wave(session: Session, pool_name: str, wave: int, drawn: list[tuple[Pair, float]], seed: int,
+             expected: int) -> int:
+    """Store a wave's drawn pairs with their inclusion probabilities, the seed it was drawn with and
+    the number of pairs it was to expect (on the plan: an active plan has one such wave), and put the pool items holding
     their responses back in the queues of the assessors who judged them (the judging screen then
     shows each item every nugget planned for it, earlier marks kept). ImportRefused, nothing stored,
     when the plan's last wave is no longer `wave - 1` (another organiser drew one meanwhile).
@@ -146,6 +148,7 @@ def add_wave(session: Session, pool_name: str, wave: int, drawn: list[tuple[Pair
     last = max((n.wave for n in plan.nuggets), default=0)
     if last != wave - 1:
         raise ImportRefused([f"pool {pool_name}: wave {last} was drawn meanwhile; nothing stored (look again)"])
+    plan.wave_seed, plan.wave_expected = seed, expected
     for (run_id, topic_id, label), probability in drawn:
         plan.nuggets.append(db.PlanNugget(topic_id=topic_id, run_id=run_id, label=label, wave=wave,
                                           probability=probability))

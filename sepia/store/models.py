@@ -555,6 +555,10 @@ class JudgingPlan(Base):
     seed: Mapped[int] = mapped_column(Integer)
     # "items": every topic planned, a sample of each one's nuggets judged (PlanNugget); migration 0013
     unit: Mapped[str] = mapped_column(String(10), default="topics", server_default="topics")
+    # an item-level plan's active wave (wave 1, `sepia.services.plan_waves`): its seed and the pairs it
+    # was to expect; None before it is drawn. Migration 0020
+    wave_seed: Mapped[int | None] = mapped_column(Integer)
+    wave_expected: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     topics: Mapped[list[PlanTopic]] = relationship(cascade="all, delete-orphan", order_by="PlanTopic.id")
     nuggets: Mapped[list[PlanNugget]] = relationship(cascade="all, delete-orphan", order_by="PlanNugget.id")

@@ -239,7 +239,7 @@ def kept_plan(session: Session, pool_id: int) -> dict | None:
         return None
     saved = session.scalar(select(db.PlanEstimate).where(db.PlanEstimate.plan_id == plan.id))
     return {"budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
-            "created_at": plan.created_at,
+            "wave_seed": plan.wave_seed, "wave_expected": plan.wave_expected, "created_at": plan.created_at,
             "estimate": saved and {"report": saved.report, "warnings": saved.warnings, "computed_at": saved.computed_at},
             "topics": [{"topic_id": t.topic_id, "stratum": t.stratum, "draw": t.draw, "seed": t.seed,
                         "probability": t.probability} for t in plan.topics],
@@ -253,7 +253,8 @@ def restore_plan(session: Session, pool_name: str, kept: dict) -> list[str]:
     estimate refuses such a plan until a new one is drawn)."""
     pool = get_pool(session, pool_name)
     plan = db.JudgingPlan(pool_id=pool.id, budget=kept["budget"], strata=kept["strata"], seed=kept["seed"],
-                          unit=kept["unit"], created_at=kept["created_at"],
+                          unit=kept["unit"], wave_seed=kept["wave_seed"], wave_expected=kept["wave_expected"],
+                          created_at=kept["created_at"],
                           topics=[db.PlanTopic(**t) for t in kept["topics"]],
                           nuggets=[db.PlanNugget(**n) for n in kept["nuggets"]])
     session.add(plan)
@@ -299,7 +300,12 @@ def plan_status(session: Session, pool_name: str) -> dict:
                                               for label, d in sorted(drawn.items())}
                               for run_id, drawn in sorted(samples.get(row["topic_id"], {}).items(), key=_run_order)}
     return {"pool": pool_name, "budget": plan.budget, "strata": plan.strata, "seed": plan.seed, "unit": plan.unit,
-            "waves": max((n.wave for n in plan.nuggets), default=0) + 1, "by_stratum": strata}
+            "waves": max((n.wave for n in plan.nuggets), default=0) + 1, **active_wave(plan), "by_stratum": strata}
+
+
+def active_wave(plan: db.JudgingPlan) -> dict:
+    """The seed and the expected number of pairs of an item-level plan's active wave (None before it)."""
+    return {"wave_seed": plan.wave_seed, "wave_expected": plan.wave_expected}
 
 
 def _run_order(item: tuple[str | None, object]) -> str:
@@ -389,6 +395,7 @@ def plans_overview(session: Session, progress) -> dict[int, dict]:
                                   "nuggets": len(plan.nuggets),
                                   "per_response": any(n.run_id is not None for n in plan.nuggets),
                                   "waves": max((n.wave for n in plan.nuggets), default=0) + 1,
+                                  **active_wave(plan),
                                   "draws": max(t.draw for t in plan.topics) + 1 if plan.topics else 0,
                                   "changes": population_changes(plan, sizes),
                                   "by_stratum": strata}

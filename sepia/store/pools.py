@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import random
 import secrets
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, literal, select
+from sqlalchemy import delete, func, literal, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.text.tokenize import normalize
@@ -35,23 +36,19 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
     """Pool the top `depth` documents (ir4qa) or responses (cclqa) of every run of that kind (of that
     target language; of those priorities, or of priority at most `max_priority`; all when neither),
     on every topic that is not retired. Refuses (ImportRefused) a pool that exists unless `replace`,
-    and a pool that would be empty."""
+    and a pool that would be empty.
+
+    The items are gathered first, by reads only, and the runs held (on SQLite, the store's one write
+    lock) only for the writes: judging saves and uploads go on meanwhile. Runs changed meanwhile (one
+    replaced, added or reprioritised) are gathered again under the hold, so that a pool is never
+    built from responses that are gone."""
     if kind not in DEFAULT_DEPTH:
         raise ValueError(f"pool kind must be ir4qa or cclqa, not {kind!r}")
     if depth < 1:
         raise ValueError("pool depth must be at least 1")
-    hold(session, db.Run.priority, db.Run.kind == kind)  # a team replacing a run waits for the pool, or the pool for it
-    old = session.scalar(select(db.Pool).where(db.Pool.name == name))
-    if old is not None:
-        if not replace:
-            raise ImportRefused([f"pool {name} exists (use replace to rebuild it)"])
-        old.name = f"(rebuilt) {secrets.token_hex(16)}"  # it goes once its successor has a new ID
-        session.flush()
+    if not replace and session.scalar(select(db.Pool.id).where(db.Pool.name == name)) is not None:
+        raise ImportRefused([f"pool {name} exists (use replace to rebuild it)"])
     wanted = sorted(set(priorities or ()))
-    pool = db.Pool(name=name, kind=kind, depth=depth, max_priority=max_priority, lang=lang,
-                   priorities=",".join(map(str, wanted)) or None)
-    session.add(pool)
-    session.flush()
     runs = select(db.Run.id).where(db.Run.kind == kind)
     if max_priority is not None:
         runs = runs.where(db.Run.priority <= max_priority)
@@ -59,14 +56,39 @@ def build_pool(session: Session, name: str, kind: str, depth: int, max_priority:
         runs = runs.where(db.Run.priority.in_(wanted))
     if lang:
         runs = runs.where(db.Run.target_lang == lang)
-    if not _store_items(session, pool.id, kind, _pooled(session, kind, runs, depth)):
-        # nothing for anyone to judge: a mistake of language, task or priorities
-        among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {pool.priorities}" if wanted else ""]))
-        raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
-    if old is not None:  # only now: SQLite gives a new row the highest ID + 1, which was the old pool's
-        session.delete(old)
+    seen = _runs_state(session, kind)
+    items = _gathered(_pooled(session, kind, runs, depth))
+    hold(session, db.Run.priority, db.Run.kind == kind)  # a team replacing a run waits for the pool, or the pool for it
+    if _runs_state(session, kind) != seen:
+        items = _gathered(_pooled(session, kind, runs, depth))
+    old = session.scalar(select(db.Pool).where(db.Pool.name == name))
+    if old is not None:
+        if not replace:  # built meanwhile
+            raise ImportRefused([f"pool {name} exists (use replace to rebuild it)"])
+        old.name = f"(rebuilt) {secrets.token_hex(16)}"  # it goes once its successor has a new ID
         session.flush()
+    if not items.size:
+        # nothing for anyone to judge: a mistake of language, task or priorities
+        among = " ".join(filter(None, [lang, kind.upper(), "run", f"of priority {','.join(map(str, wanted))}"
+                                       if wanted else ""]))
+        raise ImportRefused([f"pool {name} would be empty: no stored {among} has a topic to pool"])
+    pool = db.Pool(name=name, kind=kind, depth=depth, max_priority=max_priority, lang=lang,
+                   priorities=",".join(map(str, wanted)) or None)
+    session.add(pool)
+    session.flush()
+    _store_items(session, pool.id, kind, items)
+    if old is not None:  # only now: SQLite gives a new row the highest ID + 1, which was the old pool's
+        # one statement: the database's ON DELETE CASCADE takes its items, their members, assignments
+        # and control answers, and its judging plan (the ORM would load and delete them a row at a time)
+        session.execute(delete(db.Pool).where(db.Pool.id == old.id))
     return pool
+
+
+def _runs_state(session: Session, kind: str) -> list[tuple]:
+    """What tells whether the runs of that kind changed: each one's row, run ID, priority and time of
+    submission (a replaced run is a new row, submitted later, though SQLite may give it the same ID)."""
+    return [tuple(row) for row in session.execute(select(db.Run.id, db.Run.run_id, db.Run.priority, db.Run.submitted_at)
+                                                  .where(db.Run.kind == kind).order_by(db.Run.id))]
 
 
 def _pooled(session: Session, kind: str, runs, depth: int) -> Iterator[tuple[str, str, int | None]]:
@@ -94,37 +116,71 @@ def _pooled(session: Session, kind: str, runs, depth: int) -> Iterator[tuple[str
         yield topic_id, (text if kind == "ir4qa" else item_key(text)), member
 
 
-def _store_items(session: Session, pool_id: int, kind: str, pooled: Iterator[tuple[str, str, int | None]]) -> int:
-    """Insert the pool's items (one per topic and key, in the order first seen) and their members,
-    a batch of whole topics at a time; the number of items."""
-    count = 0
-    entries: list[dict] = []  # the batch's items
-    members: list[tuple[int, int]] = []  # (index in entries, response_id)
-    seen: dict[str, int] = {}  # the current topic's item keys -> index in entries
+class Gathered(NamedTuple):
+    """A pool's items before they are stored, compactly (a few bytes per pooled response): per topic,
+    in order, how many items; each item's key (IR4QA: the docid) or first response (CCLQA); and the
+    (item, response) pairs of its members."""
+    topics: list[tuple[str, int]]
+    keys: list[str]
+    firsts: array
+    members: array  # item index, response ID, item index, ...
+
+    @property
+    def size(self) -> int:
+        return sum(n for _, n in self.topics)
+
+
+def _gathered(pooled: Iterator[tuple[str, str, int | None]]) -> Gathered:
+    """The items of the pooled rows (one per topic and key, in the order first seen) and their members."""
+    items = Gathered([], [], array("q"), array("q"))
+    seen: dict[str, int] = {}  # the current topic's item keys -> item index
     current = None
-
-    def store() -> None:
-        ids = inserted_ids(session, db.PoolEntry, entries)
-        insert_rows(session, db.pool_member, ("entry_id", "response_id"), ((ids[i], r) for i, r in members))
-        entries.clear()
-        members.clear()
-
     for topic_id, key, member in pooled:
         if topic_id != current:
-            if len(entries) >= BATCH:
-                store()
             seen, current = {}, topic_id
+            items.topics.append((topic_id, 0))
         index = seen.get(key)
         if index is None:
-            index = seen[key] = len(entries)
-            entries.append({"pool_id": pool_id, "topic_id": topic_id, "response_id": member,
-                            "docid": key if kind == "ir4qa" else None})
-            count += 1
+            index = seen[key] = len(items.keys) + len(items.firsts)
+            if member is None:
+                items.keys.append(key)
+            else:
+                items.firsts.append(member)
+            items.topics[-1] = (topic_id, items.topics[-1][1] + 1)
         if member is not None:
-            members.append((index, member))
+            items.members.extend((index, member))
+    return items
+
+
+def _store_items(session: Session, pool_id: int, kind: str, items: Gathered) -> None:
+    """Insert the pool's items and their members, a batch of whole topics at a time."""
+    members = iter(zip(items.members[::2], items.members[1::2]))
+    pending: tuple[int, int] | None = next(members, None)
+    first = 0  # the batch's first item index
+    entries: list[dict] = []
+
+    def store() -> None:
+        nonlocal first, pending
+        ids = inserted_ids(session, db.PoolEntry, entries)
+        batch: list[tuple[int, int]] = []
+        while pending is not None and pending[0] < first + len(entries):
+            batch.append((ids[pending[0] - first], pending[1]))
+            pending = next(members, None)
+        insert_rows(session, db.pool_member, ("entry_id", "response_id"), batch)
+        first += len(entries)
+        entries.clear()
+
+    index = 0
+    for topic_id, count in items.topics:
+        if len(entries) >= BATCH:
+            store()
+        for _ in range(count):
+            entries.append({"pool_id": pool_id, "topic_id": topic_id,
+                            "response_id": items.firsts[index] if kind == "cclqa" else None,
+                            "docid": items.keys[index] if kind == "ir4qa" else None})
+            index += 1
     if entries:
         store()
-    return count
 
 
 class PoolSize(NamedTuple):

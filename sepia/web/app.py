@@ -19,6 +19,7 @@ from sepia.formats.jsonlines import parse_line
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.services.clock import as_utc
+from sepia.text.plural import counted
 from sepia.web import input_check, memory, pages, security
 from sepia.web.static_files import StaticFiles
 from sepia.store.throttle import Throttle
@@ -113,6 +114,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.jinja_env.globals["item_url"] = item_url
     app.jinja_env.filters["when"] = when
     app.jinja_env.filters["utc_input"] = utc_input
+    app.jinja_env.globals["counted"] = counted  # "1 topic", "2 topics"
 
     app.jinja_env.globals["nav_links"] = pages.nav_links
 

@@ -18,6 +18,7 @@ from sepia.store.guidelines import GuidelinesUnread
 from sepia.store.errors import ImportRefused
 from sepia.store.models import Nugget, Pool, PoolEntry, Run, Topic, User
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_size
+from sepia.text.plural import counted
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, get_or_404
 from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
@@ -74,11 +75,12 @@ def build():
         flash(str(error) if isinstance(error, FormError) else "; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
     size = pool_size(db(), built.id)
-    flash(f"Pool {built.name}: {size.items} items over {size.topics} topics.",
+    flash(f"Pool {built.name}: {counted(size.items, 'item')} over {counted(size.topics, 'topic')}.",
           "success")
     if plan is not None:
-        drawn = f"{len(plan.nuggets)} response and nugget pairs over {len(plan.topics)} topics, each response its " \
-            "own nuggets" if plan.unit == "items" else f"{len(plan.topics)} topics"
+        topics = counted(len(plan.topics), "topic")
+        drawn = f"{counted(len(plan.nuggets), 'response and nugget pair')} over {topics}, each response its own " \
+            "nuggets" if plan.unit == "items" else topics
         flash(f"Judging plan: {drawn} ({plan.budget}, seed {plan.seed}).", "success")
     _plan_kept(name, kept, changes)
     return redirect(url_for("judging.pools"))
@@ -144,7 +146,7 @@ def rebuild(pool_id: int):
         db().rollback()
         flash("; ".join(error.reasons), "error")
         return redirect(url_for("judging.pools"))
-    flash(f"Pool {name} rebuilt: {pool_size(db(), built.id).items} items; assign it again.", "success")
+    flash(f"Pool {name} rebuilt: {counted(pool_size(db(), built.id).items, 'item')}; assign it again.", "success")
     _plan_kept(name, plan, changes)
     return redirect(url_for("judging.pools"))
 
@@ -470,8 +472,9 @@ def add_plan_wave(pool_id: int):
         flash("; ".join(error.reasons) + ".", "error")
         return back
     flash(f"{name}: wave {wave.wave} of the judging plan: {wave.drawn} (response, nugget) pairs drawn for "
-          f"{wave.responses} responses ({wave.expected} expected, seed {seed}); {wave.reopened} judged items are back "
-          "in the assessors' queues.", "success")
+          f"{counted(wave.responses, 'response')} ({wave.expected} expected, seed {seed}); "
+          f"{counted(wave.reopened, 'judged item')} {'is' if wave.reopened == 1 else 'are'} back in the assessors' queues.",
+          "success")
     return back
 
 

@@ -79,6 +79,10 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
         page.click("button:has-text('Estimate now')")
     assert "3 of 3 planned topics judged" in page.inner_text("#pair-CS-CS")
     assert page.locator("#pair-CS-CS svg.interval").count() == 3
+    assert "estimated from the BINARIZED scores of every topic" in page.inner_text("main")
+    # the matcher's label sits beside its select, on one line, as on the other short forms
+    label, select = (page.locator("label.beside").bounding_box(), page.locator("select[name=matcher]").bounding_box())
+    assert select["x"] > label["x"] + 10 and label["height"] < 1.5 * select["height"]
     page.screenshot(path=str(artifacts / "plans-estimates.png"), full_page=True)
     # The results page shows the saved estimates, saying they are estimates, and links the page.
     page.goto(f"{site.url}/results/")

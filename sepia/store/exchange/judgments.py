@@ -17,46 +17,45 @@ from sepia.store import models as db
 from sepia.store.bulk import BATCH, insert_rows
 from sepia.store.errors import ImportRefused
 
-# Judgments to import, in a temporary table of the importing connection: the checks and the writes
-# are a few statements over it, so that memory holds a batch of lines, never every stored response,
-# nugget or judgment (issue 34: 3.3 MB per 1,000 lines at TREC RAG scale).
-_JUDGMENTS_IN = Table(
-    "sepia_judgments_in", MetaData(),
-    Column("line", Integer), Column("topic_id", String), Column("run_id", String), Column("answer_rank", Integer),
-    Column("nugget_label", String), Column("match", Float), Column("assessor", String),
-    Column("response_id", Integer), Column("nugget_id", Integer),
-    prefixes=["TEMPORARY"], postgresql_on_commit="DROP")
+def judgments_table(name: str = "sepia_judgments_in") -> Table:
+    """Judgments to import, in a temporary table of the importing connection: the checks and the writes
+    are a few statements over it, so that memory holds a batch of lines, never every stored response,
+    nugget or judgment (issue 34: 3.3 MB per 1,000 lines at TREC RAG scale). It lives until it is
+    stored (`store_staged_judgments` drops it) or its transaction is rolled back, across commits: a
+    file checked by `sepia import` is stored later from it, not read again."""
+    return Table(
+        name, MetaData(),
+        Column("line", Integer), Column("topic_id", String), Column("run_id", String), Column("answer_rank", Integer),
+        Column("nugget_label", String), Column("match", Float), Column("assessor", String),
+        Column("response_id", Integer), Column("nugget_id", Integer),
+        prefixes=["TEMPORARY"])
+
+
+_JUDGMENTS_IN = judgments_table()
 
 
 def import_judgments(session: Session, judgments: Iterable[model.Judgment], replace: bool = False) -> int:
     """Attach judgments to stored responses and nuggets; every unknown reference is reported."""
-    _stage_judgments(session, enumerate(judgments))
-    return _store_staged_judgments(session, replace)
+    _stage_judgments(session, enumerate(judgments), _JUDGMENTS_IN)
+    return store_staged_judgments(session, replace, _JUDGMENTS_IN)
 
 
-def import_judgments_file(session: Session, path: str | Path, replace: bool = False) -> int:
-    """Import a judgments TSV read, checked and staged a line at a time, so that memory does not grow
-    with the file. Any problem raises FormatError with them all before anything is written."""
-    if problems := judgments_file_problems(session, path):
-        raise FormatError(problems)
-    return _store_staged_judgments(session, replace)
-
-
-def judgments_file_problems(session: Session, path: str | Path) -> list[Problem]:
+def judgments_file_problems(session: Session, path: str | Path, staged: Table = _JUDGMENTS_IN) -> list[Problem]:
     """Every problem of a judgments TSV, as validate lists them: its lines checked as they are read
-    and staged, then its duplicate lines found in the staging table. After a problem, the session's
-    transaction is the caller's to roll back."""
+    (once, a line at a time: memory does not grow with the file) and staged in `staged`, then its
+    duplicate lines found there. Without a problem, `store_staged_judgments` stores them; after one,
+    the session's transaction is the caller's to roll back."""
     problems = BoundedProblems()
     try:
-        _stage_judgments(session, stream_judgments(path, problems))
+        _stage_judgments(session, stream_judgments(path, problems), staged)
     except FormatError as exc:  # unreadable, a bad header, invalid UTF-8: the file's one problem
         return exc.problems
-    repeated, total = _repeated_judgments(session, str(path))
+    repeated, total = _repeated_judgments(session, str(path), staged)
     return capped([*problems, *repeated], total=problems.total + total)
 
 
-def _stage_judgments(session: Session, numbered: Iterable[tuple[int, model.Judgment]]) -> None:
-    staged, connection = _JUDGMENTS_IN, session.connection()
+def _stage_judgments(session: Session, numbered: Iterable[tuple[int, model.Judgment]], staged: Table) -> None:
+    connection = session.connection()
     staged.drop(connection, checkfirst=True)  # SQLite: one a failed import left on this connection
     staged.create(connection)
     insert_rows(session, staged, ("line", "topic_id", "run_id", "answer_rank", "nugget_label", "match", "assessor"),
@@ -64,10 +63,9 @@ def _stage_judgments(session: Session, numbered: Iterable[tuple[int, model.Judgm
                  for i, j in numbered))
 
 
-def _repeated_judgments(session: Session, name: str) -> tuple[list[Problem], int]:
+def _repeated_judgments(session: Session, name: str, staged: Table) -> tuple[list[Problem], int]:
     """The staged lines repeating an earlier line's judgment (the first MAX_PROBLEMS + 1 of them, each
     pointing at the first line), and how many there are."""
-    staged = _JUDGMENTS_IN
     key = (staged.c.topic_id, staged.c.run_id, staged.c.answer_rank, staged.c.nugget_label, staged.c.assessor)
     lines = select(staged.c.line, func.min(staged.c.line).over(partition_by=key).label("first")).subquery()
     repeats = select(lines.c.line, lines.c.first).where(lines.c.line > lines.c.first)
@@ -77,8 +75,11 @@ def _repeated_judgments(session: Session, name: str) -> tuple[list[Problem], int
     return [duplicate(name, line, first) for line, first in shown], total
 
 
-def _store_staged_judgments(session: Session, replace: bool) -> int:
-    staged, connection = _JUDGMENTS_IN, session.connection()
+def store_staged_judgments(session: Session, replace: bool, staged: Table) -> int:
+    """Store the judgments staged in `staged` (whose checks found no problem) and drop it; ImportRefused,
+    for the caller to roll back, when one names no stored answer or nugget, or is stored already
+    without `replace`."""
+    connection = session.connection()
     response = (select(db.Response.id).join(db.RunTopic, db.Response.run_topic_id == db.RunTopic.id).join(db.Run)
                 .where(db.Run.kind == "cclqa", db.Run.run_id == staged.c.run_id,
                        db.RunTopic.topic_id == staged.c.topic_id, db.Response.rank == staged.c.answer_rank))
