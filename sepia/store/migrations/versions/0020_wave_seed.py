@@ -2,7 +2,7 @@
 the seed it was drawn with and the number of pairs it was asked to expect, so that the draw can be
 told and repeated (before, both were printed once and lost)
 
-Revision ID: 0020_r31polish
+Revision ID: 0020
 Revises: 0019
 Create Date: 2026-11-28
 """
@@ -10,7 +10,7 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0020_r31polish'
+revision = '0020'
 down_revision = '0019'
 branch_labels = None
 depends_on = None
