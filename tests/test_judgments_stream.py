@@ -216,7 +216,7 @@ def test_evaluate_human_prints_the_same_bytes(monkeypatch, lang, output, tmp_pat
     args = ["evaluate", "--gold", str(corpus / "gold.xml"), "--run", str(corpus / "runs"), "--matcher", "human",
             "--judgments", str(judgments), "--format", output]
     compact = CliRunner().invoke(main, args)
-    monkeypatch.setattr("sepia.commands.evaluate.read_decisions", read_judgments)  # Judgment objects, as before
+    monkeypatch.setattr("sepia.matchers.decisions.read_decisions", read_judgments)  # Judgment objects, as before
     listed = CliRunner().invoke(main, args)
     assert compact.exit_code == listed.exit_code == 0, compact.output
     assert "N999" in compact.output
