@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from flask import abort, flash, redirect, render_template, request, url_for
 
+from sepia.services.pools import pool_by_id
 from sepia.store.io import ImportRefused
-from sepia.store.models import Pool
 from sepia.store.pools import assign_pool
-from sepia.web.db import db, get_or_404
+from sepia.web.db import db, found_or_404
 from sepia.web.judging.blueprint import bp
 from sepia.web.security import roles_required
 
@@ -22,7 +22,7 @@ def add_plan_topics(pool_id: int):
     is handed out again)."""
     from sepia.store.plans import MAX_SEED, add_topics
 
-    pool = get_or_404(Pool, pool_id, "pool")
+    pool = found_or_404(pool_by_id(db(), pool_id), "pool")
     count, seed = request.form.get("count", "").strip(), request.form.get("seed", "").strip() or "0"
     assessors = [a for a in request.form.getlist("assessors") if a]
     try:
@@ -51,7 +51,7 @@ def add_plan_wave(pool_id: int):
     from sepia.store.plans import MAX_SEED
     from sepia.web.db import store
 
-    pool = get_or_404(Pool, pool_id, "pool")
+    pool = found_or_404(pool_by_id(db(), pool_id), "pool")
     name, count, seed = pool.name, request.form.get("count", "").strip(), request.form.get("seed", "").strip() or "0"
     back = redirect(url_for("judging.pools") + f"#pool-{pool_id}")
     if not count.isdigit() or int(count) < 1 or not seed.isdigit() or int(seed) > MAX_SEED:
@@ -93,7 +93,7 @@ def estimates(pool_id: int):
     Shown as stored: scoring every run on each request would not stay bounded."""
     from sepia.store.plans import saved_estimates
 
-    pool = get_or_404(Pool, pool_id, "pool")
+    pool = found_or_404(pool_by_id(db(), pool_id), "pool")
     saved = saved_estimates(db()).get(pool_id)
     return render_template("judging/estimates.html", pool_name=pool.name, saved=saved,
                            report=saved and saved["report"], warnings=saved["warnings"] if saved else [])
@@ -109,7 +109,7 @@ def estimate(pool_id: int):
     from sepia.store.plans import save_estimate
     from sepia.web.db import store
 
-    name = get_or_404(Pool, pool_id, "pool").name
+    name = found_or_404(pool_by_id(db(), pool_id), "pool").name
     matcher = request.form.get("matcher", "binarized")
     if matcher not in PLAN_MATCHERS:
         abort(400, f"estimates come from {' or '.join(PLAN_MATCHERS)}, not {matcher!r}")

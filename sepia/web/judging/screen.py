@@ -7,15 +7,15 @@ import dataclasses
 import math
 
 from flask import abort, current_app, flash, g, redirect, render_template, request, url_for
-from sqlalchemy import select
 
 from sepia.services.documents import get_document
+from sepia.services.judging import topic_nugget_ids
 from sepia.store import controls, guidelines, judging
 from sepia.store.guidelines import GuidelinesUnread
-from sepia.store.models import Nugget
 from sepia.web.db import db
-from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
+from sepia.web.forms import FormError, bounded_text
 from sepia.web.item_view import read_item, read_queue
+from sepia.web.judging.answers import relevance_level, ticked_nuggets
 from sepia.web.judging.blueprint import COMMENT_MAX_CHARS, bp
 from sepia.web.search_pane import hit_spans, question_query
 from sepia.web.security import roles_required
@@ -134,21 +134,11 @@ def save(pool_id: int, topic_id: str, assignment_id: int):
             judging.skip(current, comment)
         elif current.entry.control_id is not None:
             answered = controls.answer_control(db(), current, _control_answer(pool.kind, topic_id), comment)
-        elif pool.kind == "cclqa":
-            query = select(Nugget.id).where(Nugget.topic_id == topic_id).order_by(Nugget.position)
-            planned = _planned_labels(pool, topic_id, current.entry)
-            if planned is not None:  # an item-level plan: the item's planned nuggets only
-                query = query.where(Nugget.label.in_(planned))
-            nugget_ids = db().scalars(query).all()
-            matched = parse_ids(form.getlist("nugget"), "nugget")
-            if not matched <= set(nugget_ids):
-                raise FormError("A nugget you ticked is not a nugget of this topic; reload the page.")
-            judging.save_nugget_judgment(db(), current, nugget_ids, matched, comment)
+        elif pool.kind == "cclqa":  # with an item-level plan, the item's planned nuggets only
+            nugget_ids = topic_nugget_ids(db(), topic_id, _planned_labels(pool, topic_id, current.entry))
+            judging.save_nugget_judgment(db(), current, nugget_ids, ticked_nuggets(form, nugget_ids), comment)
         else:
-            level = parse_id(form.get("level", ""), "relevance level")
-            if level >= current_app.config["RELEVANCE_LEVELS"]:
-                raise FormError(f"Level L{level} is not a level of this campaign.")
-            judging.save_relevance(db(), current, level, comment)
+            judging.save_relevance(db(), current, relevance_level(form), comment)
         if form.get("action") != "skip":
             judging.add_seconds(current, _seconds(form.get("seconds")))
         db().commit()
@@ -180,14 +170,6 @@ def _seconds(value: str | None) -> float | None:
 
 def _control_answer(kind: str, topic_id: str) -> str:
     """A control item's answer from the form, in the form its expected answer is kept."""
-    form = request.form
     if kind == "cclqa":
-        nugget_ids = set(db().scalars(select(Nugget.id).where(Nugget.topic_id == topic_id)))
-        matched = parse_ids(form.getlist("nugget"), "nugget")
-        if not matched <= nugget_ids:
-            raise FormError("A nugget you ticked is not a nugget of this topic; reload the page.")
-        return controls.nugget_answer(matched)
-    level = parse_id(form.get("level", ""), "relevance level")
-    if level >= current_app.config["RELEVANCE_LEVELS"]:
-        raise FormError(f"Level L{level} is not a level of this campaign.")
-    return str(level)
+        return controls.nugget_answer(ticked_nuggets(request.form, topic_nugget_ids(db(), topic_id)))
+    return str(relevance_level(request.form))
