@@ -10,34 +10,34 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from sepia.store import controls, judging
+from sepia.store import controls, disputes, pool_agreement, suggestion
 from sepia.store.db import hold
 from sepia.store.models import Pool, PoolEntry, Topic
 
 
 @dataclass
 class DisputesPage:
-    disputes: list[judging.Dispute]
+    disputes: list[disputes.Dispute]
     topics: dict[str, Topic]                 # the disputed items' topics, with their nuggets
-    agreement: list[judging.AgreementRow]
-    followed: tuple[int, int] | None         # `judging.suggestion_agreement`, for a pool that suggests
+    agreement: list[pool_agreement.AgreementRow]
+    followed: tuple[int, int] | None         # `suggestion.suggestion_agreement`, for a pool that suggests
     by_assessor: Counter                     # assessor -> disputed items they judged
 
 
 def disputes_page(session: Session, pool: Pool) -> DisputesPage:
-    found = judging.disputes(session, pool)
+    found = disputes.disputes(session, pool)
     topics = {t.id: t for t in session.scalars(select(Topic).where(Topic.id.in_({d.entry.topic_id for d in found}))
                                                .options(selectinload(Topic.nuggets)))}
-    followed = judging.suggestion_agreement(session, pool) if pool.suggest else None
+    followed = suggestion.suggestion_agreement(session, pool) if pool.suggest else None
     by_assessor = Counter(a for d in found for a in d.marks)
-    return DisputesPage(found, topics, judging.agreement(session, pool), followed, by_assessor)
+    return DisputesPage(found, topics, pool_agreement.agreement(session, pool), followed, by_assessor)
 
 
-def held_dispute(session: Session, pool: Pool, entry_id: int) -> judging.Dispute | None:
+def held_dispute(session: Session, pool: Pool, entry_id: int) -> disputes.Dispute | None:
     """The item's dispute (None: not disputed), read after holding the item, so that a second
     organiser deciding it waits, then reads this one's decision."""
     hold(session, PoolEntry.topic_id, PoolEntry.id == entry_id)
-    disputed = judging.disputes(session, pool, entry_id)  # this item alone: not the whole pool's
+    disputed = disputes.disputes(session, pool, entry_id)  # this item alone: not the whole pool's
     return disputed[0] if disputed else None
 
 
@@ -46,7 +46,7 @@ def decide(session: Session, entry: PoolEntry, *, nugget_ids: Sequence[int] | No
            organiser: str | None = None) -> None:
     """The item's official judgment (a CCLQA item's nugget matches or an IR4QA item's level) and, with a
     `control_reason`, the item made a control item expecting it. `ImportRefused`: the caller rolls back."""
-    judging.adjudicate(session, entry, nugget_ids, matched, level)
+    disputes.adjudicate(session, entry, nugget_ids, matched, level)
     if control_reason is not None:
         session.flush()
         controls.mark_control(session, entry, control_reason, organiser)

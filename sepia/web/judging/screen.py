@@ -11,6 +11,7 @@ from flask import abort, current_app, flash, g, redirect, render_template, reque
 from sepia.services.documents import get_document
 from sepia.services.judging import topic_nugget_ids
 from sepia.store import controls, guidelines, judging
+from sepia.store.suggestion import suggestion
 from sepia.store.guidelines import GuidelinesUnread
 from sepia.web.db import db
 from sepia.web.forms import FormError, bounded_text
@@ -64,7 +65,7 @@ def _screen(pool, topic_id: str, items, row, kept=None):
     marked = judging.nugget_matches(db(), current.entry.response_id, current.assessor) if pool.kind == "cclqa" else {}
     suggested = set()
     if pool.kind == "cclqa" and pool.suggest and current.judged_at is None:
-        suggested = judging.suggestion(topic.nuggets, current.entry.members[0].text)
+        suggested = suggestion(topic.nuggets, current.entry.members[0].text)
         marked = {n: 1.0 for n in suggested}
     level = current.level
     if kept is not None:  # the refused save's judgment, as the assessor left it
