@@ -11,8 +11,8 @@ from flask import abort, current_app, flash, g, redirect, render_template, reque
 from sepia.services.documents import get_document
 from sepia.services.judging import topic_nugget_ids
 from sepia.store import controls, guidelines, judging
-from sepia.store.suggestion import suggestion
 from sepia.store.guidelines import GuidelinesUnread
+from sepia.store.suggestion import suggestion
 from sepia.web.db import db
 from sepia.web.forms import FormError, bounded_text
 from sepia.web.item_view import read_item, read_queue
