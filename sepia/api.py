@@ -619,7 +619,7 @@ def plan_estimates(*, pool: str, store: str | None = None, level: float = 0.95, 
     from sepia.services.plan_estimates import estimate_plan
     from sepia.services.scores import NothingToScore
     from sepia.store.db import Store
-    from sepia.store.io import ImportRefused
+    from sepia.store.errors import ImportRefused
 
     chosen = config or settings(**options)
     if chosen.matcher == "human":

@@ -19,7 +19,11 @@ from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stor
 from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
-from sepia.store import io
+from sepia.store.exchange.gold import import_gold
+
+from sepia.store.exchange.judgments import import_judgments
+
+from sepia.store.exchange.topics import import_topics
 from sepia.store import models as db
 from sepia.store.db import Store
 from sepia.store.relevance import import_qrels
@@ -76,11 +80,11 @@ def load_collection(store: Store, folder: Path, progress: bool = True) -> LoadRe
     judgments = read_judgments(files["judgments"]) if files["judgments"].exists() else []
     qrels = read_qrels_rows(files["qrels"]) if files["qrels"].exists() else []
     with store.transaction() as session:
-        report.topics = io.import_topics(session, topics)
-        report.nuggets = io.import_gold(session, gold, replace=True)
+        report.topics = import_topics(session, topics)
+        report.nuggets = import_gold(session, gold, replace=True)
         for name, data, run in runs:  # as an organiser imports them: downloadable, like uploaded runs
             report.runs.append(import_run_file(session, run, name, data, replace=False).run_id)
-        report.judgments = io.import_judgments(session, judgments)
+        report.judgments = import_judgments(session, judgments)
         report.relevance_judgments = import_qrels(session, qrels)
         report.answer_texts = add_answer_texts(session, lang)
     return report

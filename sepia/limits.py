@@ -21,3 +21,17 @@ def too_long(what: str, value: str, limit: int) -> str | None:
     if len(value) > limit:
         return f"{what} is {len(value)} characters long; the store holds at most {limit}"
     return None
+
+
+# Longest texts a person types or selects in the web tool; the database's Text columns would take
+# more, but a nugget of a page or an answer of a book is a mistake (or an attack), not a campaign's data.
+NUGGET_MAX_CHARS = 1_000
+ANSWER_MAX_CHARS = 10_000
+TOPIC_FIELD_MAX_CHARS = 10_000
+
+
+def over_limit(what: str, value: str, limit: int) -> str | None:
+    """The problem with a typed text longer than `limit` characters, or None when it is not."""
+    if len(value) > limit:
+        return f"{what} has {len(value):,} characters; at most {limit:,} are allowed."
+    return None

@@ -86,12 +86,18 @@ def test_an_import_inside_a_function_counts_and_an_allowed_one_does_not():
     assert crossings_in("commands", module, layer_of, allowed) == set()
 
 
+def contract(kind: str) -> dict:
+    """import-linter's one contract of that type (`make lint`)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    [found] = [c for c in config["contracts"] if c["type"] == kind]
+    return found
+
+
 def contract_layers() -> list[set[str]]:
     """The packages of each layer of import-linter's contract (`make lint`), bottom first."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
-    [contract] = config["contracts"]
-    assert contract["type"] == "layers" and contract["containers"] == ["sepia"] and contract["exhaustive"]
-    return [{name.strip() for name in layer.split(":")} for layer in reversed(contract["layers"])]
+    layers_contract = contract("layers")
+    assert layers_contract["containers"] == ["sepia"] and layers_contract["exhaustive"]
+    return [{name.strip() for name in layer.split(":")} for layer in reversed(layers_contract["layers"])]
 
 
 def test_the_import_contract_is_the_pages_table():
@@ -101,3 +107,46 @@ def test_the_import_contract_is_the_pages_table():
     rows = list(allowed)  # the table's order: base first
     assert [{p for p, layer in layer_of.items() if layer == row} - {"__init__"} for row in rows] == contract_layers()
     assert all(allowed[row] == set(rows[:i + 1]) for i, row in enumerate(rows))
+
+
+# ---------------------------------------------------------------- the web on services
+
+FORBIDDEN = {"sqlalchemy": "sqlalchemy", "store.models": "sepia.store.models", "store.db": "sepia.store.db"}
+
+
+def listed_web_exceptions() -> set[tuple[str, str]]:
+    """(module, what it may still import) for each line of the page's list."""
+    found = set()
+    for line in section("web-on-services").splitlines():
+        path, targets = re.match(r"- `(sepia/web/\w+\.py)` → ([^:]+):", line).groups()
+        module = path.removesuffix(".py").replace("/", ".")
+        found.update((module, FORBIDDEN[t]) for t in re.findall(r"`([\w.]+)`", targets))
+    return found
+
+
+def forbidden_in_web() -> set[tuple[str, str]]:
+    """(module, forbidden module) for each import of SQLAlchemy, the ORM or the sessions in sepia/web."""
+    found = set()
+    for path in sorted((SEPIA / "web").glob("*.py")):
+        module = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else
+                     [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            if isinstance(node, ast.ImportFrom) and node.module == "sepia.store":
+                names = [f"sepia.store.{a.name}" for a in node.names]
+            found.update((module, target) for name in names for target in FORBIDDEN.values()
+                         if name == target or name.startswith(target + "."))
+    return found
+
+
+def test_the_web_contract_ignores_exactly_the_modules_the_page_lists():
+    web = contract("forbidden")
+    assert web["source_modules"] == ["sepia.web"] and set(web["forbidden_modules"]) == set(FORBIDDEN.values())
+    ignored = {tuple(part.strip() for part in line.split("->")) for line in web["ignore_imports"]}
+    assert ignored == listed_web_exceptions()
+
+
+def test_the_web_imports_the_orm_exactly_where_the_page_says():
+    listed, actual = listed_web_exceptions(), forbidden_in_web()
+    assert not actual - listed, "sepia/web imports the ORM: move the database work into a service"
+    assert not listed - actual, "the page lists imports of the ORM the web no longer has: take them off"

@@ -11,11 +11,13 @@ from web_helpers import make_topic
 
 from sepia.formats import model
 from sepia.services.scores import score_stored_runs
-from sepia.store import controls, disputes, io, judging
-from sepia.store.io import ImportRefused
+from sepia.store import controls, disputes, judging
+from sepia.store.errors import ImportRefused
+from sepia.store.exchange.runs import import_run
+from sepia.store.wipe import delete_all
 from sepia.store.models import Assignment, ControlAnswer, ControlItem, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool, get_pool, pool_rows
-from sepia.web.item_view import read_queue
+from sepia.store.item_view import read_queue
 
 DRY, FORMAL = "ACLIA2-CS-0001", "ACLIA2-CS-0002"
 RUNS = {"TEAMA-CS-CS-01-T": {DRY: ["甲乙", "乙"], FORMAL: ["丙", "戊"]},
@@ -45,7 +47,7 @@ def two_topics_and_runs(store):
     make_topic(store, FORMAL, nuggets=["丙", "丁"])
     with store.transaction() as session:
         for run_id, topics in RUNS.items():
-            io.import_run(session, model.CCLQARun(model.Metadata(run_id), [
+            import_run(session, model.CCLQARun(model.Metadata(run_id), [
                 model.CCLQATopic(t, [model.Answer(i + 1, text) for i, text in enumerate(texts)])
                 for t, texts in topics.items()]))
 
@@ -131,7 +133,7 @@ def test_bad_control_input_gets_a_clear_message(campaign):
 def test_a_relevance_control_expects_the_adjudicated_level(store):
     with store.transaction() as session:
         for run_id, docs in (("A-CS-CS-01-T", ["d1", "d2"]), ("B-CS-CS-01-T", ["d1"])):
-            io.import_run(session, model.IR4QARun(model.Metadata(run_id), [
+            import_run(session, model.IR4QARun(model.Metadata(run_id), [
                 model.IR4QATopic(DRY, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
         pool = build_pool(session, "ir", "ir4qa", 10)
         entry = next(e for e in pool.entries if e.docid == "d1")
@@ -187,8 +189,8 @@ def test_a_run_holding_a_control_item_is_not_replaced_and_nothing_is_lost(campai
         answered = session.scalar(select(Assignment).join(PoolEntry).where(PoolEntry.control_id == control.id))
         controls.answer_control(session, answered, "")
         run_id = next(r for r, topics in RUNS.items() if "甲乙" in topics[DRY])
-    with pytest.raises(io.ImportRefused) as refused, store.transaction() as session:  # the team uploads it again
-        io.import_run(session, model.CCLQARun(model.Metadata(run_id), [
+    with pytest.raises(ImportRefused) as refused, store.transaction() as session:  # the team uploads it again
+        import_run(session, model.CCLQARun(model.Metadata(run_id), [
             model.CCLQATopic(t, [model.Answer(i + 1, text) for i, text in enumerate(texts)])
             for t, texts in RUNS[run_id].items()]), replace=True)
     assert "can no longer be replaced" in refused.value.reasons[0] and "1 control item," in refused.value.reasons[0]
@@ -200,7 +202,7 @@ def test_a_run_holding_a_control_item_is_not_replaced_and_nothing_is_lost(campai
 def _relevance_control(session) -> Assignment:
     """d1 of DRY decided L1 in a dry pool and kept as a control item, placed in as2's queue of FORMAL."""
     for run_id, topic_id, docs in (("A-CS-CS-01-T", DRY, ["d1"]), ("B-CS-CS-01-T", FORMAL, ["d7", "d8"])):
-        io.import_run(session, model.IR4QARun(model.Metadata(run_id), [
+        import_run(session, model.IR4QARun(model.Metadata(run_id), [
             model.IR4QATopic(topic_id, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
     dry = build_pool(session, "ir dry", "ir4qa", 10, priorities=[1])
     [entry] = [e for e in dry.entries if e.docid == "d1"]
@@ -229,6 +231,6 @@ def test_emptying_the_campaign_removes_control_items(store):
     with store.transaction() as session:
         controls.answer_control(session, _relevance_control(session), "1")
     with store.transaction() as session:
-        io.delete_all(session)
+        delete_all(session)
     with store.transaction() as session:
         assert session.query(ControlItem).count() == 0 and session.query(ControlAnswer).count() == 0

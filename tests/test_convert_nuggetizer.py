@@ -301,7 +301,7 @@ def test_real_file(tmp_path):
 
 @needs_rag24
 def test_report_on_a_slice_has_the_docs_form(tmp_path):
-    """docs/trec-rag.md shows what tools/trec_rag24_report.py prints for all 21 topics; that full
+    """docs/measurements.md shows what tools/trec_rag24_report.py prints for all 21 topics; that full
     comparison is `tools/trec_rag24_report.py --check` (12 s of CPU). Here the report runs on three
     topics of all 45 runs: every line it prints, numbers and run names aside, is a line of the page, and both of its
     run tables list every run."""
@@ -316,7 +316,7 @@ def test_report_on_a_slice_has_the_docs_form(tmp_path):
 
     def form(line: str) -> str:  # digits and signs masked, and a table row's run name
         return re.sub(r"[+\-−]?\d+", "#", re.sub(r"^\| [^|]+ \|", "| R |", line))
-    docs = {form(line) for line in (ROOT / "docs" / "trec-rag.md").read_text(encoding="utf-8").splitlines()}
+    docs = {form(line) for line in (ROOT / "docs" / "measurements.md").read_text(encoding="utf-8").splitlines()}
     assert output.startswith("3 topics, 45 runs;")
     assert [line for line in output.splitlines() if form(line) not in docs] == []
     tables = output.split("\n\n")

@@ -3,7 +3,7 @@ step ticked once the store shows it done, and no list once a topic exists."""
 from __future__ import annotations
 
 from sepia.store.models import Document, Topic, User
-from sepia.web.first_steps import first_steps
+from sepia.services.first_steps import first_steps
 
 
 def test_first_steps_follow_what_the_store_holds(store):

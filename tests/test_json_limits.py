@@ -19,7 +19,7 @@ from sepia.corpus.sources import Line
 from sepia.formats import jsonlines
 from sepia.formats.jsonlines import JSONLineError, parse_line
 from sepia.store.models import ApiToken, Run, User
-from sepia.web.security import digest
+from sepia.services.logins import digest
 
 TOPIC = "RAG2025-EN-1"
 GOOD = {"metadata": {"team_id": "t", "run_id": "r", "narrative_id": TOPIC}, "references": ["seg_1"],

@@ -392,7 +392,7 @@ def test_adapter_takes_the_best_answer_and_scores_as_the_human_matcher():
 
 
 def test_report_on_the_sample_campaign_matches_docs():
-    """docs/metaeval.md shows what tools/learned_report.py prints for the sample campaign: its columns
+    """docs/measurements.md shows what tools/learned_report.py prints for the sample campaign: its columns
     of the table (the last six) and its notes. The whole report, TREC RAG 2024 included, takes
     minutes: `tools/learned_report.py --check` compares that one."""
     import importlib.util

@@ -37,12 +37,13 @@ def with_passages(store) -> None:
     """The CS sample's topics and gold in the store, two saved answer texts on one topic."""
     from sepia.formats.read import read_file
     from sepia.resources import resource_dir
-    from sepia.store import io as store_io
+    from sepia.store.exchange.gold import import_gold
+    from sepia.store.exchange.topics import import_topics
 
     cs = resource_dir("corpora") / "cs"
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(cs / "topics.xml"))
-        store_io.import_gold(session, read_file(cs / "gold.xml"))
+        import_topics(session, read_file(cs / "topics.xml"))
+        import_gold(session, read_file(cs / "gold.xml"))
         for docid, text in PASSAGES:
             session.add(AnswerText(topic_id=TOPIC, docid=docid, text=text, created_by="dev"))
 

@@ -13,7 +13,8 @@ from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
 from sepia.formats.read import read_bytes
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.runs import import_run
 from sepia.store import nugget_copies
 from sepia.store.models import (ControlItem, JudgingPlan, Nugget, NuggetJudgment, PlanNugget, Pool, Response, Topic,
                                 TopicText, Vote)
@@ -36,7 +37,7 @@ def _campaign(session):
                      Nugget(label="N002", text="禽类传染病", position=1),
                      Nugget(label="N003", text="甲型流感病毒  WHO", position=2)]
     session.add(topic)
-    store_io.import_run(session, read_bytes(run_xml("cclqa", "TEAMX-CS-CS-01-T", {TOPIC: ["甲", "乙"]})))
+    import_run(session, read_bytes(run_xml("cclqa", "TEAMX-CS-CS-01-T", {TOPIC: ["甲", "乙"]})))
     session.flush()
     n1, n2, n3 = topic.nuggets
     session.add_all([Vote(nugget_id=n1.id, assessor="as1", vital=False), Vote(nugget_id=n3.id, assessor="as1", vital=True),
@@ -87,7 +88,7 @@ def test_copies_are_listed_and_merged_keeping_votes_and_judgments(store):
         assert sorted(planned, key=str) == sorted([("both", None, "N001"), ("copy", None, "N001"), ("own", "R1", "N001"),
                                                    ("own", "R2", "N001"), ("own", "R3", "N001")], key=str)
         # The pyramid weights of the merged gold: N001 vital for 2 of 3 voters, N002 for 1: 1 and 0.5.
-        [topic] = store_io.export_gold(session).topics
+        [topic] = export_gold(session).topics
         assert [(n.nugget_id, n.weight) for n in topic.nuggets] == [("N001", 1.0), ("N002", 0.5)]
         assert nugget_copies.find_copies(session) == []
 

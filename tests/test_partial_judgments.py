@@ -22,7 +22,9 @@ from sepia.formats.judgments import judgments_to_tsv, parse_judgments
 from sepia.scoring.evaluate import evaluate_runs
 from sepia.matchers.decisions import upper_median
 from sepia.matchers.human import HumanMatcher
-from sepia.store import io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.judgments import export_judgments, import_judgments
+from sepia.store.exchange.runs import import_run
 from sepia.store import models as db
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -218,9 +220,9 @@ def _stored_sample(store, judgments):
     run = model.CCLQARun(model.Metadata("T-CS-CS-01-T"), [model.CCLQATopic("X-CS-1", [
         model.Answer(1, "甲"), model.Answer(2, "乙")])])
     with store.transaction() as session:
-        io.import_gold(session, gold)
-        io.import_run(session, run)
-        io.import_judgments(session, judgments)
+        import_gold(session, gold)
+        import_run(session, run)
+        import_judgments(session, judgments)
 
 
 def test_store_keeps_half(store):
@@ -229,7 +231,7 @@ def test_store_keeps_half(store):
                  model.Judgment("X-CS-1", "T-CS-CS-01-T", 2, "N1", 0.0, "b")]
     _stored_sample(store, judgments)
     with store.transaction() as session:
-        assert sorted(io.export_judgments(session), key=str) == sorted(judgments, key=str)
+        assert sorted(export_judgments(session), key=str) == sorted(judgments, key=str)
 
 
 def test_migration_0004_down_and_up_keeps_every_row(store):
@@ -255,5 +257,5 @@ def test_migration_0004_down_and_up_keeps_every_row(store):
         for table, count in counts.items():
             assert connection.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar() == count, table
     with store.transaction() as session:
-        assert [j.match for j in io.export_judgments(session)] == [1.0, 0.0, 0.0]
+        assert [j.match for j in export_judgments(session)] == [1.0, 0.0, 0.0]
         assert session.scalar(select(func.count()).select_from(db.NuggetJudgment)) == 3

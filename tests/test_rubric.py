@@ -24,7 +24,7 @@ from sepia.metaeval.rubric_agreement import (
     score_agreement,
 )
 from sepia.scoring.rubric import answer_scores, assessor_scores, long_tsv, run_scores
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
 from sepia.store import rubric as store_rubric
 
 RUBRIC = """
@@ -172,7 +172,7 @@ def test_weighted_scores_by_hand():
 
 def _add_runs(session):
     for run_id, topics in ((R1, ("T1", "T2", "T3")), (R2, ("T1", "T2", "T3"))):
-        io.import_run(session, CCLQARun(Metadata(run_id), [
+        import_run(session, CCLQARun(Metadata(run_id), [
             CCLQATopic(t, [Answer(1, f"One thing about {t} ({run_id[4]}).", []), Answer(2, "And another.", [])])
             for t in topics]))
 

@@ -12,7 +12,8 @@ from sepia.formats.read import read_bytes, read_loaded
 from sepia.formats.registry import detect_format, named, run_kind
 from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import parse_xml
-from sepia.store import io
+from sepia.store import bulk
+from sepia.store.exchange.runs import export_run, import_run
 from sepia.store import models as db
 
 NAME = "TEAM-CS-CS-01-T.xml"
@@ -90,22 +91,22 @@ def test_shuffled_ranks_are_read_as_they_were():
 
 @pytest.mark.parametrize("run", [ir4qa(topics=5, docs=7), cclqa(), qa()], ids=["ir4qa", "cclqa", "qa"])
 def test_a_run_is_imported_in_batches_without_an_object_a_row_and_exported_the_same(store, run, monkeypatch):
-    monkeypatch.setattr(io, "BATCH", 3)
+    monkeypatch.setattr(bulk, "BATCH", 3)
     with store.transaction() as session:
-        row = io.import_run(session, run)
+        row = import_run(session, run)
         assert list(session.identity_map.values()) == [row]  # the run's row; not an object a document or answer
     with store.transaction() as session:
-        assert io.export_run(session, run.metadata.run_id, run_kind(run)) == run
+        assert export_run(session, run.metadata.run_id, run_kind(run)) == run
 
 
 def test_replacing_a_run_removes_every_row_of_the_old_one(store):
     old, new = ir4qa(topics=4, docs=9), ir4qa(topics=2, docs=3)
     with store.transaction() as session:
-        io.import_run(session, old)
+        import_run(session, old)
     with store.transaction() as session:
-        io.import_run(session, new, replace=True)
+        import_run(session, new, replace=True)
     with store.transaction() as session:
-        assert io.export_run(session, "TEAM-CS-CS-01-T", "ir4qa") == new
+        assert export_run(session, "TEAM-CS-CS-01-T", "ir4qa") == new
         assert session.scalar(select(func.count()).select_from(db.RetrievedDocument)) == 6
         assert session.scalar(select(func.count()).select_from(db.RunTopic)) == 2
 
@@ -126,7 +127,7 @@ def test_a_run_file_is_kept_byte_for_byte_written_in_pieces(store, monkeypatch):
     PostgreSQL they go a piece at a time by a binary COPY (psycopg copied them whole when bound)."""
     from sepia.campaign.submission import import_run_file
 
-    monkeypatch.setattr(io, "BLOB_CHUNK", 7)
+    monkeypatch.setattr(bulk, "BLOB_CHUNK", 7)
     run = ir4qa(topics=3, docs=5)
     data = to_xml(run) + "<!-- 𠀀 -->\n".encode() * 3
     bound = []  # the size of every bytes value SQLAlchemy hands the driver (psycopg's wrapped in a Binary)

@@ -13,7 +13,12 @@ from sepia.formats.judgments import HEADER
 from sepia.formats.validate import validate_file
 from sepia.formats.write import to_xml
 from sepia.resources import resource_dir
-from sepia.store import io
+from sepia.store.exchange import topics as stored_topics
+from sepia.store.errors import ImportRefused
+from sepia.store.exchange.gold import export_gold, import_gold
+from sepia.store.exchange.judgments import export_judgments, import_judgments
+from sepia.store.exchange.runs import export_run, import_run
+from sepia.store.exchange.topics import export_topics, import_topics
 from sepia.store import models as db
 
 XS = "{http://www.w3.org/2001/XMLSchema}"
@@ -112,40 +117,40 @@ def test_values_at_the_limits_validate_and_import(store, tmp_path):
         assert validate_file(path) == (obj, [])
     judgment = model.Judgment(topic_id, run_id, 1, nugget_id, True, assessor)
     with store.transaction() as session:
-        io.import_topics(session, objects[0])
-        io.import_gold(session, objects[1])
-        io.import_run(session, objects[2])
-        io.import_run(session, objects[3])
-        io.import_judgments(session, [judgment])
+        import_topics(session, objects[0])
+        import_gold(session, objects[1])
+        import_run(session, objects[2])
+        import_run(session, objects[3])
+        import_judgments(session, [judgment])
     with store.transaction() as session:
-        assert io.export_gold(session, "CS").topics[0].nuggets == nuggets
-        assert io.export_run(session, run_id) == objects[2]
-        assert io.export_run(session, run_id, "ir4qa") == objects[3]
-        assert io.export_judgments(session) == [judgment]
+        assert export_gold(session, "CS").topics[0].nuggets == nuggets
+        assert export_run(session, run_id) == objects[2]
+        assert export_run(session, run_id, "ir4qa") == objects[3]
+        assert export_judgments(session) == [judgment]
 
 
 @pytest.mark.slow
 def test_imports_of_more_topics_than_postgresql_takes_parameters(store):
     topics = model.TopicSet([model.Topic(f"X-CS-{i}", [model.LangText("CS", "问")]) for i in range(70_000)], "CS")
     with store.transaction() as session:
-        io.import_topics(session, model.TopicSet(topics.topics[-1:], "CS"))
-    with pytest.raises(io.ImportRefused, match="topic X-CS-69999 already exists"):
+        import_topics(session, model.TopicSet(topics.topics[-1:], "CS"))
+    with pytest.raises(ImportRefused, match="topic X-CS-69999 already exists"):
         with store.transaction() as session:
-            io.import_topics(session, topics)
+            import_topics(session, topics)
 
 
 def test_existing_topics_are_found_across_chunks(store, monkeypatch):
-    monkeypatch.setattr(io, "CHUNK", 3)
+    monkeypatch.setattr(stored_topics, "CHUNK", 3)
     topics = model.TopicSet([model.Topic(f"X-CS-{i}", [model.LangText("CS", "问")], status="completed")
                              for i in range(10)], "CS")
     with store.transaction() as session:
-        io.import_topics(session, topics)
-    with pytest.raises(io.ImportRefused) as refused:
+        import_topics(session, topics)
+    with pytest.raises(ImportRefused) as refused:
         with store.transaction() as session:
-            io.import_topics(session, topics)
+            import_topics(session, topics)
     assert len(refused.value.reasons) == 10
     topics.topics[7].questions[0].text = "新"
     with store.transaction() as session:
-        io.import_topics(session, topics, replace=True)
+        import_topics(session, topics, replace=True)
     with store.transaction() as session:
-        assert io.export_topics(session, "CS") == topics
+        assert export_topics(session, "CS") == topics

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sqlalchemy import func, select
 
 from sepia.cli import main
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic, utcnow
 from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
 from sepia.store.pools import assign_pool, build_pool

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from sepia.cli import main
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool, pool_rows
 
@@ -25,11 +25,11 @@ def qa_run(run_id, texts):
 @pytest.fixture
 def filled(store):
     with store.transaction() as session:
-        io.import_run(session, ir_run("A-CS-CS-01-T", ["d1", "d2", "d3"]))
-        io.import_run(session, ir_run("B-CS-CS-01-T", ["d2", "d4", "d5"]))
-        io.import_run(session, ir_run("A-CS-CS-02-T", ["d9", "d1"]))
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["甲", "乙", "丙"]))
-        io.import_run(session, qa_run("B-CS-CS-03-D", ["丁"]))
+        import_run(session, ir_run("A-CS-CS-01-T", ["d1", "d2", "d3"]))
+        import_run(session, ir_run("B-CS-CS-01-T", ["d2", "d4", "d5"]))
+        import_run(session, ir_run("A-CS-CS-02-T", ["d9", "d1"]))
+        import_run(session, qa_run("A-CS-CS-01-T", ["甲", "乙", "丙"]))
+        import_run(session, qa_run("B-CS-CS-03-D", ["丁"]))
     return store
 
 
@@ -61,10 +61,10 @@ def test_equal_responses_are_one_item_judged_once(store, monkeypatch, store_url)
     """Responses whose text is equal after NFKC, lower case and white space folding are one item;
     the JSON export carries the texts, the runs of each item and the topic's nuggets."""
     with store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["Bird Flu  is H5N1", "甲", "乙"]))
-        io.import_run(session, qa_run("B-CS-CS-01-T", ["bird flu is ＨＨ5N1", "bird  flu is h5n1", "丙"]))
-        io.import_run(session, qa_run("C-EN-CS-02-T", ["甲"]))
-        io.import_run(session, qa_run("D-JA-JA-01-T", ["甲"]))  # another language: not in a CS pool
+        import_run(session, qa_run("A-CS-CS-01-T", ["Bird Flu  is H5N1", "甲", "乙"]))
+        import_run(session, qa_run("B-CS-CS-01-T", ["bird flu is ＨＨ5N1", "bird  flu is h5n1", "丙"]))
+        import_run(session, qa_run("C-EN-CS-02-T", ["甲"]))
+        import_run(session, qa_run("D-JA-JA-01-T", ["甲"]))  # another language: not in a CS pool
         session.add(Topic(id="X-CS-1", lang="CS", status="completed", nuggets=[
             Nugget(label="N001", text="H5N1", position=0), Nugget(label="N002", text="禽流感", position=1)]))
     monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
@@ -89,7 +89,7 @@ def test_equal_responses_are_one_item_judged_once(store, monkeypatch, store_url)
 def test_assignment_shares_topics_out_with_the_overlap_asked(store):
     with store.transaction() as session:
         for t in range(6):
-            io.import_run(session, model.CCLQARun(model.Metadata("A-CS-CS-01-T" if t == 0 else f"A{t}-CS-CS-01-T"), [
+            import_run(session, model.CCLQARun(model.Metadata("A-CS-CS-01-T" if t == 0 else f"A{t}-CS-CS-01-T"), [
                 model.CCLQATopic(f"X-CS-{t}", [model.Answer(i + 1, f"answer {t} {i}") for i in range(10)])]))
         build_pool(session, "p", "cclqa", depth=30)
         assert assign_pool(session, "p", ["a1", "a2", "a3"], overlap=0.2, seed=7) == 60 + 12

@@ -10,9 +10,11 @@ import pytest
 from sqlalchemy import func, select
 
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.judgments import import_judgments
+from sepia.store.exchange.runs import import_run
 from sepia.store.db import Store
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.models import NuggetJudgment, Pool, PoolEntry, Response, Run, RunTopic, pool_member
 from sepia.store.pools import build_pool
 
@@ -37,26 +39,26 @@ def pooled(store, name) -> set[tuple[str, str]]:
 
 def test_a_run_a_pool_holds_is_refused_a_replacement_and_nothing_is_lost(store):
     with store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["甲", "乙"]))
-        io.import_run(session, qa_run("B-CS-CS-01-T", ["丙"]))
+        import_run(session, qa_run("A-CS-CS-01-T", ["甲", "乙"]))
+        import_run(session, qa_run("B-CS-CS-01-T", ["丙"]))
         build_pool(session, "main", "cclqa", depth=5)
     with pytest.raises(ImportRefused) as refused, store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["丁"]), replace=True)
+        import_run(session, qa_run("A-CS-CS-01-T", ["丁"]), replace=True)
     assert refused.value.reasons == ["cclqa run A-CS-CS-01-T can no longer be replaced: its responses are held by "
                                      "pool main, which replacing it would lose; ask the organisers"]
     assert pooled(store, "main") == {("A-CS-CS-01-T", "甲"), ("A-CS-CS-01-T", "乙"), ("B-CS-CS-01-T", "丙")}
     with store.transaction() as session:  # a run no pool holds is still replaced
-        io.import_run(session, qa_run("C-CS-CS-01-T", ["戊"]))
-        io.import_run(session, qa_run("C-CS-CS-01-T", ["己"]), replace=True)
+        import_run(session, qa_run("C-CS-CS-01-T", ["戊"]))
+        import_run(session, qa_run("C-CS-CS-01-T", ["己"]), replace=True)
 
 
 def test_a_run_with_judgments_is_refused_a_replacement(store):
     with store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["甲"]))
-        io.import_gold(session, model.GoldStandard("CS", [model.GoldTopic(TOPIC, "DEFINITION", nuggets=[model.GoldNugget("N001", "甲")])]))
-        io.import_judgments(session, [model.Judgment(TOPIC, "A-CS-CS-01-T", 1, "N001", 1.0, "as1")])
+        import_run(session, qa_run("A-CS-CS-01-T", ["甲"]))
+        import_gold(session, model.GoldStandard("CS", [model.GoldTopic(TOPIC, "DEFINITION", nuggets=[model.GoldNugget("N001", "甲")])]))
+        import_judgments(session, [model.Judgment(TOPIC, "A-CS-CS-01-T", 1, "N001", 1.0, "as1")])
     with pytest.raises(ImportRefused) as refused, store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["丁"]), replace=True)
+        import_run(session, qa_run("A-CS-CS-01-T", ["丁"]), replace=True)
     assert "held by 1 nugget judgment," in refused.value.reasons[0]
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(NuggetJudgment)) == 1
@@ -88,11 +90,11 @@ def test_a_replacement_during_a_pool_build_never_leaves_the_team_out(store_url):
         for trial in range(10):
             name = f"pool{trial}"
             with stores[0].transaction() as session:
-                io.import_run(session, qa_run(f"T{trial}-CS-CS-01-T", ["甲", "乙"]))
+                import_run(session, qa_run(f"T{trial}-CS-CS-01-T", ["甲", "乙"]))
 
             def replace(trial=trial):
                 with stores[0].transaction() as session:
-                    io.import_run(session, qa_run(f"T{trial}-CS-CS-01-T", [f"new {trial}"]), replace=True)
+                    import_run(session, qa_run(f"T{trial}-CS-CS-01-T", [f"new {trial}"]), replace=True)
 
             def build(name=name):
                 with stores[1].transaction() as session:
@@ -110,7 +112,7 @@ def test_a_replacement_during_a_pool_build_never_leaves_the_team_out(store_url):
 
 def test_a_rebuilt_pool_never_takes_an_old_ones_id(store):
     with store.transaction() as session:
-        io.import_run(session, qa_run("A-CS-CS-01-T", ["甲"]))
+        import_run(session, qa_run("A-CS-CS-01-T", ["甲"]))
         first = build_pool(session, "main", "cclqa", depth=5).id
     ids = [first]
     for _ in range(3):

@@ -11,7 +11,12 @@ from sqlalchemy import func, select
 from sepia.formats import model
 from sepia.formats.read import read_bytes
 from sepia.formats.write import to_xml
-from sepia.store import io
+from sepia.store.errors import ImportRefused
+from sepia.store.exchange.gold import export_gold, import_gold
+from sepia.store.exchange.judgments import export_judgments, import_judgments
+from sepia.store.exchange.runs import export_run, import_run
+from sepia.store.exchange.topics import export_topics, import_topics
+from sepia.store.wipe import delete_all
 from sepia.vocab import nugget_key
 from sepia.store import models as db
 
@@ -104,14 +109,14 @@ def _through_xml(obj):
 def _roundtrip(store, obj, export):
     obj = _through_xml(obj)
     with store.transaction() as session:
-        io.delete_all(session)
+        delete_all(session)
     with store.transaction() as session:
         if isinstance(obj, model.TopicSet):
-            io.import_topics(session, obj)
+            import_topics(session, obj)
         elif isinstance(obj, model.GoldStandard):
-            io.import_gold(session, obj)
+            import_gold(session, obj)
         else:
-            io.import_run(session, obj)
+            import_run(session, obj)
     with store.transaction() as session:
         exported = export(session)
     assert exported == obj
@@ -124,25 +129,25 @@ SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[Healt
 @SETTINGS
 @given(run=cclqa_runs())
 def test_cclqa_run_roundtrip(store, run):
-    _roundtrip(store, run, lambda s: io.export_run(s, run.run_id))
+    _roundtrip(store, run, lambda s: export_run(s, run.run_id))
 
 
 @SETTINGS
 @given(run=ir4qa_runs())
 def test_ir4qa_run_roundtrip(store, run):
-    _roundtrip(store, run, lambda s: io.export_run(s, run.metadata.run_id, "ir4qa"))
+    _roundtrip(store, run, lambda s: export_run(s, run.metadata.run_id, "ir4qa"))
 
 
 @SETTINGS
 @given(run=qa_runs())
 def test_qa_run_roundtrip(store, run):
-    _roundtrip(store, run, lambda s: io.export_run(s, run.metadata.run_id, "qa"))
+    _roundtrip(store, run, lambda s: export_run(s, run.metadata.run_id, "qa"))
 
 
 @SETTINGS
 @given(topic_set=topic_sets())
 def test_topic_roundtrip(store, topic_set):
-    _roundtrip(store, topic_set, lambda s: io.export_topics(s, LANG))
+    _roundtrip(store, topic_set, lambda s: export_topics(s, LANG))
 
 
 @SETTINGS
@@ -152,18 +157,18 @@ def test_gold_roundtrip(store, gold):
     expected = model.GoldStandard(gold.lang, [t for t in gold.topics if t.nuggets])
     obj = _through_xml(gold)
     with store.transaction() as session:
-        io.delete_all(session)
+        delete_all(session)
     with store.transaction() as session:
-        io.import_gold(session, obj)
+        import_gold(session, obj)
     with store.transaction() as session:
-        assert io.export_gold(session, LANG) == _through_xml(expected)
+        assert export_gold(session, LANG) == _through_xml(expected)
 
 
 def test_long_astral_response_is_stored_whole(store):
     answer = "𠮷😀北京" * 5000 + "end"
     run = model.CCLQARun(model.Metadata("T-CS-CS-01-T"), [model.CCLQATopic("X-CS-1", [model.Answer(1, answer)])])
     with store.transaction() as session:
-        io.import_run(session, run)
+        import_run(session, run)
     with store.transaction() as session:
         stored = session.scalar(select(db.Response.text))
         assert stored == answer and len(stored) == 20003
@@ -178,16 +183,16 @@ def test_judgments_roundtrip_and_unknown_references_write_nothing(store):
                  model.Judgment("X-CS-1", "T-CS-CS-01-T", 2, "N2", False, "a"),
                  model.Judgment("X-CS-1", "T-CS-CS-01-T", 2, "N2", True, "b")]
     with store.transaction() as session:
-        io.import_gold(session, gold)
-        io.import_run(session, run)
-        io.import_judgments(session, judgments)
+        import_gold(session, gold)
+        import_run(session, run)
+        import_judgments(session, judgments)
     with store.transaction() as session:
-        assert sorted(io.export_judgments(session), key=str) == sorted(judgments, key=str)
+        assert sorted(export_judgments(session), key=str) == sorted(judgments, key=str)
     bad = [model.Judgment("X-CS-1", "T-CS-CS-01-T", 1, "N1", False, "c"),
            model.Judgment("X-CS-1", "T-CS-CS-01-T", 9, "N9", True, "c")]
-    with pytest.raises(io.ImportRefused) as refused:
+    with pytest.raises(ImportRefused) as refused:
         with store.transaction() as session:
-            io.import_judgments(session, bad)
+            import_judgments(session, bad)
     assert any("answer 9" in r for r in refused.value.reasons) and any("N9" in r for r in refused.value.reasons)
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(db.NuggetJudgment)) == 3
@@ -196,9 +201,9 @@ def test_judgments_roundtrip_and_unknown_references_write_nothing(store):
 def test_a_stored_run_is_refused_twice_and_the_store_is_unchanged(store):
     run = model.CCLQARun(model.Metadata("T-CS-CS-01-T"), [model.CCLQATopic("X-CS-1", [model.Answer(1, "甲")])])
     with store.transaction() as session:
-        io.import_run(session, run)
-    with pytest.raises(io.ImportRefused, match="already stored"):
+        import_run(session, run)
+    with pytest.raises(ImportRefused, match="already stored"):
         with store.transaction() as session:
-            io.import_run(session, run)
+            import_run(session, run)
     with store.transaction() as session:
         assert session.scalar(select(func.count()).select_from(db.Response)) == 1

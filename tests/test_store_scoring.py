@@ -126,7 +126,7 @@ def test_scores_are_saved_and_replaced_not_piled_up(campaign_store):
 
 def test_runs_are_read_and_scored_one_at_a_time(campaign_store, monkeypatch):
     events = []
-    export_run, evaluate = scores.io.export_run, scores.Evaluator.evaluate
+    export_run, evaluate = scores.export_run, scores.Evaluator.evaluate
 
     def logged_export(session, run_id, kind="cclqa"):
         events.append(("read", run_id))
@@ -136,7 +136,7 @@ def test_runs_are_read_and_scored_one_at_a_time(campaign_store, monkeypatch):
         events.append(("score", run.run_id))
         return evaluate(self, run, judgments)
 
-    monkeypatch.setattr(scores.io, "export_run", logged_export)
+    monkeypatch.setattr(scores, "export_run", logged_export)
     monkeypatch.setattr(scores.Evaluator, "evaluate", logged_evaluate)
     score_stored_runs(campaign_store, {"matcher": "human", "tokenizer": Tokenizer()}, save=False)
     assert [e[0] for e in events] == ["read", "score"] * 12

@@ -7,7 +7,11 @@ import pytest
 from sqlalchemy import event, func, select
 
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.errors import ImportRefused
+from sepia.store.exchange.gold import export_gold, import_gold
+from sepia.store.exchange.judgments import import_judgments
+from sepia.store.exchange.runs import import_run
+from sepia.store.wipe import delete_all
 from sepia.store.models import NuggetJudgment, PoolEntry, pool_member
 from sepia.store.pools import build_pool, pool_rows, pool_size
 
@@ -50,7 +54,7 @@ def build_measured(store, runs: int, kind: str) -> tuple[int, int, list]:
     """(statements sent, objects in the session afterwards, the pool's rows) of a pool of `runs` runs."""
     with store.transaction() as session:
         for team in teams(runs):
-            io.import_run(session, qa_run(team) if kind == "cclqa" else ir_run(team))
+            import_run(session, qa_run(team) if kind == "cclqa" else ir_run(team))
     with store.transaction() as session, Statements(store.engine) as statements:
         pool = build_pool(session, f"{kind}-{runs}", kind, depth=3)
         held = len(session.identity_map)  # what the session holds while the caller holds the pool
@@ -63,7 +67,7 @@ def build_measured(store, runs: int, kind: str) -> tuple[int, int, list]:
 def test_a_pool_build_holds_no_response_and_sends_as_many_statements_for_2_runs_as_for_12(store, kind):
     few_statements, few_held, _ = build_measured(store, 2, kind)
     with store.transaction() as session:
-        io.delete_all(session)
+        delete_all(session)
     many_statements, many_held, rows = build_measured(store, 12, kind)
     assert many_statements == few_statements
     assert few_held == many_held == 1  # the pool's own row: no run, response or item object
@@ -95,17 +99,17 @@ def judgments_of(runs: int) -> list[model.Judgment]:
 
 def import_measured(store, runs: int, replace: bool = False) -> tuple[int, int]:
     with store.transaction() as session, Statements(store.engine) as statements:
-        io.import_judgments(session, judgments_of(runs), replace=replace)
+        import_judgments(session, judgments_of(runs), replace=replace)
         held = len(session.identity_map)
     return statements.count, held
 
 
 def stored_runs_and_nuggets(store, runs: int) -> None:
     with store.transaction() as session:
-        io.import_gold(session, model.GoldStandard("CS", [
+        import_gold(session, model.GoldStandard("CS", [
             model.GoldTopic(topic, "DEFINITION", [], [model.GoldNugget("N001", "a nugget", 1.0)]) for topic in TOPICS]))
         for team in teams(runs):
-            io.import_run(session, qa_run(team))
+            import_run(session, qa_run(team))
 
 
 def test_a_judgment_import_holds_no_object_and_sends_as_many_statements_for_2_runs_as_for_12(store):
@@ -135,16 +139,16 @@ def test_a_gold_import_sends_as_many_statements_for_4_topics_as_for_40_and_repla
     counts = []
     for topics in (4, 40):
         with store.transaction() as session:
-            io.delete_all(session)
+            delete_all(session)
         with store.transaction() as session, Statements(store.engine) as statements:
-            assert io.import_gold(session, gold_of(topics)) == topics * 5
+            assert import_gold(session, gold_of(topics)) == topics * 5
         counts.append(statements.count)
     assert counts[0] == counts[1]
     with store.transaction() as session:
-        with pytest.raises(io.ImportRefused):
-            io.import_gold(session, gold_of(1))
+        with pytest.raises(ImportRefused):
+            import_gold(session, gold_of(1))
     with store.transaction() as session:  # replacing swaps the nuggets whole, their votes and sources too
-        io.import_gold(session, model.GoldStandard("CS", [model.GoldTopic("X-CS-0", "DEFINITION", [], [
+        import_gold(session, model.GoldStandard("CS", [model.GoldTopic("X-CS-0", "DEFINITION", [], [
             model.GoldNugget("N009", "only nugget", 2.0, vital_count=1, voter_count=3)])]), replace=True)
     with store.transaction() as session:
         nuggets = session.execute(select(Nugget.label, Nugget.weight, Nugget.vital_count, Nugget.voter_count)
@@ -152,7 +156,7 @@ def test_a_gold_import_sends_as_many_statements_for_4_topics_as_for_40_and_repla
         assert [tuple(n) for n in nuggets] == [("N009", 2.0, 1, 3)]
         assert session.scalar(select(func.count()).select_from(Vote)) == 39 * 5 * 2
         assert session.scalar(select(func.count()).select_from(NuggetSource)) == 39 * 5 * 2
-        exported = io.export_gold(session, topic_ids=["X-CS-7"])
+        exported = export_gold(session, topic_ids=["X-CS-7"])
     back, sent = exported.topics[0].nuggets[1], gold_of(8).topics[7].nuggets[1]
     assert (back.nugget_id, back.text, back.sources, back.votes) == (sent.nugget_id, sent.text, sent.sources, sent.votes)
     assert [q.text for q in exported.topics[0].questions] == ["question 7"]
@@ -230,6 +234,6 @@ def test_an_import_naming_no_stored_nugget_lists_the_first_1000_unknown_ones(sto
 
     stored_runs_and_nuggets(store, 1)
     unknown = [model.Judgment("X-CS-1", "T00-CS-CS-01-T", 1, f"M{i:04d}", 1.0, "as1") for i in range(MAX_PROBLEMS + 5)]
-    with pytest.raises(io.ImportRefused) as refused, store.transaction() as session:
-        io.import_judgments(session, unknown)
+    with pytest.raises(ImportRefused) as refused, store.transaction() as session:
+        import_judgments(session, unknown)
     assert refused.value.reasons == [f"no stored nugget M{i:04d} in topic X-CS-1" for i in range(MAX_PROBLEMS)]

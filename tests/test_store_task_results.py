@@ -12,7 +12,8 @@ from sepia.ir4qa.qrels import read_qrels_rows
 from sepia.resources import resource_dir
 from sepia.services.qa_scores import score_stored_qa
 from sepia.services.scores import score_stored_ir4qa
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 from sepia.store.models import EvaluationResult
 from sepia.store.relevance import import_qrels
 
@@ -22,10 +23,10 @@ CS = resource_dir("corpora") / "cs"
 @pytest.fixture
 def campaign(store):
     with store.transaction() as session:
-        io.import_topics(session, read_file(CS / "topics.xml"))
+        import_topics(session, read_file(CS / "topics.xml"))
         import_qrels(session, read_qrels_rows(CS / "qrels.tsv"))
-        io.import_run(session, read_file(CS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
-        io.import_run(session, read_file(CS / "qa" / "TEAMA-CS-CS-01-T.xml"))
+        import_run(session, read_file(CS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
+        import_run(session, read_file(CS / "qa" / "TEAMA-CS-CS-01-T.xml"))
     return store
 
 

@@ -11,7 +11,7 @@ from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Judgment, Metadata
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
 from sepia.store.models import Document
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.support import citations, save_support, support_judgments
@@ -23,7 +23,7 @@ SEG = ["msmarco_v2.1_doc_00_1#0_0", "msmarco_v2.1_doc_00_1#1_90", "msmarco_v2.1_
 def add_run(session):
     for docid in SEG[:2]:
         session.add(Document(docid=docid, lang="EN", title=f"Title {docid[-4:]}", text=f"Segment text of {docid}."))
-    io.import_run(session, CCLQARun(Metadata("TEAMX-EN-EN-01-T"), [CCLQATopic(T1, [
+    import_run(session, CCLQARun(Metadata("TEAMX-EN-EN-01-T"), [CCLQATopic(T1, [
         Answer(1, "Coal fuelled it.", [SEG[0], SEG[1], SEG[0]]), Answer(2, "Steam too.", [SEG[2]]), Answer(3, "Alone.", [])])]))
 
 

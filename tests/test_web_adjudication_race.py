@@ -13,7 +13,10 @@ from web_helpers import browser_for, web_app_on
 
 from sepia.formats import model
 from sepia.scoring.adjudication import ADJUDICATED
-from sepia.store import io, judging
+from sepia.store import judging
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool
 from sepia.store.pools import assign_pool, build_pool
 
@@ -24,11 +27,11 @@ MEANWHILE = "was decided by another organiser since you opened this page"
 def one_disputed_item(store):
     """A pool whose one item as1 and as2 judged differently."""
     with store.transaction() as session:
-        io.import_topics(session, model.TopicSet([model.Topic(TOPIC, [model.LangText("CS", "什么是禽流感?")],
+        import_topics(session, model.TopicSet([model.Topic(TOPIC, [model.LangText("CS", "什么是禽流感?")],
                                                                answer_type="DEFINITION")], "CS"))
-        io.import_gold(session, model.GoldStandard("CS", [model.GoldTopic(TOPIC, "DEFINITION", nuggets=[
+        import_gold(session, model.GoldStandard("CS", [model.GoldTopic(TOPIC, "DEFINITION", nuggets=[
             model.GoldNugget("N001", "禽类"), model.GoldNugget("N002", "病毒")])]))
-        io.import_run(session, model.CCLQARun(model.Metadata("A-CS-CS-01-T"), [
+        import_run(session, model.CCLQARun(model.Metadata("A-CS-CS-01-T"), [
             model.CCLQATopic(TOPIC, [model.Answer(1, "禽类传染病")])]))
         build_pool(session, "main", "cclqa", depth=5)
         assign_pool(session, "main", ["as1", "as2"], overlap=1.0)

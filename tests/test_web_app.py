@@ -9,7 +9,8 @@ from web_helpers import PASSWORD, browser_for
 from sepia.cli import main
 from sepia.store.db import Store
 from sepia.store.models import User
-from sepia.web import create_app, demo
+from sepia.services import accounts
+from sepia.web import create_app
 
 
 def test_oversized_request_is_refused_with_413(app):
@@ -21,10 +22,10 @@ def test_oversized_request_is_refused_with_413(app):
 
 def test_seed_demo_accounts_gives_one_account_per_role_that_logs_in(tmp_path):
     store = Store(f"sqlite:///{tmp_path / 'demo.db'}")
-    created = demo.seed_demo_accounts(store)
+    created = accounts.seed_demo_accounts(store)
     assert sorted(role for _, _, role in created) == sorted(
         ["organiser", "topic_developer", "assessor", "assessor", "participant"])
-    assert demo.seed_demo_accounts(store) == []  # a second run keeps the accounts as they are
+    assert accounts.seed_demo_accounts(store) == []  # a second run keeps the accounts as they are
     with store.transaction() as session:
         participant = session.scalars(select(User).where(User.role == "participant")).one()
         assert participant.team.name == "DEMO"

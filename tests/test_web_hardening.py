@@ -13,7 +13,8 @@ from web_helpers import PASSWORD, browser_for, csrf_token, make_topic, nugget_ve
 
 from sepia.store import db as store_db
 from sepia.store.models import LoginFailure, Nugget, Topic, User, Vote
-from sepia.web import create_app, nuggets, voting
+from sepia.services import voting
+from sepia.web import create_app, nuggets
 
 DOC = "XIN_CMN_20080101.0001"
 TOPIC = "ACLIA2-CS-0001"
@@ -165,11 +166,11 @@ def test_the_throttle_holds_across_server_processes(strict_app, tmp_path):
 
 
 def test_an_unknown_user_costs_the_same_hash_as_a_wrong_password(app, monkeypatch):
-    from sepia.web import security
+    from sepia.services import accounts
 
     checked = []
-    real = security.check_password_hash
-    monkeypatch.setattr(security, "check_password_hash", lambda h, p: checked.append(h) or real(h, p))
+    real = accounts.check_password_hash
+    monkeypatch.setattr(accounts, "check_password_hash", lambda h, p: checked.append(h) or real(h, p))
     browser = browser_for(app)
     browser.login("nobody", "wrong-password")
     browser.login("dev", "wrong-password")

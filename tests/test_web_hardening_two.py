@@ -27,7 +27,8 @@ from sepia.formats import model
 from sepia.campaign import submission
 from sepia.formats.read import read_bytes
 from sepia.formats.write import to_xml
-from sepia.store import io
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.topics import export_topics
 from sepia.store.db import Store
 from sepia.store.models import AnswerText, ApiToken, Nugget, Submission, Team, Topic, TopicSet, TopicText, User
 from sepia.store.models import Pool as JudgingPool
@@ -117,9 +118,9 @@ def test_a_store_already_holding_control_characters_still_exports(store, caplog)
             TopicText(kind="question", lang="CS", text="什么是\x0b禽流感？", position=0)],
             nuggets=[Nugget(label="N001", text="甲型\x0b流感\x1f病毒", position=0)]))
     with caplog.at_level(logging.WARNING), store.transaction() as session:
-        gold = read_bytes(to_xml(io.export_gold(session)), "gold")
-        topics = read_bytes(to_xml(io.export_topics(session)), "topic")
-        public = read_bytes(to_xml(io.export_topics(session, questions_only=True)), "topic")
+        gold = read_bytes(to_xml(export_gold(session)), "gold")
+        topics = read_bytes(to_xml(export_topics(session)), "topic")
+        public = read_bytes(to_xml(export_topics(session, questions_only=True)), "topic")
     assert gold.topics[0].nuggets[0].text == "甲型流感病毒" and gold.topics[0].questions[0].text == "什么是禽流感？"
     assert topics.topics[0].memo == "m" and public.topics[0].questions[0].text == "什么是禽流感？"
     warnings = [r.getMessage() for r in caplog.records]
@@ -153,7 +154,7 @@ def test_account_fields_are_checked_with_what_is_allowed(web, fields, message):
 
 
 def test_every_team_name_accepted_can_name_a_run():
-    from sepia.web.accounts import TEAM_RE
+    from sepia.services.accounts import TEAM_RE
 
     for team in ("A", "KECIR", "team_2", "X" * 100):
         assert TEAM_RE.fullmatch(team) and vocab.parse_run_id(f"{team}-CS-CS-01-T").team == team

@@ -12,7 +12,7 @@ from web_helpers import browser_for, make_topic
 
 from sepia.cli import main
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, RelevanceJudgment
 
 TOPIC = "ACLIA2-CS-0001"
@@ -25,9 +25,9 @@ def campaign(store):
     make_topic(store, TOPIC, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "传染给人"])
     with store.transaction() as session:
         for run_id, texts in RUNS.items():
-            io.import_run(session, model.CCLQARun(model.Metadata(run_id), [
+            import_run(session, model.CCLQARun(model.Metadata(run_id), [
                 model.CCLQATopic(TOPIC, [model.Answer(i + 1, t, [DOC]) for i, t in enumerate(texts)])]))
-            io.import_run(session, model.IR4QARun(model.Metadata(run_id), [
+            import_run(session, model.IR4QARun(model.Metadata(run_id), [
                 model.IR4QATopic(TOPIC, [model.RetrievedDoc(1, DOC), model.RetrievedDoc(2, "XIN_CMN_20080102.0002")])]))
 
 

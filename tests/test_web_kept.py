@@ -12,11 +12,13 @@ from test_web_results import CORPUS, OWN, sample_campaign
 from web_helpers import browser_for, web_app
 
 from sepia.formats.read import read_file
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 from sepia.store.models import EvaluationResult, NuggetJudgment, Response, Run, RunTopic
 from sepia.web.app import create_app
 from sepia.web.kept import SHELF, kept
-from sepia.web.results import SCORES_STATE
+from sepia.campaign.results_store import SCORES_STATE
 
 
 def statements(app, browser, path: str) -> tuple[str, list[str]]:
@@ -48,10 +50,11 @@ def rescore_last_run(store, value: float) -> tuple[list[int], list[int]]:
     with store.transaction() as session:
         newest = session.scalar(select(EvaluationResult).order_by(EvaluationResult.id.desc()).limit(1))
         rows = session.scalars(select(EvaluationResult).where(
-            EvaluationResult.run_id == newest.run_id, EvaluationResult.settings == newest.settings)
+            EvaluationResult.run_id == newest.run_id, EvaluationResult.settings_id == newest.settings_id)
             .order_by(EvaluationResult.id)).all()
         before = [r.id for r in rows]
         copies = [EvaluationResult(run_id=r.run_id, measure=r.measure, matcher=r.matcher, settings=r.settings,
+                                   settings_id=r.settings_id,
                                    topic_id=r.topic_id, answer_type=r.answer_type, value=value) for r in rows]
         for row in rows:
             session.delete(row)
@@ -85,7 +88,7 @@ def test_the_scored_part_is_kept_until_scores_or_runs_change(app, web_store):
     with web_store.transaction() as session:  # its judgments first: a run with judgments is not replaced
         responses = select(Response.id).join(RunTopic).where(RunTopic.run_id == pk)
         session.execute(delete(NuggetJudgment).where(NuggetJudgment.response_id.in_(responses)))
-        store_io.import_run(session, read_file(CORPUS / "runs" / f"{OWN}.xml"), replace=True)
+        import_run(session, read_file(CORPUS / "runs" / f"{OWN}.xml"), replace=True)
     with web_store.transaction() as session:
         assert session.scalar(select(Run.id).where(Run.run_id == OWN)) == pk
     replaced, _ = statements(app, org, "/results/")
@@ -153,10 +156,10 @@ def test_threads_share_a_part_and_never_change_what_they_share(app):
 def test_the_key_changes_with_every_write_to_scores_and_runs(store):  # every backend
     """Rescoring with as many rows, replacing a run, deleting scores: each gives another key."""
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
-        store_io.import_gold(session, read_file(CORPUS / "gold.xml"))
+        import_topics(session, read_file(CORPUS / "topics.xml"))
+        import_gold(session, read_file(CORPUS / "gold.xml"))
         for path in sorted((CORPUS / "runs").glob("TEAM*.xml")):
-            store_io.import_run(session, read_file(path))
+            import_run(session, read_file(path))
     from sepia.services.scores import score_stored_runs
 
     keys = []
@@ -171,7 +174,7 @@ def test_the_key_changes_with_every_write_to_scores_and_runs(store):  # every ba
     rescore_last_run(store, 0.5)
     key()
     with store.transaction() as session:
-        store_io.import_run(session, read_file(CORPUS / "runs" / f"{OWN}.xml"), replace=True)
+        import_run(session, read_file(CORPUS / "runs" / f"{OWN}.xml"), replace=True)
     key()
     with store.transaction() as session:
         session.execute(EvaluationResult.__table__.delete().where(EvaluationResult.id == select(

@@ -15,8 +15,8 @@ from web_helpers import FakeEngine, add_documents, browser_for, make_topic
 from sepia.store.models import NuggetSource, Pool, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane
 from sepia.web.app import ITEM_MARKER, item_url
-from sepia.web.item_view import read_item, read_queue
-from sepia.web.topic_view import NuggetLike, TextLike, TopicLike, VoteLike, read_lang, read_topic
+from sepia.store.item_view import read_item, read_queue
+from sepia.store.topic_view import NuggetLike, TextLike, TopicLike, VoteLike, read_lang, read_topic
 
 DOC = "XIN_CMN_20080101.0001"
 
@@ -65,7 +65,8 @@ def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  #
     from test_web_judging import TOPIC, campaign
 
     from sepia.formats import model
-    from sepia.store import io, judging
+    from sepia.store import judging
+    from sepia.store.exchange.runs import import_run
     from sepia.store.models import Assignment, Document, PoolEntry, RelevanceJudgment, Response, ResponseDocument, RunTopic
     from sepia.store.pools import assign_pool, build_pool
 
@@ -74,7 +75,7 @@ def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  #
     with store.transaction() as session:  # a response citing more documents, added out of their order
         cited = session.scalar(select(Response).join(RunTopic).where(RunTopic.topic_id == TOPIC).limit(1))
         cited.docids += [ResponseDocument(docid="DOC-B", position=9), ResponseDocument(docid="DOC-A", position=8)]
-        io.import_run(session, model.IR4QARun(model.Metadata("TEAMC-CS-CS-01-T"), [  # a document not stored
+        import_run(session, model.IR4QARun(model.Metadata("TEAMC-CS-CS-01-T"), [  # a document not stored
             model.IR4QATopic(TOPIC, [model.RetrievedDoc(1, "XIN_CMN_20990101.0009")])]))
     with store.transaction() as session:
         pools = [build_pool(session, "p", "cclqa", 10), build_pool(session, "q", "ir4qa", 10)]

@@ -173,7 +173,7 @@ def test_submission_over_the_api_with_a_personal_token(app, web_store):
 
 def test_a_token_of_another_role_is_refused(app, web_store):
     from sepia.store.models import User
-    from sepia.web.security import digest
+    from sepia.services.logins import digest
 
     with web_store.transaction() as session:
         dev = session.scalar(select(User).where(User.username == "dev"))

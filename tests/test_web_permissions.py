@@ -17,7 +17,7 @@ from sepia.campaign.submission import submit_run
 from sepia.qa.evaluate import SETTINGS as QA_SETTINGS
 from sepia.store.models import ROLES, EvaluationResult, Run, TaskWindow
 from sepia.store.pools import assign_pool, build_pool
-from sepia.store.results import settings_key
+from sepia.store.results import settings_key, shown
 from sepia.store.rubric import set_rubric
 from sepia.web import pages
 
@@ -76,13 +76,15 @@ def released_campaign(store):
         qa = submit_run(session, "TEAMX", "par", "run.xml",
                         run_xml("qa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["PERSON"]}), 10**6)
         qa_pk = session.scalar(select(Run.id).where(Run.run_id == qa.run_id, Run.kind == "qa"))
-        session.add(EvaluationResult(run_id=qa_pk, measure="accuracy", value=1.0, settings=settings_key(QA_SETTINGS)))
+        session.add(EvaluationResult(run_id=qa_pk, measure="accuracy", value=1.0, settings=shown(QA_SETTINGS),
+                                     settings_id=settings_key(QA_SETTINGS)))
         cited = run_xml("cclqa", "TEAMX-CS-CS-01-T", {"ACLIA2-CS-0001": ["病毒"]}).replace(
             b"</TEXT>", b"</TEXT><DOCID>XIN_CMN_20080101.0001</DOCID>")  # a citation for the support screen
         run = submit_run(session, "TEAMX", "par", "run.xml", cited, 10**6)
         run_pk = session.scalar(select(Run.id).where(Run.run_id == run.run_id, Run.kind == "cclqa"))
         session.add(EvaluationResult(run_id=run_pk, measure="F3", matcher="human", value=0.5,
-                                     settings=settings_key(default_settings("human"))))
+                                     settings=shown(default_settings("human").describe()),
+                                     settings_id=settings_key(default_settings("human").identity())))
     with store.transaction() as session:  # pool 1, its item 1 in assessor as1's queue; a rubric to grade with
         build_pool(session, "p", "cclqa", 30)
         assign_pool(session, "p", ["as1"])

@@ -10,7 +10,7 @@ from sqlalchemy import func, select
 from web_helpers import browser_for, make_topic
 
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
 from sepia.store.models import Assignment, JudgingPlan, Pool, PoolEntry
 
 TOPICS = [f"ACLIA2-CS-000{i}" for i in range(1, 5)]
@@ -20,7 +20,7 @@ def campaign(store):
     for topic_id in TOPICS:
         make_topic(store, topic_id, nuggets=["甲型流感病毒", "禽类传染病"])
     with store.transaction() as session:
-        io.import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
+        import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
             model.CCLQATopic(t, [model.Answer(1, f"禽类传染病 {i}")]) for i, t in enumerate(TOPICS)]))
 
 

@@ -12,15 +12,16 @@ from web_helpers import browser_for
 from sepia.cli import main
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.topics import import_topics
 
 CORPUS = resource_dir("corpora") / "cs"
 
 
 def test_probes_page_shows_what_the_command_computes(app, web_store):
     with web_store.transaction() as session:
-        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
-        store_io.import_gold(session, read_file(CORPUS / "gold.xml"))
+        import_topics(session, read_file(CORPUS / "topics.xml"))
+        import_gold(session, read_file(CORPUS / "gold.xml"))
     org = browser_for(app, "org")
     assert "Run the probes" in org.get("/results/probes/").get_data(as_text=True)
     page = org.post("/results/probes/").get_data(as_text=True)

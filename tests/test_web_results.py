@@ -18,7 +18,10 @@ from sepia.cli import main
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.judgments import import_judgments
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 from sepia.store.models import EvaluationResult, TaskWindow
 from sepia.vocab import ANSWER_TYPES
 
@@ -38,10 +41,10 @@ def expected(matcher: str, *options: str) -> dict[str, dict]:
 def sample_campaign(app, store):
     """The CS sample: topics and gold in the store, other teams' runs imported, TEAMX's uploaded."""
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
-        store_io.import_gold(session, read_file(CORPUS / "gold.xml"))
+        import_topics(session, read_file(CORPUS / "topics.xml"))
+        import_gold(session, read_file(CORPUS / "gold.xml"))
         for path in sorted((CORPUS / "runs").glob("TEAM[ABC]-*.xml")):
-            store_io.import_run(session, read_file(path))
+            import_run(session, read_file(path))
     topic_ids = [t.topic_id for t in read_file(CORPUS / "topics.xml").topics]
     set_id = schedule(store, "Formal run", topic_ids, {"cclqa": (-1, 1, None)})
     par = browser_for(app, "par")
@@ -51,7 +54,7 @@ def sample_campaign(app, store):
     assert response.status_code == 302
     par.get(response.headers["Location"])  # the receipt, and its message is read
     with store.transaction() as session:
-        store_io.import_judgments(session, read_judgments(CORPUS / "judgments.tsv"))
+        import_judgments(session, read_judgments(CORPUS / "judgments.tsv"))
     return set_id, par
 
 
@@ -145,8 +148,8 @@ def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, 
 
     gold = read_file(CORPUS / "gold.xml")
     with web_store.transaction() as session:
-        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
-        store_io.import_gold(session, gold)
+        import_topics(session, read_file(CORPUS / "topics.xml"))
+        import_gold(session, gold)
     nuggets = {t.topic_id: [n.text for n in t.nuggets] for t in gold.topics}
     dry, formal = sorted(nuggets)[:3], sorted(nuggets)[3:]
     dry_id = schedule(web_store, "Dry run", dry, {"cclqa": (-1, 1, None)})
@@ -161,7 +164,7 @@ def test_a_released_dry_run_shows_nothing_of_a_formal_run_still_unreleased(app, 
                                     ("TEAMB-CS-CS-01-T", formal, lambda t: nuggets[t])):
         (tmp_path / f"{run_id}.xml").write_bytes(run_xml("cclqa", run_id, {t: answers(t) for t in topics}))
         with web_store.transaction() as session:
-            store_io.import_run(session, read_file(tmp_path / f"{run_id}.xml"))
+            import_run(session, read_file(tmp_path / f"{run_id}.xml"))
     org = browser_for(app, "org")
     org.post("/results/score")
     assert "TEAMB-CS-CS-01-T" in org.get("/results/").get_data(as_text=True)  # organisers see every run
@@ -195,10 +198,10 @@ def ir4qa_and_qa_campaign(app, store, tmp_path):
     from sepia.store.relevance import import_qrels
 
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(CORPUS / "topics.xml"))
+        import_topics(session, read_file(CORPUS / "topics.xml"))
         import_qrels(session, read_qrels_rows(CORPUS / "qrels.tsv"))
-        store_io.import_run(session, read_file(CORPUS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
-        store_io.import_run(session, read_file(CORPUS / "qa" / "TEAMA-CS-CS-01-T.xml"))
+        import_run(session, read_file(CORPUS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
+        import_run(session, read_file(CORPUS / "qa" / "TEAMA-CS-CS-01-T.xml"))
     topics = read_file(CORPUS / "topics.xml").topics
     set_id = schedule(store, "Formal run", [t.topic_id for t in topics], {"qa": (-1, 1, None), "ir4qa": (-1, 1, None)})
     relevant = [line.split("\t")[1] for line in (CORPUS / "qrels.tsv").read_text().splitlines()[1:]]

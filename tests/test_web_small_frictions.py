@@ -14,7 +14,7 @@ from web_helpers import browser_for, make_topic
 
 from sepia.campaign import results
 from sepia.campaign.tables import Table
-from sepia.web.first_steps import first_steps
+from sepia.services.first_steps import first_steps
 
 CS1 = "ACLIA2-CS-0001"
 

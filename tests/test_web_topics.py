@@ -8,7 +8,7 @@ from web_helpers import DOCUMENTS, FakeEngine, browser_for, make_topic
 
 from sepia.formats.validate import validate_bytes
 from sepia.formats.write import to_xml
-from sepia.store import io
+from sepia.store.exchange.topics import export_topics
 from sepia.store.models import AnswerText, Topic, TopicText
 from sepia.web.search_pane import safe_snippet
 
@@ -117,7 +117,7 @@ def test_gold_key_terms_are_written_in_the_topic_form_and_exported(app, web_stor
     shown = form_of(dev.get("/topics/ACLIA2-CS-0001").get_data(as_text=True))
     assert (shown["key_terms_target"], shown["key_terms_en"]) == ("禽流感\nＣＺ－３Ａ", "bird flu")
     with web_store.transaction() as session:
-        exported = to_xml(io.export_topics(session, topic_ids=["ACLIA2-CS-0001"]))
+        exported = to_xml(export_topics(session, topic_ids=["ACLIA2-CS-0001"]))
     topic, problems = validate_bytes(exported, "topics.xml")
     assert problems == [] and [(k.lang, k.text) for k in topic.topics[0].key_terms] == [
         ("JA", "鳥インフル"), ("CS", "禽流感"), ("CS", "ＣＺ－３Ａ"), ("EN", "bird flu")]

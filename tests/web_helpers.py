@@ -13,8 +13,8 @@ from sepia.search.engine import DocumentView, SearchHit, SearchPage, Span
 from sepia.store.db import Store
 from sepia.store.models import Document, User
 from sepia.web import create_app
-from sepia.web.accounts import team_named
-from sepia.web.security import hash_password
+from sepia.services.accounts import team_named
+from sepia.services.accounts import hash_password
 
 PASSWORD = "correct-horse-1"
 ACCOUNTS = {  # username -> (role, team)

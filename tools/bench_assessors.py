@@ -30,7 +30,8 @@ from sqlalchemy import insert, select  # noqa: E402
 
 from sepia.formats import model  # noqa: E402
 from sepia.scoring.adjudication import ADJUDICATED  # noqa: E402
-from sepia.store import io, pool_agreement, quality  # noqa: E402
+from sepia.store import pool_agreement, quality  # noqa: E402
+from sepia.store.exchange.runs import import_run  # noqa: E402
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, Topic, Vote, utcnow  # noqa: E402
 from sepia.store.pools import assign_pool, build_pool  # noqa: E402
@@ -48,7 +49,7 @@ def seed(store: Store, topics: int, runs: int, depth: int) -> int:
                               status="completed", nuggets=[Nugget(label=f"N{n:03d}", text=f"信息{n}", position=n)
                                                            for n in range(10)]))
         for r in range(runs):
-            io.import_run(session, model.CCLQARun(model.Metadata(f"T{r:02d}-CS-CS-01-T"), [
+            import_run(session, model.CCLQARun(model.Metadata(f"T{r:02d}-CS-CS-01-T"), [
                 model.CCLQATopic(t, [model.Answer(k + 1, f"{t} {r} {k} 回答") for k in range(depth)]) for t in ids]))
         session.flush()
         nuggets = {}

@@ -36,7 +36,7 @@ from webload import BIN, PASSWORD, Client, production_server, server_env  # noqa
 
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import Document, Topic  # noqa: E402
-from sepia.web.accounts import create_user  # noqa: E402
+from sepia.services.accounts import create_user  # noqa: E402
 
 AIM_SECONDS = 1.0
 LANGUAGES = ("JA", "CS")

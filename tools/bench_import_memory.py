@@ -16,7 +16,7 @@ fresh process (its peak resident memory, from the kernel):
 Printed beside the aim: each peak over the peak at the smallest run count; at ten times the data
 it is to be at most 1.5.
 
-The gold standard's import (`sepia.store.io.import_gold`, CPU seconds) is printed beside the time
+The gold standard's import (`sepia.store.import_gold`, CPU seconds) is printed beside the time
 to read and check its file (`sepia validate`'s work, in the same process); the aim is at most 2.
 """
 from __future__ import annotations
@@ -38,7 +38,8 @@ from webload import fresh_database, server_env  # noqa: E402
 from sepia.formats import model  # noqa: E402
 from sepia.formats.validate import validate_file  # noqa: E402
 from sepia.formats.write import to_xml  # noqa: E402
-from sepia.store import io  # noqa: E402
+from sepia.store.exchange.gold import import_gold  # noqa: E402
+from sepia.store.exchange.runs import import_run  # noqa: E402
 from sepia.store.db import Store  # noqa: E402
 
 NUGGETS = 20
@@ -112,7 +113,7 @@ def gold_costs(home: Path, url: str, topics: int) -> tuple[float, float]:
     store = Store(url)
     started = time.process_time()
     with store.transaction() as session:
-        io.import_gold(session, gold)
+        import_gold(session, gold)
     imported = time.process_time() - started
     store.dispose()
     return read, imported
@@ -127,7 +128,7 @@ def measure(base_url: str | None, runs: int, topics: int, progress) -> dict:
             store = Store(url)
             for team in range(runs):
                 with store.transaction() as session:
-                    io.import_run(session, run_of(team, topics))
+                    import_run(session, run_of(team, topics))
                 progress(f"{team + 1}/{runs} runs stored")
             store.dispose()
             judgments = home / "judgments.tsv"

@@ -47,7 +47,7 @@ from webload import (BIN, PASSWORD, TOKEN_RE, Client, LeanClients, Server, produ
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import PoolEntry, Topic  # noqa: E402
 from sepia.store.pools import assign_pool, build_pool  # noqa: E402
-from sepia.web.accounts import create_user  # noqa: E402
+from sepia.services.accounts import create_user  # noqa: E402
 
 AIM_MS = 50.0
 AIM_RATIO = 2.0  # a page's p95 over the trivial request's

@@ -1,12 +1,12 @@
 """The learned matcher against the human judgments, honestly: every run scored by a model that never
 saw its own judgments (leave-one-run-out) or its team's (leave-one-team-out), beside SEPIA's other
 matchers, on the TREC 2024 RAG data and on the sample campaign (corpora/cs, ct, ja). Prints the
-Markdown that docs/metaeval.md shows: one table, a row per matcher and option and each data set's
+Markdown that docs/measurements.md shows: one table, a row per matcher and option and each data set's
 columns, then each data set's size and the learned probabilities' calibration:
 
     .venv/bin/python tools/learned_report.py [--check] [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
 
-With --check it also says whether docs/metaeval.md shows exactly this output (exit 1 if not): the
+With --check it also says whether docs/measurements.md shows exactly this output (exit 1 if not): the
 full check, about a minute of CPU, which the test suite leaves to this tool (it checks the sample
 campaign's columns only, tests/test_learned_matcher.py).
 
@@ -180,7 +180,7 @@ def sample(lang: str) -> DataSet:
 
 
 SAMPLES = ("cs", "ct", "ja")
-DOCS = ROOT / "docs" / "metaeval.md"
+DOCS = ROOT / "docs" / "measurements.md"
 
 
 def main(argv: list[str]) -> int:

@@ -38,11 +38,11 @@ from sqlalchemy import create_engine, select  # noqa: E402
 from webload import BIN, PASSWORD, Client, Clock, fresh_database, production_server, run_all, server_env  # noqa: E402
 
 from sepia.formats import model  # noqa: E402
-from sepia.store import io  # noqa: E402
+from sepia.store.exchange.runs import import_run  # noqa: E402
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, PoolEntry, Topic, TopicText, User  # noqa: E402
 from sepia.store.pools import assign_pool, build_pool  # noqa: E402
-from sepia.web.security import hash_password  # noqa: E402
+from sepia.services.accounts import hash_password  # noqa: E402
 
 AIM_MS = 100.0
 ACTION_RE = re.compile(r'action="(/judge/\d+/[^/]+/(\d+))"')
@@ -64,7 +64,7 @@ def seed(url: str, assessors: int, topics: int, runs: int, seed_value: int) -> t
             topic.nuggets = [Nugget(label=f"N{n + 1:03d}", text=f"信息{n}", position=n) for n in range(10)]
             session.add(topic)
         for r in range(runs):
-            io.import_run(session, model.CCLQARun(model.Metadata(f"T{r:02d}-CS-CS-01-T"), [
+            import_run(session, model.CCLQARun(model.Metadata(f"T{r:02d}-CS-CS-01-T"), [
                 model.CCLQATopic(t, [model.Answer(i + 1, f"回答{rng.randrange(40)}") for i in range(10)])
                 for t in topic_ids]))
         pool = build_pool(session, "load", "cclqa", 30)

@@ -40,7 +40,7 @@ from webload import BIN, PASSWORD, Client, Clock, fresh_database, production_ser
 
 from sepia.store.db import Store  # noqa: E402
 from sepia.store.models import AnswerText, Document, Nugget, Topic, TopicText, User, Vote  # noqa: E402
-from sepia.web.security import hash_password  # noqa: E402
+from sepia.services.accounts import hash_password  # noqa: E402
 
 DOCID = "LOAD_DOC_0001"
 DOC_TEXT = "新华社北京电。禽流感是一种由甲型流感病毒引起的禽类传染病。专家说，病毒可以传染给人。"

@@ -1,7 +1,7 @@
 """`--numbers strict` against the aims of issue 26 item 4, on the sample gold standards (corpora/) and
 the TREC 2024 RAG nuggets: the fooled rate of the changed-numbers probe (aim: at most 10%) and the
 run-level Kendall tau-b against human F3 (aim: not lower than without strict), for binarized and
-softmatch, lenient beside strict. Prints the Markdown table docs/metaeval.md shows:
+softmatch, lenient beside strict. Prints the Markdown table docs/measurements.md shows:
 
     .venv/bin/python tools/numbers_strict_report.py [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
 """

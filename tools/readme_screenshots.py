@@ -36,7 +36,7 @@ def build_demo(home: Path) -> dict[str, str]:
     if result.exit_code:
         raise SystemExit(f"sepia demo failed:\n{result.output}")
     from sepia.store.db import Store
-    from sepia.web.demo import seed_demo_accounts
+    from sepia.services.accounts import seed_demo_accounts
 
     store = Store()
     try:

@@ -8,8 +8,9 @@ from datetime import timedelta
 
 from sepia.store.db import Store
 from sepia.store.models import ApiToken, TaskWindow, Topic, TopicSet, TopicText, User, utcnow
-from sepia.web.accounts import team_named
-from sepia.web.security import digest, hash_password
+from sepia.services.accounts import team_named
+from sepia.services.accounts import hash_password
+from sepia.services.logins import digest
 
 TEAM = "BENCH"
 TOKEN = "sepia_bench-token"

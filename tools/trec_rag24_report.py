@@ -1,14 +1,14 @@
-"""Human F3 against BINARIZED F3 on the TREC RAG 2024 nugget assignments (docs/trec-rag.md).
+"""Human F3 against BINARIZED F3 on the TREC RAG 2024 nugget assignments (docs/measurements.md).
 
 Converts the file with `sepia convert nuggetizer` into a temporary directory, reads the outputs back
 as `sepia evaluate` would, scores the 45 runs with the human judgments and with the BINARIZED
 matcher (theta 0.5; once with the default tokens, once stemmed without stop words, and once more so
 with the English analysis SEPIA used before, to show what the stemmer swap changed), and prints the
-Markdown that docs/trec-rag.md shows, so the page can be regenerated:
+Markdown that docs/measurements.md shows, so the page can be regenerated:
 
     .venv/bin/python tools/trec_rag24_report.py [--check] [../shared/data/trec-rag24/rag24_nugget_assignment.20241108.jl]
 
-With --check it also says whether docs/trec-rag.md shows exactly this output (exit 1 if not): the
+With --check it also says whether docs/measurements.md shows exactly this output (exit 1 if not): the
 full check, about 12 s of CPU, which the test suite leaves to this tool (it runs the report on a
 slice of the topics).
 """
@@ -217,7 +217,7 @@ def main(argv: list[str]) -> int:
     output = report(path)
     sys.stdout.write(output)
     if check:
-        docs = Path(__file__).resolve().parents[1] / "docs" / "trec-rag.md"
+        docs = Path(__file__).resolve().parents[1] / "docs" / "measurements.md"
         shown = output.strip() in docs.read_text(encoding="utf-8")
         print(f"{docs}: {'shows exactly this output' if shown else 'does NOT show this output'}")
         return 0 if shown else 1

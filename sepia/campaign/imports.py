@@ -1,21 +1,22 @@
 """An organiser's import of an exchange file into the store (`sepia import`): the importers that
 sepia/formats/registry.py names, each (session, object, file name, file bytes, replace) -> what was
-imported. The caller commits; io.ImportRefused leaves the store as it was."""
+imported. The caller commits; ImportRefused leaves the store as it was."""
 from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
 from sepia.campaign.submission import import_run_file
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.topics import import_topics
 
 
 def topics(session: Session, topic_set: model.TopicSet, filename: str, data: bytes | None, replace: bool) -> str:
-    return f"{io.import_topics(session, topic_set, replace)} topics"
+    return f"{import_topics(session, topic_set, replace)} topics"
 
 
 def gold(session: Session, gold: model.GoldStandard, filename: str, data: bytes | None, replace: bool) -> str:
-    return f"{io.import_gold(session, gold, replace)} nuggets in {len(gold.topics)} topics"
+    return f"{import_gold(session, gold, replace)} nuggets in {len(gold.topics)} topics"
 
 
 def run(session: Session, run, filename: str, data: bytes | None, replace: bool) -> str:

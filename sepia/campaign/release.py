@@ -7,7 +7,7 @@ from sqlalchemy import and_, not_, select
 from sqlalchemy.orm import Session
 
 from sepia.formats.write import to_xml
-from sepia.store import io
+from sepia.store.exchange.topics import export_topics
 from sepia.store.models import Topic, TopicText
 from sepia.vocab import TOPIC_COMPLETED
 
@@ -32,7 +32,7 @@ def unfinished(session: Session) -> dict[int | None, list[str]]:
 def topics_file(session: Session, set_id: int) -> bytes:
     """The topics file the teams download: the questions of the set's releasable topics."""
     ids = session.scalars(select(Topic.id).where(Topic.topic_set_id == set_id, RELEASABLE).order_by(Topic.id))
-    return to_xml(io.export_topics(session, topic_ids=list(ids), questions_only=True))
+    return to_xml(export_topics(session, topic_ids=list(ids), questions_only=True))
 
 
 def named(topic_ids: list[str], most: int = 10) -> str:

@@ -18,7 +18,7 @@ from sepia.campaign.tables import Table
 from sepia.scoring import nuggetizer
 from sepia.scoring.evaluate import Settings
 from sepia.store import models as db
-from sepia.store.io import RAG_PREFIX
+from sepia.store.results import RAG_PREFIX
 from sepia.store.results import settings_key
 from sepia import matchers
 
@@ -60,9 +60,9 @@ class RunResult:
         return {t: statistics.fmean(v) for t, v in groups.items()}
 
 
-def default_settings(matcher: str) -> dict:
+def default_settings(matcher: str) -> Settings:
     """The settings the results pages score with, and look for in the store."""
-    return Settings(matcher=matcher).describe()
+    return Settings(matcher=matcher)
 
 
 _COLUMNS = (db.Run.run_id, db.Run.team, db.EvaluationResult.matcher, db.EvaluationResult.measure,
@@ -71,17 +71,17 @@ _COLUMNS = (db.Run.run_id, db.Run.team, db.EvaluationResult.matcher, db.Evaluati
 
 
 def load_results(session: Session, matcher: str, run_ids: list[str] | None = None,
-                 settings_described: dict | None = None, label: str = "") -> list[RunResult]:
-    """The stored F-scores of CCLQA runs under `settings_described` (`Settings.describe`, its scores
-    named `label`), by default under the default settings of `matcher` (of a matcher that has none,
-    `opt_in`: under the settings it last stored scores with), one query."""
-    settings = (settings_key(settings_described) if settings_described is not None else
-                settings_key(default_settings(matcher)) if not matchers.kind(matcher).opt_in else
-                select(db.EvaluationResult.settings).where(db.EvaluationResult.matcher == matcher)
-                .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
+                 settings: Settings | None = None, label: str = "") -> list[RunResult]:
+    """The stored F-scores of CCLQA runs under `settings` (its scores named `label`), by default
+    under the default settings of `matcher` (of a matcher that has none, `opt_in`: under the
+    settings it last stored scores with), one query."""
+    key = (settings_key(settings.identity()) if settings is not None else
+           settings_key(default_settings(matcher).identity()) if not matchers.kind(matcher).opt_in else
+           select(db.EvaluationResult.settings_id).where(db.EvaluationResult.matcher == matcher)
+           .order_by(db.EvaluationResult.id.desc()).limit(1).scalar_subquery())
     query = (select(*_COLUMNS).join(db.Run, db.Run.id == db.EvaluationResult.run_id)
              .where(db.Run.kind == "cclqa", db.EvaluationResult.matcher == matcher,
-                    db.EvaluationResult.settings == settings)
+                    db.EvaluationResult.settings_id == key)
              .order_by(db.Run.run_id, db.EvaluationResult.id))
     if run_ids is not None:
         query = query.where(db.Run.run_id.in_(run_ids))
@@ -92,7 +92,7 @@ def load_released(session: Session) -> dict[str, list[RunResult]]:
     """The stored F-scores of CCLQA runs under every settings the organisers released to the teams
     (`db.ReleasedSettings`), by `released-ID`, each named by its label; one query."""
     query = (select(db.ReleasedSettings.id, db.ReleasedSettings.label, *_COLUMNS)
-             .join(db.EvaluationResult, db.EvaluationResult.settings == db.ReleasedSettings.settings)
+             .join(db.EvaluationResult, db.EvaluationResult.settings_id == db.ReleasedSettings.settings_id)
              .join(db.Run, db.Run.id == db.EvaluationResult.run_id).where(db.Run.kind == "cclqa")
              .order_by(db.ReleasedSettings.id, db.Run.run_id, db.EvaluationResult.id))
     rows: dict[tuple[int, str], list] = {}

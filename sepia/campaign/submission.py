@@ -19,7 +19,8 @@ from sepia.formats.registry import detect_format, named, run_kind
 from sepia.formats.validate import validate_bytes
 from sepia.formats.xmlsafe import parse_xml
 from sepia.services.documents import missing_in
-from sepia.store import io
+from sepia.store.bulk import fill_large_binary, large_binary
+from sepia.store.exchange.runs import import_run
 from sepia.store.models import Run, Submission, TaskWindow, Topic, as_utc, utcnow
 
 IMPORTED_BY = "sepia import"  # the submitter of runs an organiser imports
@@ -103,7 +104,7 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
         raise SubmissionRefused(notes + [_located(p) for p in problems] + refusals or ["The file is not valid."])
     assert facts is not None and facts.kind is not None
     replaced = _is_current(session, facts)
-    stored = io.import_run(session, run, submitted_by=username, replace=True)
+    stored = import_run(session, run, submitted_by=username, replace=True)
     receipt = receipt_of(keep_file(session, run, stored, window.topic_set_id, filename, data, username, now))
     receipt.replaced = replaced
     receipt.warnings = notes + [_located(p) for p in problems]
@@ -142,8 +143,8 @@ def import_run_file(session: Session, run, filename: str, data: bytes, replace: 
     """An organiser's import of a run file (`sepia import`, the demo): stored as a run, and its
     bytes as its team's current submission, so that it can be downloaded and its team sees its
     results as for a run the team uploaded; the windows and limits that bind teams do not apply.
-    The caller commits; io.ImportRefused when the run is stored already and not `replace`."""
-    row = io.import_run(session, run, submitted_by=IMPORTED_BY, replace=replace)
+    The caller commits; ImportRefused when the run is stored already and not `replace`."""
+    row = import_run(session, run, submitted_by=IMPORTED_BY, replace=replace)
     set_ids = set(_topic_sets(session, [t.topic_id for t in run.topics]).values())
     keep_file(session, run, row, set_ids.pop() if len(set_ids) == 1 else None, filename, data, IMPORTED_BY,
               now or utcnow())
@@ -152,17 +153,17 @@ def import_run_file(session: Session, run, filename: str, data: bytes, replace: 
 
 def keep_file(session: Session, run, stored: Run, topic_set_id: int | None, filename: str, data: bytes,
               submitted_by: str, now: datetime) -> Submission:
-    """The run file's exact bytes as the current submission of its run ID (`stored`, as io.import_run
+    """The run file's exact bytes as the current submission of its run ID (`stored`, as import_run
     stored it); an earlier one is kept, superseded (without reading its bytes)."""
     kind = stored.kind
     session.execute(update(Submission).where(_current(stored.run_id, kind)).values(superseded_at=now))
     row = Submission(run_id=stored.run_id, kind=kind, team=stored.team,
                      topic_set_id=topic_set_id, filename=filename[:255], sha256=hashlib.sha256(data).hexdigest(),
-                     size=len(data), content=io.large_binary(session, data), topics=len(run.topics),
+                     size=len(data), content=large_binary(session, data), topics=len(run.topics),
                      items=_items(run, kind), submitted_by=submitted_by, submitted_at=now)
     session.add(row)
     session.flush()
-    io.fill_large_binary(session, row, "content", data)
+    fill_large_binary(session, row, "content", data)
     return row
 
 

@@ -95,21 +95,24 @@ class TaskResults:
                                     [r.run_id for r in runs])
 
 
-def latest_settings(session: Session, task: str) -> str | None:
-    """The settings of the task's most recent scoring, as the store keeps them."""
-    return session.scalar(select(db.EvaluationResult.settings).join(db.Run, db.Run.id == db.EvaluationResult.run_id)
-                          .where(db.Run.kind == task).order_by(db.EvaluationResult.id.desc()).limit(1))
+def latest_settings(session: Session, task: str):
+    """The settings of the task's most recent scoring, as the store keeps them: (their key, their JSON);
+    None before the first."""
+    return session.execute(select(db.EvaluationResult.settings_id, db.EvaluationResult.settings)
+                           .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
+                           .where(db.Run.kind == task).order_by(db.EvaluationResult.id.desc()).limit(1)).first()
 
 
 def load(session: Session, task: str) -> TaskResults | None:
     """The runs of an IR4QA or QA scoring, in two queries; None when the task has no stored scores."""
-    settings = latest_settings(session, task)
-    if settings is None:
+    latest = latest_settings(session, task)
+    if latest is None:
         return None
+    key, settings = latest
     query = (select(db.Run.run_id, db.Run.team, db.EvaluationResult.measure, db.EvaluationResult.topic_id,
                     db.EvaluationResult.answer_type, db.EvaluationResult.value)
              .join(db.Run, db.Run.id == db.EvaluationResult.run_id)
-             .where(db.Run.kind == task, db.EvaluationResult.settings == settings)
+             .where(db.Run.kind == task, db.EvaluationResult.settings_id == key)
              .order_by(db.Run.run_id, db.EvaluationResult.id))
     runs: dict[str, MeasureRun] = {}
     measures: dict[str, None] = {}

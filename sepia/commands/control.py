@@ -7,7 +7,7 @@ import sys
 import click
 
 from sepia.store.db import Store
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 
 
 @click.group()

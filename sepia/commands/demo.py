@@ -63,7 +63,8 @@ def demo(home, serve, host, port, progress):
 
 
 def _serve(store, host: str, port: int) -> None:
-    from sepia.web.demo import THREADS, run_production_server, seed_demo_accounts
+    from sepia.services.accounts import seed_demo_accounts
+    from sepia.web.demo import THREADS, run_production_server
 
     accounts = seed_demo_accounts(store)
     click.echo("")

@@ -18,7 +18,7 @@ def gold() -> None:
 def export(lang: str | None, out: str | None) -> None:
     """Export topics, nuggets, votes and pyramid weights as a gold-standard XML file."""
     from sepia.store.db import Store
-    from sepia.web.gold import gold_xml
+    from sepia.services.gold import gold_xml
 
     store = Store()
     try:

@@ -9,7 +9,7 @@ from dataclasses import asdict
 import click
 
 from sepia.store.db import Store
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.plans import MAX_SEED
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, build_pool, pool_document, pool_rows, pool_size
 from sepia.vocab import LANGUAGES

@@ -19,7 +19,10 @@ from sepia.formats.write import to_xml
 from sepia.formats.xmlsafe import load_xml
 from sepia.ir4qa import qrels as qrels_tsv
 from sepia.services.validation import QRELS, is_qrels, missing_in_configured_store, validate_qrels
-from sepia.store import io, relevance
+from sepia.store import relevance
+from sepia.store.errors import ImportRefused
+from sepia.store.exchange import gold as gold_io, runs as runs_io, topics as topics_io
+from sepia.store.exchange.judgments import export_judgments as stored_judgments, import_judgments_file, judgments_file_problems
 from sepia.store.db import Store
 
 
@@ -44,7 +47,7 @@ def _validate(store: Store, path, format_name):
         return *validate_qrels(path), None
     if is_judgments(path, format_name):
         with store.sessions() as session:  # staged to find its duplicates, then rolled back
-            problems = io.judgments_file_problems(session, path)
+            problems = judgments_file_problems(session, path)
         return None if problems else JudgmentsFile(path), problems, None
     try:
         xml = load_xml(path)
@@ -69,7 +72,7 @@ def _import_one(session, path, obj, data: bytes | None, replace: bool, assessor:
         return f"{count} relevance judgments in {len({r.topic_id for r in obj.rows})} topics"
     if (kind := registry.format_of(obj)) is not None:
         return kind.import_into(session, obj, Path(path).name, data, replace)
-    return f"{io.import_judgments_file(session, obj.path, replace)} judgments"
+    return f"{import_judgments_file(session, obj.path, replace)} judgments"
 
 
 @click.command("import")
@@ -94,8 +97,8 @@ def import_(files, format_name, replace, assessor):
             with store.transaction() as session:
                 what = _import_one(session, path, obj, data, replace, assessor)
             click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
-        except (io.ImportRefused, FormatError) as exc:  # FormatError: a judgments file changed since checked
-            for line in ([f"{path}: {r}" for r in exc.reasons] if isinstance(exc, io.ImportRefused)
+        except (ImportRefused, FormatError) as exc:  # FormatError: a judgments file changed since checked
+            for line in ([f"{path}: {r}" for r in exc.reasons] if isinstance(exc, ImportRefused)
                          else [str(p) for p in exc.problems]):
                 click.echo(line, err=True)
             click.echo(f"{path}: nothing imported from this file", err=True)
@@ -144,7 +147,7 @@ _lang = click.option("--lang", type=click.Choice(["EN", "CS", "CT", "JA"]), help
 def export_topics(lang, out):
     """The topic set (topics XML), all languages or one."""
     with Store().transaction() as session:
-        _write(to_xml(io.export_topics(session, lang)), out)
+        _write(to_xml(topics_io.export_topics(session, lang)), out)
 
 
 @export.command("gold")
@@ -153,7 +156,7 @@ def export_topics(lang, out):
 def export_gold(lang, out):
     """The gold standard (nuggets and their votes, gold XML), all languages or one."""
     with Store().transaction() as session:
-        _write(to_xml(io.export_gold(session, lang)), out)
+        _write(to_xml(gold_io.export_gold(session, lang)), out)
 
 
 @export.command("run")
@@ -163,7 +166,7 @@ def export_gold(lang, out):
 def export_run(run_id, kind, out):
     """One run as its submission XML (CCLQA, IR4QA or QA, by --kind)."""
     with Store().transaction() as session:
-        run = io.export_run(session, run_id, kind)
+        run = runs_io.export_run(session, run_id, kind)
     if run is None:
         raise click.UsageError(f"no {kind} run {run_id} in the store")
     _write(to_xml(run), out)
@@ -178,7 +181,7 @@ def export_run(run_id, kind, out):
 def export_judgments(run_id, individual, out):
     """Nugget judgments as the TSV that `sepia evaluate --judgments` reads."""
     with Store().transaction() as session:
-        _write(judgments_to_tsv(io.export_judgments(session, run_id, individual=individual)), out)
+        _write(judgments_to_tsv(stored_judgments(session, run_id, individual=individual)), out)
 
 
 @export.command("support")

@@ -20,7 +20,7 @@ def user() -> None:
 def add(username: str, role: str, team: str | None, display_name: str, password: str | None) -> None:
     """Add an account USERNAME with a role."""
     from sepia.store.db import Store
-    from sepia.web.accounts import AccountError, create_user
+    from sepia.services.accounts import AccountError, create_user
 
     if password is None:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)

@@ -71,6 +71,18 @@ class Settings:
         return MatcherOptions(theta=self.theta, tokenizer=self.tokenizer, as_set=self.as_set, partial=self.partial,
                               numbers=self.numbers, judgments=judgments, extra=dict(self.matcher_options))
 
+    def identity(self) -> dict:
+        """The values of the settings that decide the scores, as JSON values: what the store keys the
+        scores by (`sepia.store.results.settings_key`); `describe` is the same settings as text to
+        show. Like `describe`, it leaves out the options the matcher does not take (theta as None)
+        and those that were added later while at the value that behaves as before (numbers
+        lenient, no matcher options, no depth), so that the identity of older scores does not
+        change; migration 0019 computed it from the descriptions kept before."""
+        described = self.describe()
+        described["allowance"] = {"per_type": dict(sorted(self.allowance_per_type.items())), "all": self.allowance}
+        described["tokens"] = {"stem": self.tokenizer.stem, "stopwords": self.tokenizer.stopwords, "as_set": self.as_set}
+        return described
+
     def describe(self) -> dict:
         """The settings as `sepia evaluate` prints them (and the store keeps them with the scores): the
         options the matcher's descriptor names; `numbers` and a matcher's own options only when set, so

@@ -33,6 +33,16 @@ def get_document(session: Session, docid: str) -> Document | None:
     return session.scalar(select(Document).where(Document.docid == docid))
 
 
+def collection_languages(session: Session) -> set[str]:
+    """The languages of the stored collections."""
+    return set(session.scalars(select(Document.lang).distinct()))
+
+
+def a_title(session: Session, lang: str) -> str | None:
+    """The title of one document of the collection (any that has one), to search it for."""
+    return session.scalar(select(Document.title).where(Document.lang == lang, Document.title != "").limit(1))
+
+
 def document_counts(session: Session) -> dict[str, int]:
     """Number of stored documents per collection language."""
     rows = session.execute(select(Document.lang, func.count()).group_by(Document.lang))

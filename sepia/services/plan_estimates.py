@@ -15,7 +15,9 @@ from sepia.matchers.base import Matcher
 from sepia.scoring.evaluate import Evaluator, Settings
 from sepia.matchers.learned import cross_fitted, fits_on_plan
 from sepia.services.scores import NothingToScore, stored_run_ids
-from sepia.store import io
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.judgments import export_judgments
+from sepia.store.exchange.runs import export_run
 from sepia.store.db import Store
 from sepia.store.item_plans import judged_item_plan
 from sepia.store.plans import get_plan, items_to_judge, judged_plan_topics
@@ -37,23 +39,23 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
         if len(judged) < len(planned):
             warnings.append(f"{len(judged)} of the {len(planned)} planned topics are judged for every run; "
                             "the estimates use those")
-        gold = io.export_gold(session)
+        gold = export_gold(session)
         try:  # a learned matcher: trained on the judged topics, cross-fitted, or a model fixed before the plan
             if fits_on_plan(settings):
-                runs = [io.export_run(session, run_id, "cclqa") for run_id in ids]
-                plan_judgments = [j for j in io.export_judgments(session) if j.topic_id in judged]
+                runs = [export_run(session, run_id, "cclqa") for run_id in ids]
+                plan_judgments = [j for j in export_judgments(session) if j.topic_id in judged]
                 automatic = Evaluator(gold, settings, None, cross_fitted(gold, runs, plan_judgments, "topic"))
             else:
                 automatic = Evaluator(gold, settings)
             if automatic.learns:
-                automatic.learn([io.export_run(session, run_id, "cclqa") for run_id in ids])
+                automatic.learn([export_run(session, run_id, "cclqa") for run_id in ids])
         except ValueError as exc:
             raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
         human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), [])
         scores = []
         for run_id in ids:
-            run = io.export_run(session, run_id, "cclqa")
-            scores.append(run_topic_scores(automatic, human, run, judged, io.export_judgments(session, run_id),
+            run = export_run(session, run_id, "cclqa")
+            scores.append(run_topic_scores(automatic, human, run, judged, export_judgments(session, run_id),
                                            population))
             session.expunge_all()
     stratified = any("/" in s for s in strata.values())      # "CS/DEFINITION": drawn within answer types
@@ -128,9 +130,9 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     warnings). ImportRefused until every response's planned nuggets of the first wave are judged."""
     with store.transaction() as session:
         topics, planned, warnings = judged_item_plan(session, pool_name)
-        gold = io.export_gold(session)
-        runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
-        judgments = io.export_judgments(session)
+        gold = export_gold(session)
+        runs = [export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
+        judgments = export_judgments(session)
     matcher: Matcher | None = None
     try:  # a learned matcher: trained on the first wave's planned items, cross-fitted (as the simulation: the
         # second wave's estimate needs a model fixed before its draw), or a model fixed before the plan

@@ -22,9 +22,11 @@ from sepia.metaeval.learned_plans import FLOOR
 from sepia.scoring.evaluate import Settings
 from sepia.matchers.learned import cross_fitted
 from sepia.services.scores import stored_run_ids
-from sepia.store import io
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.judgments import export_judgments
+from sepia.store.exchange.runs import export_run
 from sepia.store.db import Store
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.item_plans import Pair, add_wave, item_plan_state
 
 
@@ -68,9 +70,9 @@ def draw_wave(store: Store, pool_name: str, expected: int, seed: int) -> Wave:
         if expected > left:
             raise ImportRefused([f"pool {pool_name}: {left} (response, nugget) pairs are not yet planned; a wave of "
                                  f"{expected} expected pairs needs as many"])
-        gold = io.export_gold(session)
-        runs = [io.export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
-        judgments = [j for j in io.export_judgments(session) if (j.run_id, j.topic_id, j.nugget_id) in state.pairs]
+        gold = export_gold(session)
+        runs = [export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
+        judgments = [j for j in export_judgments(session) if (j.run_id, j.topic_id, j.nugget_id) in state.pairs]
     try:
         matcher = cross_fitted(gold, runs, judgments, "item", seed)
     except ValueError as exc:

@@ -9,7 +9,8 @@ from typing import Sequence
 from sepia import vocab
 from sepia.qa.evaluate import SETTINGS, QARunScore, evaluate_qa_run, ranked_qa
 from sepia.services.scores import NothingToScore
-from sepia.store import io
+from sepia.store.exchange import runs as runs_io
+from sepia.store.exchange.topics import export_topics
 from sepia.store.db import Store
 from sepia.store.results import replace_qa_scores
 
@@ -21,13 +22,13 @@ def score_stored_qa(store: Store, run_ids: Sequence[str] | None = None,
     Raises NothingToScore when the store lacks runs or topics."""
     with store.transaction() as session:
         ids = _stored_qa_runs(session, run_ids, lang_pairs)
-        topics = io.export_topics(session).topics
+        topics = export_topics(session).topics
         if not any(t.answer_type for t in topics):
             raise NothingToScore("the store holds no topic with an answer type: import topics with "
                                  "`sepia import TOPICS.xml`")
         results = []
         for run_id in ids:
-            results.append(evaluate_qa_run(topics, io.export_run(session, run_id, "qa")))
+            results.append(evaluate_qa_run(topics, runs_io.export_run(session, run_id, "qa")))
             session.expunge_all()  # the rows of this run are not needed again
     if save:
         with store.transaction() as session:
@@ -37,7 +38,7 @@ def score_stored_qa(store: Store, run_ids: Sequence[str] | None = None,
 
 def _stored_qa_runs(session, run_ids: Sequence[str] | None, lang_pairs: Sequence[str] | None) -> list[str]:
     """The stored QA run IDs asked for: every run named must be stored; at least one must remain."""
-    stored = io.run_ids(session, "qa")
+    stored = runs_io.run_ids(session, "qa")
     missing = [r for r in dict.fromkeys(run_ids or []) if r not in stored]
     if missing:
         raise NothingToScore(f"no Question Analysis run {', '.join(missing)} in the store")

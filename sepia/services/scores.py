@@ -18,7 +18,9 @@ from sepia import vocab
 from sepia.ir4qa.evaluate import IR4QAEvaluator, IR4QAResults, ranked_ir4qa, rankings_of
 from sepia.ir4qa.measures import default_gains, parse_gains
 from sepia.scoring.evaluate import Evaluator, RunScore, Settings, ranked
-from sepia.store import io
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.judgments import export_judgments
+from sepia.store.exchange.runs import export_run
 from sepia.store import models as db
 from sepia.store.db import Store
 from sepia.store.relevance import load_qrels
@@ -37,7 +39,8 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
     against the stored gold standard and, for the human matcher, the stored nugget judgments of all
     assessors; ranked, best first. `settings` is a `Settings` or a dict of its fields
     (`{"matcher": "human", "beta": 3}`). With `save`, the scores replace those the runs had under the
-    same settings in evaluation_result (`settings.describe()` is what is kept with them).
+    same settings in evaluation_result (kept under `settings_key(settings.identity())`, shown as
+    `settings.describe()`).
 
     Raises NothingToScore when the store lacks runs, a gold standard or (human) judgments."""
     settings = settings if isinstance(settings, Settings) else Settings(**(settings or {}))
@@ -46,7 +49,7 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
     human = kind is not None and kind.needs_judgments and not learner  # each run on its own judgments
     with store.transaction() as session:
         ids = stored_run_ids(session, "cclqa", run_ids, lang_pairs)
-        gold = io.export_gold(session)
+        gold = export_gold(session)
         if not gold.topics:
             raise NothingToScore("the store holds no gold standard (no topic has nuggets): "
                                  "import one with `sepia import GOLD.xml`")
@@ -55,7 +58,7 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
             raise NothingToScore(f"the store holds no nugget judgments for the {settings.matcher} matcher: import them "
                                  "with `sepia import JUDGMENTS.tsv`, or choose an automatic matcher")
         try:
-            judgments = [] if human else (io.export_judgments(session) or None) if learner else None
+            judgments = [] if human else (export_judgments(session) or None) if learner else None
             evaluator = Evaluator(gold, settings, judgments)
             if evaluator.learns:  # it learns from every stored run's judgments, each run's own left out
                 evaluator.learn([run for run, _ in _stored_runs(session, "cclqa", stored_run_ids(session, "cclqa"))])
@@ -65,7 +68,7 @@ def score_stored_runs(store: Store, settings: Settings | dict | None = None, run
                          for run, judgments in _stored_runs(session, "cclqa", ids, with_judgments=human))
     if save:
         with store.transaction() as session:
-            replace_cclqa_scores(session, results, settings.describe())
+            replace_cclqa_scores(session, results, settings)
     return results
 
 
@@ -121,8 +124,8 @@ def stored_run_ids(session: Session, kind: str, run_ids: Sequence[str] | None = 
 def _stored_runs(session: Session, kind: str, run_ids: Iterable[str], with_judgments: bool = False):
     """(run, its nugget judgments or None) for each run, one run in memory at a time."""
     for run_id in run_ids:
-        run = io.export_run(session, run_id, kind)
-        judgments = io.export_judgments(session, run_id) if with_judgments else None
+        run = export_run(session, run_id, kind)
+        judgments = export_judgments(session, run_id) if with_judgments else None
         session.expunge_all()  # the rows of this run are not needed again
         yield run, judgments
 

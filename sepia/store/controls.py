@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.scoring.adjudication import ADJUDICATED
 from sepia.store.judging import mark_judged
 

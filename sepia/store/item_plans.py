@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from sepia.metaeval.item_estimates import Drawn, Sample
 from sepia.store import models as db
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.planned import plan_samples
 from sepia.store.plans import get_plan, get_pool, population, population_changes
 

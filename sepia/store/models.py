@@ -516,7 +516,9 @@ class EvaluationResult(Base):
     run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"), index=True)
     measure: Mapped[str] = mapped_column(String(limits.MEASURE))  # e.g. F3, AP, ntcir:Q, nDCG@10 (sepia.ir4qa.registry)
     matcher: Mapped[str | None] = mapped_column(String(20))
-    settings: Mapped[str] = mapped_column(Text, default="{}")  # JSON of the parameters used
+    settings: Mapped[str] = mapped_column(Text, default="{}")  # JSON of the parameters used, as shown
+    # what the scores are kept and found by: the settings' values hashed (sepia.store.results.settings_key)
+    settings_id: Mapped[str] = mapped_column(String(64), index=True)
     topic_id: Mapped[str | None] = mapped_column(String(limits.TOPIC_ID))
     answer_type: Mapped[str | None] = mapped_column(String(20))
     value: Mapped[float] = mapped_column(Float)
@@ -526,11 +528,13 @@ class EvaluationResult(Base):
 
 
 class ReleasedSettings(Base):
-    """Scoring settings of CCLQA (`Settings.describe`, as evaluation_result keeps them) whose scores the
-    organisers released to the teams beside the default settings' (sepia.web.results). Migration 0014."""
+    """Scoring settings of CCLQA (`Settings.describe`, and their `settings_key` as evaluation_result keeps
+    it) whose scores the organisers released to the teams beside the default settings'
+    (sepia.web.results). Migration 0015."""
     __tablename__ = "released_settings"
     id: Mapped[int] = mapped_column(primary_key=True)
     settings: Mapped[str] = mapped_column(Text, unique=True)
+    settings_id: Mapped[str] = mapped_column(String(64), unique=True, index=True)  # as evaluation_result's (0019)
     label: Mapped[str] = mapped_column(String(200))  # how the teams' tables name them
     released_by: Mapped[str] = mapped_column(String(100))
     released_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

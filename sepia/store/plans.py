@@ -30,7 +30,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store import models as db
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.planned import plan_samples, planned_nuggets
 from sepia.store.pools import get_pool
 

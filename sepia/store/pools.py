@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session, selectinload
 from sepia.text.tokenize import normalize
 from sepia.store import models as db
 from sepia.store.db import hold
-from sepia.store.io import BATCH, ImportRefused, insert_rows, inserted_ids
+from sepia.store.bulk import BATCH, insert_rows, inserted_ids
+from sepia.store.errors import ImportRefused
 from sepia.store.planned import planned_entries, planned_topics
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question

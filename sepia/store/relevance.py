@@ -11,7 +11,7 @@ from sepia import vocab
 from sepia.ir4qa.qrels import Qrels, RelevanceRow, combine
 from sepia.scoring.adjudication import official
 from sepia.store import models as db
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 
 DEFAULT_ASSESSOR = "qrels"  # who judged the rows of a three-column qrels file, unless told
 CHUNK = 5000  # topic IDs per IN (...) list

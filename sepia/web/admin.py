@@ -2,19 +2,16 @@
 from __future__ import annotations
 
 from flask import Blueprint, flash, g, redirect, render_template, request, url_for
-from sqlalchemy import select
-
-from sepia.store.models import ROLES, User
-from sepia.web.accounts import (AccountError, checked_display_name, create_user, parse_languages, set_password,
-                                team_named)
-from sepia.web.db import db, get_or_404
+from sepia.services.accounts import (ROLES, AccountError, account, accounts, checked_display_name, create_user,
+                                     parse_languages, set_password, team_named)
+from sepia.web.db import db, found_or_404
 from sepia.web.security import roles_required
 
 bp = Blueprint("admin", __name__, url_prefix="/admin")
 
 
 def _users():
-    return db().scalars(select(User).order_by(User.role, User.username)).all()
+    return accounts(db())
 
 
 @bp.route("/users")
@@ -43,7 +40,7 @@ def add_user():
 @bp.route("/users/<int:user_id>", methods=["POST"])
 @roles_required("organiser")
 def update_user(user_id: int):
-    user = get_or_404(User, user_id, "account")
+    user = found_or_404(account(db(), user_id), "account")
     form = request.form
     try:
         role = form.get("role", user.role)

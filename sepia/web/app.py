@@ -18,10 +18,10 @@ from sepia import diskfull
 from sepia.formats.jsonlines import parse_line
 from sepia.resources import resource_dir
 from sepia.store.db import Store
-from sepia.store.models import as_utc
+from sepia.services.clock import as_utc
 from sepia.web import input_check, memory, pages, security
 from sepia.web.static_files import StaticFiles
-from sepia.web.throttle import Throttle
+from sepia.store.throttle import Throttle
 
 DEFAULT_MAX_UPLOAD_BYTES = 16 * 1024 * 1024
 STATIC_URL_PATH = "/static"  # what Flask would make of the static folder's name

@@ -9,11 +9,10 @@ import io
 import json
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
-from sqlalchemy import func, select
 
 from sepia.store import controls, quality
-from sepia.store.models import ControlItem, Pool
-from sepia.web.db import db, get_or_404
+from sepia.services.assessors import control_counts, pool_by_id, pools_by_age, set_training
+from sepia.web.db import db, found_or_404
 from sepia.web.downloads import file_response
 from sepia.web.security import roles_required
 
@@ -47,8 +46,8 @@ def overview():
                  for k in ("vote", "match", "relevance")}
     pairs = {(p["kind"], p["first"], p["second"]): p for p in found["kappa"]}
     pairs |= {(k, b, a): p for (k, a, b), p in pairs.items()}
-    pools = db().scalars(select(Pool).order_by(Pool.created_at)).all()
-    counts = dict(db().execute(select(ControlItem.kind, func.count()).group_by(ControlItem.kind)).all())
+    pools = pools_by_age(db())
+    counts = control_counts(db())
     return render_template("assessors/overview.html", report=found, assessors=assessors, pairs=pairs,
                            pools=pools, control_counts=counts, groups=("topic", "type", "lang", "run", "assessor"))
 
@@ -85,7 +84,7 @@ def _download_threshold() -> float:
 @roles_required("organiser")
 def mix():
     """Mix control items into a pool's queues at a rate, and set whether the pool trains."""
-    pool = get_or_404(Pool, request.form.get("pool", type=int) or 0, "pool")
+    pool = found_or_404(pool_by_id(db(), request.form.get("pool", type=int) or 0), "pool")
     try:
         try:
             percent = float(request.form.get("rate", ""))
@@ -95,7 +94,7 @@ def mix():
             raise ValueError("the share of control items is a percentage of each queue, from 0 up to "
                              "(not including) 100")
         added = controls.mix_controls(db(), pool, percent / 100)
-        pool.training = request.form.get("training") == "1"
+        set_training(pool, request.form.get("training") == "1")
         db().commit()
     except ValueError as error:
         db().rollback()

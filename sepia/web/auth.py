@@ -4,11 +4,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from flask import Blueprint, current_app, flash, g, make_response, redirect, render_template, request, url_for
-from sqlalchemy import select
-
-from sepia.store.models import User
+from sepia.services.accounts import account_named, verify_password
 from sepia.web.db import db
-from sepia.web.security import any_user, log_in, log_out, public, verify_password
+from sepia.web.security import any_user, log_in, log_out, public
 
 bp = Blueprint("auth", __name__)
 
@@ -56,7 +54,7 @@ def login():
             response = make_response(render_template("login.html", username=username), 429)
             response.headers["Retry-After"] = str(int(wait.total_seconds()))
             return response
-        user = db().scalars(select(User).where(User.username == username)).first()
+        user = account_named(db(), username)
         if not verify_password(user, password) or user is None or not user.active:
             throttle.record_failure(db(), username, address)
             db().commit()

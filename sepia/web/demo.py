@@ -1,40 +1,8 @@
-"""What `sepia demo` and `sepia serve` use: demo accounts, one per role, and a server runner."""
+"""What `sepia demo` and `sepia serve` use: a server runner (the demo accounts are
+`sepia.services.accounts.seed_demo_accounts`)."""
 from __future__ import annotations
 
-import secrets
 import socket
-
-from sqlalchemy import select
-
-from sepia.store.db import Store
-from sepia.store.models import User
-from sepia.web.accounts import create_user
-
-DEMO_ACCOUNTS = (
-    ("organiser", "organiser", None),
-    ("developer", "topic_developer", None),
-    ("assessor1", "assessor", None),
-    ("assessor2", "assessor", None),
-    ("participant", "participant", "DEMO"),
-)
-
-
-def seed_demo_accounts(store: Store) -> list[tuple[str, str, str]]:
-    """Create the demo accounts that do not exist yet, each with a fresh random password.
-
-    Returns (username, password, role) for the accounts created now; accounts already there keep
-    their password and are not listed (their password is not known any more).
-    """
-    created = []
-    with store.transaction() as session:
-        for username, role, team in DEMO_ACCOUNTS:
-            if session.scalars(select(User).where(User.username == username)).first() is not None:
-                continue
-            password = secrets.token_urlsafe(9)
-            create_user(session, username, password, role, team=team, display_name=username.capitalize())
-            created.append((username, password, role))
-    return created
-
 
 def check_port(host: str, port: int) -> None:
     """Refuse, with the fix, a port another program listens on (before any slow work starts)."""

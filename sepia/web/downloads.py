@@ -13,14 +13,12 @@ from datetime import datetime
 from typing import Sequence
 
 from flask import Blueprint, Response, abort, g, send_file
-from sqlalchemy import select
-from sqlalchemy.orm import Session, selectinload
-
-from sepia.campaign import release, schedule
+from sepia.campaign import release, schedule, topic_sets
 from sepia.formats.judgments import judgments_to_tsv
 from sepia.formats.write import to_xml
-from sepia.store import io
-from sepia.store.models import Submission, Topic, TopicSet, as_utc, utcnow
+from sepia.store.exchange.gold import export_gold
+from sepia.store.exchange.judgments import export_judgments
+from sepia.services.clock import as_utc, utcnow
 from sepia.vocab import language_pair_of
 from sepia.web.db import db
 from sepia.web.security import roles_required
@@ -39,15 +37,13 @@ class Offer:
     files: list[tuple[str, int]] = field(default_factory=list)  # (run ID, submission) one by one
 
 
-def offers(session: Session, sets: Sequence[TopicSet], now: datetime) -> list[Offer]:
+def offers(session, sets: Sequence, now: datetime) -> list[Offer]:
     """The downloads open to participants now, for the home page."""
     found = []
     shared = [(s, w) for s in sets for w in s.windows if schedule.runs_shared(w, now)]
     files: dict[tuple[int | None, str], list[tuple[str, int]]] = {}  # an imported run may be of no set
     if shared:
-        for set_id, kind, run_id, submission_id in session.execute(
-                select(Submission.topic_set_id, Submission.kind, Submission.run_id, Submission.id)
-                .where(Submission.superseded_at.is_(None)).order_by(Submission.run_id)):
+        for set_id, kind, run_id, submission_id in topic_sets.current_runs(session):
             files.setdefault((set_id, kind), []).append((run_id, submission_id))
     for topic_set in sets:
         if schedule.topics_available(topic_set.windows, now):
@@ -68,8 +64,8 @@ def file_response(data: bytes | str, filename: str, mimetype: str) -> Response:
     return Response(data, mimetype=mimetype, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
 
 
-def _topic_set(set_id: int) -> TopicSet:
-    found = db().scalar(select(TopicSet).where(TopicSet.id == set_id).options(selectinload(TopicSet.windows)))
+def _topic_set(set_id: int):
+    found = topic_sets.topic_set_with_windows(db(), set_id)
     if found is None:
         abort(404, "No such topic set.")
     return found
@@ -81,8 +77,8 @@ def _allow(allowed: bool) -> None:
         abort(404, "This is not available yet; the schedule on your home page says when it will be.")
 
 
-def _topic_ids(topic_set: TopicSet) -> list[str]:
-    return list(db().scalars(select(Topic.id).where(Topic.topic_set_id == topic_set.id).order_by(Topic.id)))
+def _topic_ids(topic_set) -> list[str]:
+    return topic_sets.set_topic_ids(db(), topic_set.id)
 
 
 def _slug(name: str) -> str:
@@ -111,16 +107,12 @@ def runs(set_id: int, task: str):
     manifest = stdio.StringIO()
     writer = csv.writer(manifest, delimiter="\t", lineterminator="\n")
     writer.writerow(MANIFEST_COLUMNS)
-    rows = db().execute(select(Submission).where(
-        Submission.topic_set_id == set_id, Submission.kind == task, Submission.superseded_at.is_(None))
-        .order_by(Submission.run_id).execution_options(yield_per=1)).scalars()
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as bundle:
-        for row in rows:
+        for row in topic_sets.current_submissions(db(), set_id, task):
             name = run_file_name(row.run_id, row.content)
             bundle.writestr(name, row.content)
             writer.writerow([row.run_id, row.team, task, language_pair_of(row.run_id), name, row.sha256, row.size, row.topics, row.items,
                              as_utc(row.submitted_at).isoformat()])  # SQLite gives it back without its zone
-            db().expunge(row)
         bundle.writestr("MANIFEST.tsv", manifest.getvalue())
     archive.seek(0)
     return send_file(archive, mimetype="application/zip", as_attachment=True,
@@ -131,7 +123,7 @@ def runs(set_id: int, task: str):
 @roles_required(*READERS)
 def run_file(submission_id: int):
     """One current run, as submitted, under the same rule as the zip of its window."""
-    row = db().get(Submission, submission_id)
+    row = topic_sets.submission(db(), submission_id)
     if row is None or row.superseded_at is not None or row.topic_set_id is None:
         abort(404, "No such run.")
     window = next((w for w in _topic_set(row.topic_set_id).windows if w.task == row.kind), None)
@@ -152,7 +144,7 @@ def run_file_name(run_id: str, content: bytes) -> str:
 def gold(set_id: int):
     topic_set = _topic_set(set_id)
     _allow(schedule.released(topic_set.windows, "cclqa", utcnow()))
-    data = to_xml(io.export_gold(db(), topic_ids=_topic_ids(topic_set)))
+    data = to_xml(export_gold(db(), topic_ids=_topic_ids(topic_set)))
     return file_response(data, f"gold-{_slug(topic_set.name)}.xml", "application/xml")
 
 
@@ -161,6 +153,6 @@ def gold(set_id: int):
 def judgments(set_id: int):
     topic_set = _topic_set(set_id)
     _allow(schedule.released(topic_set.windows, "cclqa", utcnow()))
-    rows = io.export_judgments(db(), topic_ids=_topic_ids(topic_set))
+    rows = export_judgments(db(), topic_ids=_topic_ids(topic_set))
     return file_response(judgments_to_tsv(rows), f"judgments-{_slug(topic_set.name)}.tsv",
                          "text/tab-separated-values; charset=utf-8")

@@ -3,11 +3,8 @@ from __future__ import annotations
 
 import re
 
-# Longest texts a person types or selects; the database's Text columns would take more, but a
-# nugget of a page or an answer of a book is a mistake (or an attack), not a campaign's data.
-NUGGET_MAX_CHARS = 1_000
-ANSWER_MAX_CHARS = 10_000
-TOPIC_FIELD_MAX_CHARS = 10_000
+from sepia.limits import over_limit
+
 
 # int() accepts "²", "٣" and 5,000-digit numbers; a database ID is none of those.
 _ID_RE = re.compile(r"[0-9]{1,9}")
@@ -29,6 +26,6 @@ def parse_ids(values: list[str], what: str = "ID") -> set[int]:
 
 
 def bounded_text(value: str, limit: int, what: str) -> str:
-    if len(value) > limit:
-        raise FormError(f"{what} has {len(value):,} characters; at most {limit:,} are allowed.")
+    if (problem := over_limit(what, value, limit)) is not None:
+        raise FormError(problem)
     return value

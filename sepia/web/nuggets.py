@@ -4,16 +4,17 @@ from __future__ import annotations
 import re
 
 from flask import Blueprint, abort, current_app, flash, g, redirect, render_template, request, url_for
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm.exc import StaleDataError
 
 from sepia.store import nugget_copies
-from sepia.store.models import AnswerText, Nugget, Topic
+from sepia.services import nuggets
+from sepia.services.writes import Conflict, commit, conflicts
 from sepia.vocab import TOPIC_COMPLETED
 from sepia.web.db import db, store
-from sepia.web.forms import NUGGET_MAX_CHARS, FormError, bounded_text, parse_id, parse_ids
+from sepia.limits import NUGGET_MAX_CHARS
+from sepia.web.forms import FormError, bounded_text, parse_id, parse_ids
 from sepia.web.security import roles_required
-from sepia.web.topics import NUGGETS, get_topic, topic_rows, topic_view
+from sepia.services.topics import NUGGETS
+from sepia.web.topics import get_topic, topic_rows, topic_view
 
 bp = Blueprint("nuggets", __name__, url_prefix="/nuggets")
 EDITORS = ("organiser", "topic_developer")
@@ -24,12 +25,12 @@ class NuggetError(ValueError):
     pass
 
 
-def next_label(topic: Topic) -> str:
+def next_label(topic) -> str:
     numbers = [int(m.group(1)) for n in topic.nuggets if (m := LABEL_RE.match(n.label))]
     return f"N{max(numbers, default=0) + 1:03d}"
 
 
-def _linked_answers(topic: Topic, form) -> list[AnswerText]:
+def _linked_answers(topic, form) -> list:
     try:
         wanted = parse_ids(form.getlist("answer_ids"), "answer text")
     except FormError as error:
@@ -52,7 +53,7 @@ def _text(form) -> str:
         raise NuggetError(str(error)) from error
 
 
-def _not_a_copy(topic: Topic, form, but: int | None = None) -> None:
+def _not_a_copy(topic, form, but: int | None = None) -> None:
     """Refuse a text that is already one of the topic's nuggets (after NFKC and white-space folding)."""
     first = nugget_copies.same_text(topic.nuggets, _text(form), but)
     if first is not None:
@@ -67,7 +68,7 @@ def _completed(topic):
     return topic
 
 
-def _completed_topic(topic_id: str) -> Topic:
+def _completed_topic(topic_id: str):
     return _completed(get_topic(topic_id, NUGGETS))
 
 
@@ -138,17 +139,16 @@ def add(topic_id: str):
     for _attempt in range(ADD_ATTEMPTS):
         topic = _completed_topic(topic_id)
         try:
-            _not_a_copy(topic, request.form)
-            nugget = Nugget(topic_id=topic.id, label=next_label(topic), text=_text(request.form),
-                            position=len(topic.nuggets), created_by=g.user.username)
-            nugget.answer_texts = _linked_answers(topic, request.form)
-            topic.nuggets.append(nugget)
-            db().commit()
+            with conflicts(db()):
+                _not_a_copy(topic, request.form)
+                nugget = nuggets.add_nugget(topic, next_label(topic), _text(request.form), g.user.username,
+                                            _linked_answers(topic, request.form))
+                db().commit()
             break
         except NuggetError as error:
             return _refuse(topic_id, str(error), 422)
-        except IntegrityError:
-            db().rollback()
+        except Conflict:
+            pass
     else:
         return _refuse(topic_id, "Others are adding nuggets to this topic right now; yours was not saved. "
                        "It is still in the form: add it again.", 409)
@@ -164,14 +164,14 @@ def _refuse(topic_id: str, message: str, status: int, editing: dict | None = Non
     return _page(topic_id, form, editing or {}), status
 
 
-def _nugget(topic: Topic, nugget_id: int) -> Nugget:
-    nugget = db().get(Nugget, nugget_id)
-    if nugget is None or nugget.topic_id != topic.id:
+def _nugget(topic, nugget_id: int):
+    nugget = nuggets.nugget_by_id(db(), nugget_id, topic.id)
+    if nugget is None:
         abort(404, "No such nugget.")
     return nugget
 
 
-def _loaded_version(nugget: Nugget) -> int:
+def _loaded_version(nugget) -> int:
     try:
         return parse_id(request.form.get("version", ""), "version")
     except FormError as error:
@@ -193,12 +193,10 @@ def update(topic_id: str, nugget_id: int):
         return _refuse(topic_id, f"{nugget.label}: {error}", 422, mine)
     if _loaded_version(nugget) != nugget.version:
         return _edit_conflict(topic_id, nugget, mine)
-    changed = text != nugget.text
-    nugget.text = text
-    nugget.answer_texts = answers
+    changed = nuggets.edit_nugget(nugget, text, answers)
     try:
-        db().commit()
-    except StaleDataError:  # saved by someone else between our read and our write
+        commit(db())
+    except Conflict:  # saved by someone else between our read and our write
         return _edit_conflict(topic_id, nugget, mine)
     message = f"Nugget {nugget.label} saved."
     if changed and nugget.votes:
@@ -207,9 +205,9 @@ def update(topic_id: str, nugget_id: int):
     return redirect(url_for("nuggets.topic", topic_id=topic_id) + f"#nugget-{nugget.id}")
 
 
-def _edit_conflict(topic_id: str, nugget: Nugget, mine: dict):
+def _edit_conflict(topic_id: str, nugget, mine: dict):
     db().rollback()
-    current = db().get(Nugget, nugget.id)
+    current = nuggets.nugget_by_id(db(), nugget.id)
     if current is None:
         return _refuse(topic_id, "Someone deleted this nugget while you edited it. Your text is below: "
                        "add it as a new nugget if it is still wanted.", 409)
@@ -227,10 +225,10 @@ def delete(topic_id: str, nugget_id: int):
     if _loaded_version(nugget) != nugget.version:
         return _refuse(topic_id, f"Someone changed {label} after you opened the page; it was not deleted. "
                        "Look at it again and delete it if you still want to.", 409)
-    topic.nuggets.remove(nugget)
+    nuggets.delete_nugget(topic, nugget)
     try:
-        db().commit()
-    except StaleDataError:
+        commit(db())
+    except Conflict:
         return _refuse(topic_id, f"Someone changed {label} at the same moment; it was not deleted.", 409)
     flash(f"Nugget {label} deleted" + (f" with its {votes} vote(s)." if votes else "."), "success")
     return redirect(url_for("nuggets.topic", topic_id=topic_id))

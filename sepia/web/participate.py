@@ -2,26 +2,23 @@
 from __future__ import annotations
 
 import re
-import secrets
 from datetime import datetime, timezone
 
 from flask import (Blueprint, abort, current_app, flash, g, jsonify, redirect, render_template, request,
                    url_for)
 from markupsafe import Markup, escape
-from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
 
-from sepia.campaign import schedule
+from sepia.campaign import schedule, topic_sets
 from sepia.campaign.submission import SubmissionRefused, receipt_of, submit_run
-from sepia.store.models import ApiToken, Submission, TopicSet, utcnow
+from sepia.services import logins
+from sepia.services.clock import utcnow
+from sepia.services.writes import Conflict, conflicts
 from sepia.web import downloads
 from sepia.web.db import db
 from sepia.web.forms import FormError, bounded_text
-from sepia.web.security import digest, roles_required, token_required
+from sepia.web.security import roles_required, token_required
 
 bp = Blueprint("participate", __name__)
-TOKEN_PREFIX = "sepia_"
 WARNINGS_SHOWN = 20  # each a message in the session cookie; `sepia validate` lists every one
 UTC_MOMENT = re.compile(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC")
 
@@ -55,15 +52,9 @@ def team_name() -> str | None:
 
 def _home(status: int = 200, refused: dict | None = None, new_token: str | None = None):
     now = utcnow()
-    sets = db().scalars(select(TopicSet).options(selectinload(TopicSet.windows)).order_by(TopicSet.id)).all()
-    mine = db().execute(
-        select(Submission.id, Submission.run_id, Submission.kind, Submission.filename, Submission.sha256,
-               Submission.topics, Submission.items, Submission.submitted_at, Submission.superseded_at,
-               Submission.submitted_by)
-        .where(Submission.team == (team_name() or ""))
-        .order_by(Submission.superseded_at.is_not(None), Submission.kind, Submission.run_id,
-                  Submission.submitted_at.desc())).all()
-    tokens = db().scalars(select(ApiToken).where(ApiToken.user_id == g.user.id).order_by(ApiToken.id)).all()
+    sets = topic_sets.topic_sets(db())
+    mine = topic_sets.team_submissions(db(), team_name() or "")
+    tokens = logins.user_tokens(db(), g.user.id)
     open_tasks = [(s, w) for s in sets for w in s.windows if schedule.phase(w, now) == schedule.OPEN]
     return render_template("participate/home.html", sets=sets, now=now, phase=schedule.phase, mine=mine,
                            tokens=tokens, open_tasks=open_tasks, refused=refused, new_token=new_token,
@@ -86,14 +77,14 @@ def upload():
         return _home(422)
     data = upload.read(current_app.config["MAX_RUN_BYTES"] + 1)
     try:
-        receipt = submit_run(db(), team_name(), g.user.username, upload.filename, data,
-                             current_app.config["MAX_RUN_BYTES"])
-        db().commit()
+        with conflicts(db()):
+            receipt = submit_run(db(), team_name(), g.user.username, upload.filename, data,
+                                 current_app.config["MAX_RUN_BYTES"])
+            db().commit()
     except SubmissionRefused as refusal:
         db().rollback()
         return _home(422, refused={"filename": upload.filename, "problems": refusal.problems})
-    except IntegrityError:
-        db().rollback()
+    except Conflict:
         return _home(409, refused={"filename": upload.filename, "problems": [
             "The same run was being stored by another upload at this moment; look at your submissions below "
             "and upload again if it is not there."]})
@@ -104,9 +95,9 @@ def upload():
     return redirect(url_for("participate.receipt", submission_id=receipt.submission_id))
 
 
-def _own_submission(submission_id: int) -> Submission:
-    row = db().get(Submission, submission_id)
-    if row is None or row.team != team_name():
+def _own_submission(submission_id: int):
+    row = topic_sets.team_submission(db(), submission_id, team_name())
+    if row is None:
         abort(404, "No such submission of your team.")
     return row
 
@@ -135,8 +126,7 @@ def create_token():
         name = bounded_text(" ".join(request.form.get("name", "").split()), 100, "A token's name") or "sepia submit"
     except FormError as error:
         abort(400, str(error))
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    db().add(ApiToken(user_id=g.user.id, name=name, token_hash=digest(token)))
+    token = logins.create_token(db(), g.user.id, name)
     db().commit()
     flash(f"Token {name!r} created. Copy it now: it is shown only once.", "success")
     return _home(new_token=token)
@@ -145,10 +135,10 @@ def create_token():
 @bp.route("/me/tokens/<int:token_id>/revoke", methods=["POST"])
 @roles_required("participant")
 def revoke_token(token_id: int):
-    token = db().get(ApiToken, token_id)
-    if token is None or token.user_id != g.user.id:
+    token = logins.user_token(db(), token_id, g.user.id)
+    if token is None:
         abort(404, "No such token of yours.")
-    db().delete(token)
+    logins.revoke_token(db(), token)
     db().commit()
     flash(f"Token {token.name!r} revoked: it no longer works.", "success")
     return redirect(url_for("participate.home") + "#tokens")
@@ -162,13 +152,13 @@ def api_submit():
     limit = current_app.config["MAX_RUN_BYTES"]
     data = request.get_data(cache=False)[: limit + 1]
     try:
-        receipt = submit_run(db(), team_name(), g.user.username, filename, data, limit)
-        db().commit()
+        with conflicts(db()):
+            receipt = submit_run(db(), team_name(), g.user.username, filename, data, limit)
+            db().commit()
     except SubmissionRefused as refusal:
         db().rollback()
         return jsonify(accepted=False, problems=refusal.problems), 422
-    except IntegrityError:
-        db().rollback()
+    except Conflict:
         return jsonify(accepted=False, problems=["The same run was being stored by another upload at this "
                                                  "moment; send it again."]), 409
     return jsonify(accepted=True, receipt=receipt.as_dict()), 201

@@ -16,9 +16,9 @@ bp = Blueprint("probes", __name__, url_prefix="/results/probes")
 def _report():
     """The probes on the stored gold standard; None (with a message) when it has no nuggets."""
     from sepia.metaeval.adversarial import run_probes
-    from sepia.store import io
+    from sepia.store.exchange.gold import export_gold
 
-    gold = io.export_gold(db())
+    gold = export_gold(db())
     db().close()  # the probes take a while and need nothing more from the store
     try:
         return run_probes(gold)

@@ -8,17 +8,13 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
 from markupsafe import Markup
-from sqlalchemy import exists, func, select
-
-from sepia.campaign import charts, matcher_settings, results, schedule, task_results
+from sepia.campaign import charts, matcher_settings, results, results_store, schedule, task_results
 from sepia.campaign.schedule import TASK_LABELS
 from sepia.ir4qa.evaluate import stored_measures
 from sepia.ir4qa.registry import ndcg_note, parse_measures
 from sepia.services.qa_scores import score_stored_qa
 from sepia.services.scores import NothingToScore, score_stored_ir4qa, score_stored_runs, score_stored_support
-from sepia.store.models import (EvaluationResult, JudgingPlan, NuggetJudgment, Pool, ReleasedSettings, Run, RunTopic,
-                                Submission, TaskWindow, Topic, utcnow)
-from sepia.store.results import settings_key
+from sepia.services.clock import utcnow
 from sepia.web.db import db, store
 from sepia.web.downloads import file_response
 from sepia.web.kept import kept
@@ -44,35 +40,13 @@ def _campaign_tables(scores: dict[str, list[results.RunResult]]) -> list:
         t for m in results.MATCHERS if (t := results.collaboration(db(), scores[m], m)) is not None]
 
 
-# Statements every overview sends, built once: building one costs more than running it.
-_pool, _plan = Pool.__table__, JudgingPlan.__table__
-PLANNED_POOLS = (select(_pool.c.id, _pool.c.name).join(_plan, _plan.c.pool_id == _pool.c.id)
-                 .order_by(_pool.c.name))
-JUDGED = select(exists().select_from(NuggetJudgment.__table__))
-
-
 def _plans() -> list[dict]:
     """Every pool with a judging plan and its estimates as last saved (None before the first)."""
     from sepia.store.plans import saved_estimates
 
-    pools = db().connection().execute(PLANNED_POOLS).all()
+    pools = results_store.planned_pools(db())
     saved = saved_estimates(db()) if pools else {}
     return [{"pool_id": pool_id, "name": name, "saved": saved.get(pool_id)} for pool_id, name in pools]
-
-
-def _newest(table, stamp):
-    """(rows, highest ID, that row's time) of a table: what `SCORES_STATE` reads of it."""
-    return (select(func.count()).select_from(table).scalar_subquery(),
-            select(func.max(table.c.id)).scalar_subquery(),
-            select(stamp).order_by(table.c.id.desc()).limit(1).scalar_subquery())
-
-
-# What the scored part of the overview is made from (every score and run), by a key that changes
-# with them. Scores and runs are only inserted and deleted, never updated (scoring again and
-# replacing a run delete and insert), so any change adds a row with a higher ID, or removes rows.
-# Where SQLite gives a new row the ID of a deleted one, the new row's time tells them apart.
-SCORES_STATE = select(*_newest(EvaluationResult.__table__, EvaluationResult.__table__.c.created_at),
-                      *_newest(Run.__table__, Run.__table__.c.submitted_at))
 
 
 @dataclass(frozen=True)
@@ -98,12 +72,12 @@ def _scored() -> Scored:
 @bp.route("/")
 @roles_required("organiser")
 def overview():
-    scored = kept("results", lambda: (*db().connection().execute(SCORES_STATE).one(), request.script_root), _scored)
+    scored = kept("results", lambda: (*results_store.scores_state(db()), request.script_root), _scored)
     return render_template("results/overview.html", scored=scored, plans=_plans(), can_learn=_judged())
 
 
 def _judged() -> bool:
-    return bool(db().connection().execute(JUDGED).scalar())
+    return results_store.any_judged(db())
 
 
 def _score_cclqa(learned: bool = False) -> str:
@@ -141,7 +115,7 @@ def score():
     note = ndcg_note(measures)  # nDCG meant NTCIREVAL's until 2026-11-28
     if note:
         flash(note[0].upper() + note[1:] + ".", "info")
-    kinds = set(db().scalars(select(Run.kind).distinct()))
+    kinds = results_store.stored_kinds(db())
     db().close()  # scoring opens its own transactions
     learned = request.form.get("learned") == "1"
     scorers = {"cclqa": lambda: _score_cclqa(learned), "ir4qa": lambda: _score_ir4qa(measures, gains), "qa": _score_qa}
@@ -181,7 +155,7 @@ def settings():
         return redirect(f"{url_for('results.settings')}?{urlencode(matcher_settings.query_of(chosen))}")
     if chosen is not None:
         label = matcher_settings.label(chosen)
-        runs = results.load_results(db(), chosen.matcher, settings_described=chosen.describe(), label=label)
+        runs = results.load_results(db(), chosen.matcher, settings=chosen, label=label)
         by_pair = {pair: [r for r in runs if r.pair == pair] for pair in sorted({r.pair for r in runs}, key=results.pair_order)}
         sections = [t for pair, shown in by_pair.items()
                     for t in (results.pair_table(pair, shown, "settings", label),
@@ -204,18 +178,17 @@ def support():
     return render_template("results/support.html", scores=scores, problem=problem)
 
 
-def _released_row(chosen) -> ReleasedSettings | None:
-    return db().scalar(select(ReleasedSettings).where(ReleasedSettings.settings == settings_key(chosen.describe())))
+def _released_row(chosen):
+    return results_store.released(db(), chosen)
 
 
 def _release(chosen, release: bool) -> None:
     """Release the scores of these settings to the teams (beside the defaults'), or withdraw them."""
     row = _released_row(chosen)
     if release and row is None:
-        db().add(ReleasedSettings(settings=settings_key(chosen.describe()), label=matcher_settings.label(chosen),
-                                  released_by=g.user.username))
+        results_store.release(db(), chosen, matcher_settings.label(chosen), g.user.username)
     elif not release and row is not None:
-        db().delete(row)
+        results_store.withdraw(db(), row)
     db().commit()
     flash(f"{'Released to' if release else 'Withdrawn from'} the teams: {matcher_settings.label(chosen)}.", "success")
 
@@ -276,12 +249,8 @@ def _visible_runs(task: str, releasing: frozenset[int] = frozenset()) -> tuple[s
     results are out, also from the pair's mean and best. The topic sets `releasing` count as released
     (the organiser's preview of a release)."""
     now = utcnow()
-    windows = {w.topic_set_id: w for w in db().scalars(select(TaskWindow).where(TaskWindow.task == task))}
-    sets: dict[str, set] = {}
-    for run_id, set_id in db().execute(select(Run.run_id, Topic.topic_set_id).distinct()
-                                       .join(RunTopic, RunTopic.run_id == Run.id)
-                                       .join(Topic, Topic.id == RunTopic.topic_id).where(Run.kind == task)):
-        sets.setdefault(run_id, set()).add(set_id)
+    windows = results_store.windows_of(db(), task)
+    sets = results_store.run_topic_sets(db(), task)
     released = {run_id for run_id, ids in sets.items()
                 if all(i in releasing or (i in windows and schedule.phase(windows[i], now) == schedule.RELEASED)
                        for i in ids)}
@@ -292,8 +261,7 @@ def _team_view(team: str, task: str) -> tuple[set[str], set[str], set[str]]:
     """What a team may see of a task: (its own current runs that are released, every released run,
     the runs of the public full table)."""
     released, public = _visible_runs(task)
-    own = set(db().scalars(select(Submission.run_id).where(
-        Submission.team == team, Submission.kind == task, Submission.superseded_at.is_(None))))
+    own = results_store.current_run_ids(db(), [team], task).get(team, set())
     return own & released, released, public
 
 
@@ -333,10 +301,7 @@ def teams_results(teams: list[str], releasing: frozenset[int] = frozenset()) -> 
     pages: dict[str, dict[str, tuple]] = {team: {} for team in teams}
     for task in TASK_ORDER:
         released, public = _visible_runs(task, releasing)
-        owned: dict[str, set[str]] = {}
-        for team, run_id in db().execute(select(Submission.team, Submission.run_id).where(
-                Submission.team.in_(teams), Submission.kind == task, Submission.superseded_at.is_(None))):
-            owned.setdefault(team, set()).add(run_id)
+        owned = results_store.current_run_ids(db(), teams, task)
         found = None
         if any(owned.get(team, set()) & released for team in teams):
             found = {**_all_results(), **results.load_released(db())} if task == "cclqa" else task_results.load(db(), task)

@@ -14,8 +14,8 @@ from sepia.metaeval.rubric_agreement import TOLERANCE, dimension_agreement, disp
 from sepia.scoring.rubric import answer_scores, run_scores
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
+from sepia.services.topics import topic_by_id
 from sepia.store.guidelines import GuidelinesUnread
-from sepia.store.models import Topic
 from sepia.web.db import db
 from sepia.web.security import roles_required
 
@@ -121,7 +121,7 @@ def _screen(run_topic_id: int, given: dict[str, int] | None = None, status: int 
     answer = store_rubric.answer(db(), run_topic_id, g.user.username)
     if answer is None:
         abort(404, "No such answer to grade.")
-    return render_template("rubric/judge.html", rubric=rubric, answer=answer, topic=db().get(Topic, answer.topic_id),
+    return render_template("rubric/judge.html", rubric=rubric, answer=answer, topic=topic_by_id(db(), answer.topic_id),
                            given=answer.grades if given is None else given, done=done, left=len(todo),
                            field=FIELD), status
 

@@ -6,12 +6,9 @@ import fnmatch
 from datetime import datetime, timezone
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import selectinload
-
-from sepia.campaign import release, schedule
-from sepia.store.models import Submission, TaskWindow, Topic, TopicSet, as_utc, utcnow
-from sepia.web.db import db, get_or_404
+from sepia.campaign import release, schedule, topic_sets
+from sepia.services.clock import as_utc, utcnow
+from sepia.web.db import db, found_or_404
 from sepia.web import results
 from sepia.web.forms import FormError, bounded_text, parse_id
 from sepia.web.security import roles_required
@@ -30,19 +27,15 @@ def parse_utc(value: str, what: str) -> datetime | None:
         raise FormError(f"{what}: {value[:30]!r} is not a date and time like 2026-12-01T09:00.") from None
 
 
-def topic_sets() -> list[TopicSet]:
-    return list(db().scalars(select(TopicSet).options(selectinload(TopicSet.windows)).order_by(TopicSet.id)))
+def _topic_set(set_id: int):
+    return found_or_404(topic_sets.topic_set(db(), set_id), "topic set")
 
 
 @bp.route("/schedule")
 @roles_required("organiser")
 def index():
-    sets = topic_sets()
-    counts = dict(db().execute(select(Topic.topic_set_id, func.count()).group_by(Topic.topic_set_id)).all())
-    languages: dict[int | None, dict[str, int]] = {}
-    for set_id, lang, count in db().execute(
-            select(Topic.topic_set_id, Topic.lang, func.count()).group_by(Topic.topic_set_id, Topic.lang)):
-        languages.setdefault(set_id, {})[lang] = count
+    sets = topic_sets.topic_sets(db())
+    counts, languages = topic_sets.topic_counts(db())
     now = utcnow()
     # Topics reopened after they joined a set: its topics file leaves them out.
     left = {set_id: [f"Not completed, so not in the topics file: {release.named(ids)}."]
@@ -60,10 +53,9 @@ def add_set():
     if not name or len(name) > 100:
         flash("A topic set needs a name of at most 100 characters.", "error")
         return redirect(url_for("schedule.index"))
-    if db().scalar(select(TopicSet).where(TopicSet.name == name)) is not None:
+    if not topic_sets.add_topic_set(db(), name, request.form.get("description", "").strip()[:2000]):
         flash(f"There is a topic set called {name!r} already.", "error")
         return redirect(url_for("schedule.index"))
-    db().add(TopicSet(name=name, description=request.form.get("description", "").strip()[:2000]))
     db().commit()
     flash(f"Topic set {name!r} created: give it topics and windows below.", "success")
     return redirect(url_for("schedule.index"))
@@ -73,31 +65,14 @@ def add_set():
 @roles_required("organiser")
 def save_windows(set_id: int):
     """All three tasks' windows of a topic set at once; a task left without times has no window."""
-    topic_set = get_or_404(TopicSet, set_id, "topic set")
-    form = request.form
-    existing = {w.task: w for w in topic_set.windows}
+    topic_set = _topic_set(set_id)
     try:
-        for task in schedule.TASKS:
-            label = schedule.TASK_LABELS[task]
-            opens = parse_utc(form.get(f"{task}_opens", ""), f"{label} opens")
-            closes = parse_utc(form.get(f"{task}_closes", ""), f"{label} closes")
-            release_at = parse_utc(form.get(f"{task}_release", ""), f"{label} release")
-            if opens is None and closes is None:
-                if task in existing:
-                    topic_set.windows.remove(existing[task])
-                continue
-            if opens is None or closes is None:
-                raise FormError(f"{label}: give both the opening and the closing time, or neither.")
-            window = existing.get(task) or TaskWindow(task=task)
-            window.opens_at, window.closes_at, window.release_at = opens, closes, release_at
-            window.max_runs = parse_id(form.get(f"{task}_max_runs", "5") or "5", f"{label} run limit")
-            window.publish_full_table = form.get(f"{task}_publish") == "1"
-            if task not in existing:
-                topic_set.windows.append(window)
+        windows = {task: _window(request.form, task) for task in schedule.TASKS}
     except FormError as error:
         db().rollback()
         flash(str(error), "error")
         return redirect(url_for("schedule.index") + f"#set-{set_id}")
+    topic_sets.set_windows(topic_set, windows)
     db().commit()
     flash(f"Schedule of {topic_set.name!r} saved.", "success")
     for warning in schedule.warnings(topic_set.windows):
@@ -105,16 +80,31 @@ def save_windows(set_id: int):
     return redirect(url_for("schedule.index") + f"#set-{set_id}")
 
 
+def _window(form, task: str) -> topic_sets.Window | None:
+    """A task's window as the form gives it; None for no window."""
+    label = schedule.TASK_LABELS[task]
+    opens = parse_utc(form.get(f"{task}_opens", ""), f"{label} opens")
+    closes = parse_utc(form.get(f"{task}_closes", ""), f"{label} closes")
+    release_at = parse_utc(form.get(f"{task}_release", ""), f"{label} release")
+    if opens is None and closes is None:
+        return None
+    if opens is None or closes is None:
+        raise FormError(f"{label}: give both the opening and the closing time, or neither.")
+    return topic_sets.Window(opens, closes, release_at,
+                             parse_id(form.get(f"{task}_max_runs", "5") or "5", f"{label} run limit"),
+                             form.get(f"{task}_publish") == "1")
+
+
 @bp.route("/schedule/<int:set_id>/topics", methods=["POST"])
 @roles_required("organiser")
 def assign_topics(set_id: int):
     """Put topics into the set: IDs or patterns (ACLIA2-CS-*), separated by spaces or lines."""
-    topic_set = get_or_404(TopicSet, set_id, "topic set")
+    topic_set = _topic_set(set_id)
     try:
         patterns = bounded_text(request.form.get("topics", ""), 100_000, "The list of topics").split()
     except FormError as error:
         abort(400, str(error))
-    ids = db().scalars(select(Topic.id)).all()
+    ids = topic_sets.topic_ids(db())
     chosen = sorted({topic_id for topic_id in ids for p in patterns if fnmatch.fnmatchcase(topic_id, p)})
     ready, unfinished = release.split_releasable(db(), chosen)
     if unfinished:  # teams would download them without a question: a topics file that does not validate
@@ -124,8 +114,7 @@ def assign_topics(set_id: int):
         flash("No topic matches what you gave.", "error")
     if not ready:
         return redirect(url_for("schedule.index") + f"#set-{set_id}")
-    db().execute(update(Topic).where(Topic.id.in_(ready)).values(topic_set_id=topic_set.id)
-                 .execution_options(synchronize_session=False))
+    topic_sets.put_topics(db(), topic_set.id, ready)
     db().commit()
     flash(f"{len(ready)} topic(s) now belong to {topic_set.name!r}.", "success")
     return redirect(url_for("schedule.index") + f"#set-{set_id}")
@@ -135,7 +124,7 @@ def assign_topics(set_id: int):
 @roles_required("organiser")
 def release_now(set_id: int, task: str):
     """Release a task's results of the set at this moment (its window must have closed)."""
-    topic_set = get_or_404(TopicSet, set_id, "topic set")
+    topic_set = _topic_set(set_id)
     window = next((w for w in topic_set.windows if w.task == task), None)
     if window is None:
         abort(404, "This topic set has no such task.")
@@ -157,9 +146,8 @@ def release_now(set_id: int, task: str):
 def preview(set_id: int):
     """What the teams receive: the set's topics file as they download it, and each team's Results
     page as it will be once the set's results are released (as it is, for tasks released already)."""
-    topic_set = get_or_404(TopicSet, set_id, "topic set")
-    teams = db().scalars(select(Submission.team).distinct().where(
-        Submission.topic_set_id == set_id, Submission.superseded_at.is_(None)).order_by(Submission.team)).all()
+    topic_set = _topic_set(set_id)
+    teams = topic_sets.teams_of(db(), set_id)
     releasing = frozenset({set_id})
     return render_template("campaign/preview.html", topic_set=topic_set,
                            topics_file=release.topics_file(db(), set_id).decode("utf-8"),
@@ -171,10 +159,5 @@ def preview(set_id: int):
 @bp.route("/submissions")
 @roles_required("organiser")
 def submissions():
-    rows = db().execute(
-        select(Submission.id, Submission.run_id, Submission.kind, Submission.team, Submission.filename,
-               Submission.sha256, Submission.size, Submission.topics, Submission.items, Submission.submitted_by,
-               Submission.submitted_at, Submission.superseded_at, TopicSet.name.label("topic_set"))
-        .outerjoin(TopicSet, TopicSet.id == Submission.topic_set_id)
-        .order_by(Submission.kind, Submission.run_id, Submission.submitted_at)).all()
+    rows = topic_sets.all_submissions(db())
     return render_template("campaign/submissions.html", rows=rows, task_labels=schedule.TASK_LABELS)

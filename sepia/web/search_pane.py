@@ -11,9 +11,8 @@ from html.parser import HTMLParser
 
 from flask import current_app
 from markupsafe import Markup
-from sqlalchemy import select
 
-from sepia.store.models import Document
+from sepia.services.documents import a_title
 from sepia.web.db import db
 
 SNIPPET_TAGS = frozenset({"mark", "b", "strong", "em"})
@@ -59,7 +58,7 @@ def warm_up(say=None) -> None:
         for lang in found.languages():
             if say is not None:
                 say(f"loading the {lang} search analyzer (a first search of the collection)")
-            title = db().scalar(select(Document.title).where(Document.lang == lang, Document.title != "").limit(1))
+            title = a_title(db(), lang)
             found.search(lang, title or lang, page_size=1)
     except Exception as error:  # a missing or broken index must not stop the server
         current_app.logger.warning("search warm-up: %s", error)

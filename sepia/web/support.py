@@ -12,10 +12,9 @@ from flask import Blueprint, abort, flash, g, redirect, render_template, request
 
 from sepia.metaeval.support_agreement import support_agreement
 from sepia.store import guidelines, support
-from sepia.store.db import hold
 from sepia.store.guidelines import GuidelinesUnread
-from sepia.store.models import Topic
-from sepia.web.db import db, get_or_404
+from sepia.services.topics import hold_topic, topic_by_id
+from sepia.web.db import db, found_or_404
 from sepia.web.forms import FormError
 from sepia.web.security import roles_required
 
@@ -35,7 +34,7 @@ def _citations(topic_id: str) -> list[support.Citation]:
 @bp.route("/judge/support/<topic_id>")
 @roles_required("assessor", "organiser")
 def screen(topic_id: str):
-    topic = get_or_404(Topic, topic_id, "topic")
+    topic = found_or_404(topic_by_id(db(), topic_id), "topic")
     rows = _citations(topic_id)
     return render_template("judging/support.html", topic=topic, rows=rows, field=FIELD)
 
@@ -43,7 +42,7 @@ def screen(topic_id: str):
 @bp.route("/judge/support/<topic_id>", methods=["POST"])
 @roles_required("assessor", "organiser")
 def save(topic_id: str):
-    topic = get_or_404(Topic, topic_id, "topic")
+    topic = found_or_404(topic_by_id(db(), topic_id), "topic")
     rows = _citations(topic_id)
     cited = {(c.response_id, c.docid) for c in rows}
     try:
@@ -92,7 +91,7 @@ def overview():
 @bp.route("/judge/support/<topic_id>/disputes")
 @roles_required("organiser")
 def disputes(topic_id: str):
-    topic = get_or_404(Topic, topic_id, "topic")
+    topic = found_or_404(topic_by_id(db(), topic_id), "topic")
     found = support.support_disputes(db(), topic_id)
     agreement = support_agreement([j for j in support.support_judgments(db(), individual=True) if j.topic_id == topic_id])
     return render_template("judging/support_disputes.html", topic=topic, disputes=found, agreement=agreement,
@@ -102,8 +101,8 @@ def disputes(topic_id: str):
 @bp.route("/judge/support/<topic_id>/disputes", methods=["POST"])
 @roles_required("organiser")
 def adjudicate(topic_id: str):
-    get_or_404(Topic, topic_id, "topic")
-    hold(db(), Topic.retired, Topic.id == topic_id)  # a second organiser deciding the topic waits, then is told
+    found_or_404(topic_by_id(db(), topic_id), "topic")
+    hold_topic(db(), topic_id)  # a second organiser deciding the topic waits, then is told
     found = support.support_disputes(db(), topic_id)
     if request.form.get("seen", "") != support.decisions_token(found):
         db().rollback()

@@ -2,43 +2,33 @@
 from __future__ import annotations
 
 from flask import Blueprint, abort, flash, g, jsonify, redirect, render_template, request, url_for
-from sqlalchemy import func, select
-from sqlalchemy.orm import joinedload, selectinload
-from sqlalchemy.orm.exc import StaleDataError
-
-from sepia.store.models import AnswerText, Document, Nugget, Topic
-from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES, TOPIC_COMPLETED
-from sepia.web import search_pane, topic_edit
+from sepia.services import topic_edit, topics
+from sepia.services.documents import collection_languages, get_document
+from sepia.services.topics import EVERYTHING, load_topic, read_topic_lang, read_topic_view, reread
+from sepia.services.writes import Conflict, commit
+from sepia.vocab import ANSWER_TYPES, LANGUAGE_NAMES, LANGUAGES
+from sepia.web import search_pane
 from sepia.web.db import db
 from sepia.web.forms import FormError, parse_id
 from sepia.web.security import roles_required
-from sepia.web.topic_view import TopicView, read_lang, read_topic
+from sepia.store.topic_view import TopicView
 
 bp = Blueprint("topics", __name__, url_prefix="/topics")
 EDITORS = ("organiser", "topic_developer")
 
 
-# What the views that change a topic load with it, in a few queries (never one per nugget or vote).
-# The texts come in the topic's own query (a join); each collection below them in one query more.
-VOTING = (joinedload(Topic.texts), selectinload(Topic.nuggets).selectinload(Nugget.votes))
-NUGGETS = (joinedload(Topic.texts), selectinload(Topic.answer_texts),
-           selectinload(Topic.nuggets).options(selectinload(Nugget.votes), selectinload(Nugget.sources),
-                                               selectinload(Nugget.answer_texts)))
-EVERYTHING = (*NUGGETS, selectinload(Topic.answer_texts).selectinload(AnswerText.nuggets))
-
-
-def get_topic(topic_id: str, loaded=EVERYTHING) -> Topic:
+def get_topic(topic_id: str, loaded=EVERYTHING):
     """The topic, to change, with what `loaded` names already loaded; 404 when there is none."""
-    topic = db().scalar(select(Topic).where(Topic.id == topic_id).options(*loaded))
+    topic = load_topic(db(), topic_id, loaded)
     if topic is None:
         abort(404, f"No topic {topic_id}.")
     return topic
 
 
 def topic_view(topic_id: str, **parts: bool) -> TopicView:
-    """The topic as a page shows it, with the parts sepia.web.topic_view.read_topic names; 404
+    """The topic as a page shows it, with the parts sepia.store.topic_view.read_topic names; 404
     when there is none."""
-    topic = read_topic(db().connection(), topic_id, **parts)
+    topic = read_topic_view(db(), topic_id, **parts)
     if topic is None:
         abort(404, f"No topic {topic_id}.")
     return topic
@@ -46,20 +36,7 @@ def topic_view(topic_id: str, **parts: bool) -> TopicView:
 
 def topic_rows(lang: str | None = None, completed_only: bool = False) -> list[dict]:
     """The topics with their counts of answer texts and nuggets, for the lists of every screen."""
-    session = db()
-    answers = dict(session.execute(select(AnswerText.topic_id, func.count()).group_by(AnswerText.topic_id)).all())
-    nuggets = dict(session.execute(select(Nugget.topic_id, func.count()).group_by(Nugget.topic_id)).all())
-    query = select(Topic).where(Topic.retired.is_(False)).options(selectinload(Topic.texts)).order_by(Topic.lang, Topic.id)
-    if lang:
-        query = query.where(Topic.lang == lang)
-    if completed_only:
-        query = query.where(Topic.status == TOPIC_COMPLETED)
-    rows = []
-    for topic in session.scalars(query):
-        question = topic.text_of("question", topic.lang) or topic.text_of("question", "EN") or ""
-        rows.append({"topic": topic, "question": question,
-                     "answers": answers.get(topic.id, 0), "nuggets": nuggets.get(topic.id, 0)})
-    return rows
+    return topics.topic_rows(db(), lang, completed_only)
 
 
 @bp.route("/")
@@ -69,7 +46,7 @@ def index():
     if lang not in (None, *LANGUAGES):
         abort(404, f"Unknown language {lang}.")
     # A new topic is written beside the search of its collection: offer the languages that have one.
-    collected = [code for code in LANGUAGES if code in set(db().scalars(select(Document.lang).distinct()))]
+    collected = [code for code in LANGUAGES if code in collection_languages(db())]
     return render_template("topics/index.html", rows=topic_rows(lang), lang=lang,
                            languages=LANGUAGES, new_languages=collected or list(LANGUAGES),
                            language_names=LANGUAGE_NAMES,
@@ -91,7 +68,7 @@ def create():
     return redirect(url_for("topics.edit", topic_id=topic.id))
 
 
-def _render_edit(topic: Topic | TopicView, values: dict, version: int, status: int = 200):
+def _render_edit(topic, values: dict, version: int, status: int = 200):
     return render_template("topics/edit.html", topic=topic, values=values, version=version,
                            answer_types=ANSWER_TYPES, language_names=LANGUAGE_NAMES), status
 
@@ -116,22 +93,20 @@ def save(topic_id: str):
         return _conflict(topic, mine)
     try:
         topic_edit.apply(topic, mine, g.user.username)
-        db().commit()
+        commit(db())
     except topic_edit.TopicError as error:
         db().rollback()
         flash(str(error), "error")
         return _render_edit(get_topic(topic_id), mine, loaded_version, 422)
-    except StaleDataError:
+    except Conflict:
         # Someone saved between our read and our write: the version check in the UPDATE caught it.
-        db().rollback()
         return _conflict(get_topic(topic_id), mine)
     flash(f"Topic {topic.id} saved.", "success")
     return redirect(url_for("topics.edit", topic_id=topic.id))
 
 
-def _conflict(topic: Topic, mine: dict):
-    db().refresh(topic)
-    theirs = topic_edit.values_of(topic)
+def _conflict(topic, mine: dict):
+    theirs = topic_edit.values_of(reread(db(), topic))
     flash("Someone else saved this topic after you opened it. Nothing was overwritten: "
           "compare the two versions and choose.", "error")
     return render_template("topics/conflict.html", topic=topic, mine=mine, theirs=theirs,
@@ -143,11 +118,9 @@ def _conflict(topic: Topic, mine: dict):
 def remove(topic_id: str):
     """Delete a topic nobody has built on yet; retire one with nuggets (they and their votes stay)."""
     topic = get_topic(topic_id)
-    if topic.nuggets:
-        topic.retired = True
+    if topics.remove_topic(db(), topic):
         message = f"Topic {topic.id} retired: its nuggets and votes are kept; it no longer appears in lists and queues."
     else:
-        db().delete(topic)
         message = f"Topic {topic.id} deleted."
     db().commit()
     flash(message, "success")
@@ -158,7 +131,7 @@ def remove(topic_id: str):
 
 def _topic_lang(topic_id: str):
     """The topic's ID and language, all the search pane needs of it; 404 when there is none."""
-    row = read_lang(db().connection(), topic_id)
+    row = read_topic_lang(db(), topic_id)
     if row is None:
         abort(404, f"No topic {topic_id}.")
     return row
@@ -202,7 +175,7 @@ def document(topic_id: str, docid: str):
     """The full document as JSON: its stored text and the query's hits as code-point offsets.
     The browser builds the view from text nodes, so what it selects maps back to these offsets."""
     topic = _topic_lang(topic_id)
-    doc = db().scalars(select(Document).where(Document.docid == docid)).first()
+    doc = get_document(db(), docid)
     if doc is None or doc.lang != topic.lang:
         return jsonify(error=f"No document {docid} in the {topic.lang} collection."), 404
     spans = search_pane.hit_spans(topic.lang, docid, request.args.get("q"), len(doc.text))
@@ -212,7 +185,7 @@ def document(topic_id: str, docid: str):
 
 # ---------------------------------------------------------------- answer texts
 
-def answer_json(answer: AnswerText) -> dict:
+def answer_json(answer) -> dict:
     return {"id": answer.id, "docid": answer.docid, "start": answer.start, "end": answer.end,
             "text": answer.text, "created_by": answer.created_by,
             "delete_url": url_for("topics.delete_answer", topic_id=answer.topic_id, answer_id=answer.id)}
@@ -233,9 +206,7 @@ def add_answer(topic_id: str):
             end=topic_edit.parse_offset(payload.get("end")),
             text=str(payload.get("text", "")),
         )
-        answer = topic_edit.check_passage(db(), topic, passage)
-        answer.created_by = g.user.username
-        db().add(answer)
+        answer = topics.add_answer_text(db(), topic, passage, g.user.username)
         db().commit()
     except topic_edit.TopicError as error:
         db().rollback()
@@ -252,11 +223,10 @@ def add_answer(topic_id: str):
 @bp.route("/<topic_id>/answers/<int:answer_id>/delete", methods=["POST"])
 @roles_required(*EDITORS)
 def delete_answer(topic_id: str, answer_id: int):
-    answer = db().get(AnswerText, answer_id)
-    if answer is None or answer.topic_id != topic_id:
+    answer = topics.answer_text(db(), topic_id, answer_id)
+    if answer is None:
         abort(404, "No such answer text.")
-    linked = len(answer.nuggets)
-    db().delete(answer)
+    linked = topics.delete_answer_text(db(), answer)
     db().commit()
     message = f"Answer text {answer_id} deleted."
     if linked:

@@ -4,16 +4,17 @@ from __future__ import annotations
 from typing import AbstractSet
 
 from flask import Blueprint, Response, abort, flash, g, redirect, render_template, request, url_for
-from sqlalchemy.exc import IntegrityError
 
 from sepia.vocab import LANGUAGES, TOPIC_COMPLETED
-from sepia.web import analysis, voting
+from sepia.services import vote_analysis, voting
+from sepia.services.writes import Conflict, conflicts
 from sepia.web.db import db
-from sepia.web.first_steps import first_steps
+from sepia.services.first_steps import first_steps
 from sepia.web.forms import FormError, parse_ids
-from sepia.web.gold import gold_xml
+from sepia.services.gold import gold_xml
 from sepia.web.security import roles_required
-from sepia.web.topics import VOTING, get_topic, topic_view
+from sepia.services.topics import VOTING
+from sepia.web.topics import get_topic, topic_view
 
 bp = Blueprint("votes", __name__, url_prefix="/votes")
 
@@ -58,16 +59,16 @@ def submit(topic_id: str):
     except FormError as error:
         abort(400, str(error))
     try:
-        cast = voting.submit(topic, g.user.username, request.form.get("shown", ""), vital_ids)
-        db().commit()
+        with conflicts(db()):
+            cast = voting.submit(topic, g.user.username, request.form.get("shown", ""), vital_ids)
+            db().commit()
     except voting.NuggetsChanged as change:
         db().rollback()
         flash(f"The nuggets of {topic.id} changed while your form was open: {change}. Nothing was "
               "recorded. Your ticks are kept: check the marked nuggets and submit again.", "error")
         return _render_topic(topic, vital_ids, {n.id for n in change.added + change.edited}, 409)
-    except IntegrityError:
+    except Conflict:
         # Another request wrote at the same moment: usually this same form sent twice.
-        db().rollback()
         if voting.open_nuggets(topic.nuggets, g.user.username):
             flash(f"The nuggets of {topic.id} changed at the moment you submitted. Nothing was recorded: "
                   "check them and submit again.", "error")
@@ -111,15 +112,15 @@ def overview():
     problems: list[str] = []
     matrices = []
     for topic in topics[(page - 1) * MATRICES_PER_PAGE: page * MATRICES_PER_PAGE]:
-        weights, warnings = analysis.topic_weights(topic)
+        weights, warnings = vote_analysis.topic_weights(topic)
         problems += [f"{topic.id}: {warning}" for warning in warnings]
         rows = [{"nugget": n, "votes": {v.assessor: v.vital for v in n.votes}, "tally": voting.tally(n),
-                 "weights": {s: weights[s][i] for s in analysis.SCHEMES}}
+                 "weights": {s: weights[s][i] for s in vote_analysis.SCHEMES}}
                 for i, n in enumerate(topic.nuggets)]
         matrices.append({"topic": topic, "assessors": voting.assessors_of([topic]), "rows": rows})
-    agreement = {code: analysis.vote_agreement(group) for code, group in by_lang.items()}
+    agreement = {code: vote_analysis.vote_agreement(group) for code, group in by_lang.items()}
     return render_template("votes/overview.html", matrices=matrices, agreement=agreement, lang=lang,
-                           languages=LANGUAGES, schemes=analysis.SCHEMES, notes=problems, status=status,
+                           languages=LANGUAGES, schemes=vote_analysis.SCHEMES, notes=problems, status=status,
                            statuses=STATUSES, page=page, pages=pages, shown=len(topics),
                            steps=first_steps(db()) if not topics and not lang and not status else None)
 

@@ -27,10 +27,12 @@ from sepia.formats.judgments import judgments_to_tsv, read_judgments
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
 from sepia.services.documents import ingest
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.judgments import import_judgments
+from sepia.store.exchange.topics import import_topics
 from sepia.store.models import Nugget, Response, Run, RunTopic, Submission, Topic, Vote, utcnow
 from sepia.web import create_app
-from sepia.web.accounts import create_user
+from sepia.services.accounts import create_user
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -54,8 +56,8 @@ def site(tmp_path):
     with store.transaction() as session:
         create_user(session, "alice", PASSWORD, "participant", team="TEAMA", display_name="Alice")
         for lang in LANGS:
-            store_io.import_topics(session, read_file(corpus(lang) / "topics.xml"))
-            store_io.import_gold(session, read_file(corpus(lang) / "gold.xml"))
+            import_topics(session, read_file(corpus(lang) / "topics.xml"))
+            import_gold(session, read_file(corpus(lang) / "gold.xml"))
         session.add(Topic(id=UNFINISHED, lang="CS", status="in_progress"))  # no question yet
         session.flush()
         # A copy of a nugget from before copies were refused (full-width spaces), with an assessor's vote
@@ -254,7 +256,7 @@ def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
     submitted = {f"TEAMA-{lang}-{lang}-01-T" for lang in LANGS} | {f"TEAMX-EN-{lang}-01-T" for lang in LANGS}
     judgments = [j for lang in LANGS for j in read_judgments(corpus(lang) / "judgments.tsv") if j.run_id in submitted]
     with site.app.extensions["sepia_store"].transaction() as session:
-        store_io.import_judgments(session, judgments)
+        import_judgments(session, judgments)
     org.goto(f"{site.url}/results/")
     with org.expect_navigation():
         org.get_by_role("button", name="Score the stored runs now").click()

@@ -10,7 +10,7 @@ from conftest import LiveServer, accounts_app, log_in
 from web_helpers import DOCUMENTS, add_documents, make_topic
 
 from sepia.formats import model
-from sepia.store import io
+from sepia.store.exchange.runs import import_run
 from sepia.store.models import Nugget, NuggetJudgment, RelevanceJudgment
 from sepia.store.pools import assign_pool, build_pool
 
@@ -27,7 +27,7 @@ def judged_topic_app(tmp_path, name):
     add_documents(store)
     make_topic(store, TOPIC, answers=[(DOC, 8, 29)], nuggets=["甲型流感病毒", "禽类传染病", "传染给人"])
     with store.transaction() as session:
-        io.import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
+        import_run(session, model.CCLQARun(model.Metadata("TEAMA-CS-CS-01-T"), [
             model.CCLQATopic(TOPIC, [model.Answer(i + 1, t, [DOC]) for i, t in enumerate(ANSWERS)])]))
     return app
 
@@ -37,7 +37,7 @@ def site(tmp_path):
     app = judged_topic_app(tmp_path, "judge")
     store = app.extensions["sepia_store"]
     with store.transaction() as session:
-        io.import_run(session, model.IR4QARun(model.Metadata("TEAMA-CS-CS-01-T"), [
+        import_run(session, model.IR4QARun(model.Metadata("TEAMA-CS-CS-01-T"), [
             model.IR4QATopic(TOPIC, [model.RetrievedDoc(1, DOC), model.RetrievedDoc(2, DOCUMENTS[1][0])])]))
         for kind in ("cclqa", "ir4qa"):
             build_pool(session, kind, kind, 30)

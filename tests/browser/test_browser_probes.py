@@ -8,7 +8,8 @@ from conftest import accounts_app, log_in, serving
 
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.topics import import_topics
 
 pytestmark = [pytest.mark.browser]
 
@@ -18,8 +19,8 @@ def site(tmp_path):
     app = accounts_app(tmp_path, "probes")
     with app.extensions["sepia_store"].transaction() as session:
         for lang in ("cs", "ct", "ja"):
-            store_io.import_topics(session, read_file(resource_dir("corpora") / lang / "topics.xml"))
-            store_io.import_gold(session, read_file(resource_dir("corpora") / lang / "gold.xml"))
+            import_topics(session, read_file(resource_dir("corpora") / lang / "topics.xml"))
+            import_gold(session, read_file(resource_dir("corpora") / lang / "gold.xml"))
     yield from serving(app)
 
 

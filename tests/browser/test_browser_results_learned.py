@@ -9,7 +9,10 @@ from conftest import accounts_app, log_in, serving
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.judgments import import_judgments
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 
 pytestmark = [pytest.mark.browser]
 CS = resource_dir("corpora") / "cs"
@@ -19,11 +22,11 @@ CS = resource_dir("corpora") / "cs"
 def site(tmp_path):
     app = accounts_app(tmp_path, "learned")
     with app.extensions["sepia_store"].transaction() as session:
-        store_io.import_topics(session, read_file(CS / "topics.xml"))
-        store_io.import_gold(session, read_file(CS / "gold.xml"))
+        import_topics(session, read_file(CS / "topics.xml"))
+        import_gold(session, read_file(CS / "gold.xml"))
         for path in sorted((CS / "runs").glob("*.xml")):
-            store_io.import_run(session, read_file(path))
-        store_io.import_judgments(session, read_judgments(CS / "judgments.tsv"))
+            import_run(session, read_file(path))
+        import_judgments(session, read_judgments(CS / "judgments.tsv"))
     yield from serving(app)
 
 

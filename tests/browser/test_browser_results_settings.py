@@ -13,7 +13,9 @@ from conftest import LiveServer, accounts_app, log_in
 from sepia.cli import main
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import import_gold
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -25,10 +27,10 @@ def site(tmp_path):
     app = accounts_app(tmp_path, "settings")
     store = app.extensions["sepia_store"]
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(CS / "topics.xml"))
-        store_io.import_gold(session, read_file(CS / "gold.xml"))
+        import_topics(session, read_file(CS / "topics.xml"))
+        import_gold(session, read_file(CS / "gold.xml"))
         for path in sorted((CS / "runs").glob("*.xml")):
-            store_io.import_run(session, read_file(path))
+            import_run(session, read_file(path))
     server = LiveServer(app)
     yield server
     server.stop()

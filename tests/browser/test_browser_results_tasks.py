@@ -19,7 +19,8 @@ from sepia.cli import main
 from sepia.formats.read import read_file
 from sepia.ir4qa.qrels import read_qrels_rows
 from sepia.resources import resource_dir
-from sepia.store import io as store_io
+from sepia.store.exchange.runs import import_run
+from sepia.store.exchange.topics import import_topics
 from sepia.store.models import TaskWindow
 from sepia.store.relevance import import_qrels
 
@@ -56,10 +57,10 @@ def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp
 
     topics = read_file(CS / "topics.xml").topics
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(CS / "topics.xml"))
+        import_topics(session, read_file(CS / "topics.xml"))
         import_qrels(session, read_qrels_rows(CS / "qrels.tsv"))
-        store_io.import_run(session, read_file(CS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
-        store_io.import_run(session, read_file(CS / "qa" / "TEAMA-CS-CS-01-T.xml"))
+        import_run(session, read_file(CS / "ir4qa" / "TEAMA-CS-CS-01-T.xml"))
+        import_run(session, read_file(CS / "qa" / "TEAMA-CS-CS-01-T.xml"))
     set_id = schedule(store, "Formal run", [t.topic_id for t in topics], {"qa": (-1, 1, None), "ir4qa": (-1, 1, None)})
 
     # The team uploads in the browser: the run is stored, and its warnings are shown as the API gives them.

@@ -11,7 +11,8 @@ from test_browser_judging import ANSWERS, DOC, TOPIC, judged_topic_app
 from test_rubric import RUBRIC
 
 from sepia.formats import model
-from sepia.store import guidelines, io
+from sepia.store import guidelines
+from sepia.store.exchange.runs import import_run
 from sepia.store import rubric as store_rubric
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -23,7 +24,7 @@ def site(tmp_path):
     app = judged_topic_app(tmp_path, "rubric")
     store = app.extensions["sepia_store"]
     with store.transaction() as session:
-        io.import_run(session, model.CCLQARun(model.Metadata(SECOND), [
+        import_run(session, model.CCLQARun(model.Metadata(SECOND), [
             model.CCLQATopic(TOPIC, [model.Answer(1, ANSWERS[1], [DOC])])]))
         store_rubric.set_rubric(session, RUBRIC, "org")
         guidelines.save(session, "rubric", "# Rubric\n\nGrade the **whole** answer, every sentence of it.", "org")

@@ -23,7 +23,10 @@ from sepia.formats import model
 from sepia.formats.read import read_file
 from sepia.scoring.evaluate import evaluate_runs
 from sepia.services.documents import ingest
-from sepia.store import io as store_io
+from sepia.store.exchange.gold import export_gold, import_gold
+from sepia.store.exchange.judgments import export_judgments
+from sepia.store.exchange.runs import export_run
+from sepia.store.exchange.topics import import_topics
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.support import citations, save_support
 
@@ -110,8 +113,8 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
         model.GoldNugget(f"N{i + 1:02d}", text, votes=[("as1", vital), ("as2", vital)])
         for i, (text, vital) in enumerate(nuggets)]) for qid, nuggets in NUGGETS.items()])
     with store.transaction() as session:
-        store_io.import_topics(session, read_file(tmp_path / "rag25" / "topics.xml"))
-        store_io.import_gold(session, gold)
+        import_topics(session, read_file(tmp_path / "rag25" / "topics.xml"))
+        import_gold(session, gold)
     schedule(store, "TREC RAG 2025", list(topic_ids.values()), {"cclqa": (-1, 2, None)})
 
     # A topic developer searches the segment collection from the topic screen.
@@ -239,9 +242,9 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     assert result.exit_code == 0, result.output
     printed = {r["run_id"]: r["nuggetizer"]["answered_topics"] for r in json.loads(result.stdout)["runs"]}
     with store.transaction() as session:
-        gold = store_io.export_gold(session, "EN")
-        runs = [store_io.export_run(session, f"TEAMX-EN-EN-0{p}-T") for p in RUNS]
-        judgments = store_io.export_judgments(session)
+        gold = export_gold(session, "EN")
+        runs = [export_run(session, f"TEAMX-EN-EN-0{p}-T") for p in RUNS]
+        judgments = export_judgments(session)
     records = defaultdict(list)
     for record in assignments(gold, runs, judgments):
         records[record["run_id"]].append(record)

@@ -7,7 +7,7 @@ from flask import abort, current_app, flash, g, redirect, render_template, reque
 from sepia.services.disputes import decide, disputes_page, held_dispute
 from sepia.services.judging import nugget_labels, topic_nugget_ids
 from sepia.services.pools import pool_by_id
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.disputes import Dispute
 from sepia.web.db import db, found_or_404
 from sepia.web.forms import FormError, bounded_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import abort, flash, redirect, render_template, request, url_for
 
 from sepia.services.pools import pool_by_id
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.pools import assign_pool
 from sepia.web.db import db, found_or_404
 from sepia.web.judging.blueprint import bp

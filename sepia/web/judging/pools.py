@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import flash, redirect, render_template, request, url_for
 
 from sepia.services import pools as service
-from sepia.store.io import ImportRefused
+from sepia.store.errors import ImportRefused
 from sepia.store.pools import DEFAULT_DEPTH, assign_pool, pool_size
 from sepia.vocab import LANGUAGES
 from sepia.web.db import db, found_or_404

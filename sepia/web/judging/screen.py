@@ -15,12 +15,12 @@ from sepia.store.guidelines import GuidelinesUnread
 from sepia.store.suggestion import suggestion
 from sepia.web.db import db
 from sepia.web.forms import FormError, bounded_text
-from sepia.web.item_view import read_item, read_queue
+from sepia.store.item_view import read_item, read_queue
 from sepia.web.judging.answers import relevance_level, ticked_nuggets
 from sepia.web.judging.blueprint import COMMENT_MAX_CHARS, bp
 from sepia.web.search_pane import hit_spans, question_query
 from sepia.web.security import roles_required
-from sepia.web.topic_view import TopicView
+from sepia.store.topic_view import TopicView
 from sepia.web.topics import topic_view
 
 

@@ -3,7 +3,7 @@
 SQLite builds a row's record in memory: a run file's bytes bound whole are copied twice (128 MB more
 at the peak of a 64 MB run's import), and a zero blob to be written a megabyte at a time afterwards
 is expanded all the same unless no column follows it. With content last, a run file is stored as
-room for it (zeroblob) and then written in pieces (sepia.store.io.fill_large_binary). PostgreSQL
+room for it (zeroblob) and then written in pieces (sepia.store.bulk.fill_large_binary). PostgreSQL
 keeps its order: the rebuild would gain nothing there.
 
 Revision ID: 0010

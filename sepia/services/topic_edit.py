@@ -9,8 +9,8 @@ from sqlalchemy.orm import Session
 
 from sepia.store.models import AnswerText, Document, Topic, TopicText, utcnow
 from sepia.vocab import ANSWER_TYPES, LANGUAGES, TOPIC_COMPLETED, TOPIC_ID_RE, TOPIC_IN_PROGRESS
-from sepia.web.forms import ANSWER_MAX_CHARS, TOPIC_FIELD_MAX_CHARS, FormError, bounded_text
-from sepia.web.topic_view import TopicLike
+from sepia.limits import ANSWER_MAX_CHARS, TOPIC_FIELD_MAX_CHARS, over_limit
+from sepia.store.topic_view import TopicLike
 
 # The form's fields, in the order the conflict page lists them.
 FIELDS = ("question_target", "question_en", "narrative_target", "narrative_en",
@@ -79,10 +79,9 @@ def check_lengths(values: dict[str, object]) -> None:
 
 
 def _bounded(value: str, limit: int, what: str) -> str:
-    try:
-        return bounded_text(value, limit, what)
-    except FormError as error:
-        raise TopicError(str(error)) from error
+    if (problem := over_limit(what, value, limit)) is not None:
+        raise TopicError(problem)
+    return value
 
 
 def differences(mine: dict, theirs: dict) -> list[dict]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from sepia.formats.write import to_xml
-from sepia.store.io import export_gold
+from sepia.store.exchange.gold import export_gold
 
 
 def gold_xml(session: Session, lang: str | None = None) -> bytes:

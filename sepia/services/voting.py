@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
 from sepia.store.models import Nugget, Topic, Vote
-from sepia.web.topic_view import NuggetLike, TopicLike
+from sepia.store.topic_view import NuggetLike, TopicLike
 from sepia.vocab import TOPIC_COMPLETED
 
 

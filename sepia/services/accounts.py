@@ -1,21 +1,27 @@
-"""Creating and changing accounts: shared by the admin pages, `sepia user add` and the demo."""
+"""Creating and changing accounts and their passwords: shared by the admin pages, the log-in,
+`sepia user add` and the demo."""
 from __future__ import annotations
 
+import functools
 import re
+import secrets
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+from werkzeug.security import check_password_hash, generate_password_hash
 
 from sepia import limits
 from sepia.formats.xmlchars import describe, first_unwritable
+from sepia.store.db import Store
 from sepia.store.models import ROLES, Team, User
+
 from sepia.vocab import LANGUAGES
-from sepia.web.security import check_new_password, hash_password
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_.@-]{2,100}$")
 # A team's name is the TEAM part of its run IDs (vocab.RUN_ID_RE), or the team could never submit.
 TEAM_RE = re.compile(rf"[A-Za-z0-9_]{{1,{limits.TEAM}}}")
 DISPLAY_NAME_MAX = 200  # user.display_name
+MIN_PASSWORD_LENGTH = 8
 
 
 class AccountError(ValueError):
@@ -45,7 +51,7 @@ def create_user(session: Session, username: str, password: str, role: str,
     problem = check_new_password(password)
     if problem:
         raise AccountError(problem)
-    if session.scalars(select(User).where(User.username == username)).first() is not None:
+    if account_named(session, username) is not None:
         raise AccountError(f"The user name {username!r} is taken.")
     team = (team or "").strip() or None
     if role == "participant" and team is None:
@@ -59,6 +65,19 @@ def create_user(session: Session, username: str, password: str, role: str,
     session.add(user)
     session.flush()
     return user
+
+
+def accounts(session: Session) -> list[User]:
+    """Every account, by role and then user name."""
+    return list(session.scalars(select(User).order_by(User.role, User.username)))
+
+
+def account(session: Session, user_id: int) -> User | None:
+    return session.get(User, user_id)
+
+
+def account_named(session: Session, username: str) -> User | None:
+    return session.scalars(select(User).where(User.username == username)).first()
 
 
 def checked_display_name(name: str) -> str:
@@ -86,3 +105,58 @@ def set_password(user: User, password: str) -> None:
         raise AccountError(problem)
     user.password_hash = hash_password(password)
     user.login_sessions.clear()  # a new password ends every open session of the account
+
+
+# ---------------------------------------------------------------- passwords
+
+def hash_password(password: str) -> str:
+    return generate_password_hash(password, method="scrypt")
+
+
+def verify_password(user: User | None, password: str) -> bool:
+    """Whether the password is the user's. An unknown user costs the same hash, so that the time
+    of an answer does not tell which user names exist."""
+    if user is None:
+        check_password_hash(_stand_in_hash(), password)
+        return False
+    return check_password_hash(user.password_hash, password)
+
+
+@functools.cache
+def _stand_in_hash() -> str:
+    return hash_password(secrets.token_hex(16))
+
+
+def check_new_password(password: str) -> str | None:
+    """An error message when a new password is too weak, else None."""
+    if len(password) < MIN_PASSWORD_LENGTH:
+        return f"A password needs at least {MIN_PASSWORD_LENGTH} characters."
+    return None
+
+
+# ---------------------------------------------------------------- the demo
+
+DEMO_ACCOUNTS = (
+    ("organiser", "organiser", None),
+    ("developer", "topic_developer", None),
+    ("assessor1", "assessor", None),
+    ("assessor2", "assessor", None),
+    ("participant", "participant", "DEMO"),
+)
+
+
+def seed_demo_accounts(store: Store) -> list[tuple[str, str, str]]:
+    """Create the demo accounts that do not exist yet, each with a fresh random password.
+
+    Returns (username, password, role) for the accounts created now; accounts already there keep
+    their password and are not listed (their password is not known any more).
+    """
+    created = []
+    with store.transaction() as session:
+        for username, role, team in DEMO_ACCOUNTS:
+            if account_named(session, username) is not None:
+                continue
+            password = secrets.token_urlsafe(9)
+            create_user(session, username, password, role, team=team, display_name=username.capitalize())
+            created.append((username, password, role))
+    return created
