@@ -60,9 +60,9 @@ class PlanAsked:
 @dataclass
 class Built:
     pool: Pool
-    plan: JudgingPlan | None = None  # the plan drawn, if one was asked for
-    kept: dict | None = None        # the judging plan of the pool replaced, kept (`kept_plan`)
-    changes: list[str] | None = None  # how the kept plan's topics changed since its draw
+    plan: JudgingPlan | None  # the plan drawn, if one was asked for
+    kept: dict | None         # the judging plan of the pool replaced, kept (`kept_plan`)
+    changes: list[str]        # how the kept plan's topics changed since its draw
 
 
 def build(session: Session, name: str, kind: str, depth: int, *, lang: str | None, priorities: Iterable[int],
