@@ -11,7 +11,7 @@ from web_helpers import make_topic
 
 from sepia.formats import model
 from sepia.services.scores import score_stored_runs
-from sepia.store import controls, judging
+from sepia.store import controls, disputes, judging
 from sepia.store.errors import ImportRefused
 from sepia.store.exchange.runs import import_run
 from sepia.store.wipe import delete_all
@@ -61,9 +61,9 @@ def campaign(store):
         build_pool(session, "dry", "cclqa", 30)
         assign_pool(session, "dry", ["as1", "as2"], overlap=1.0)
         _judge_all(session, "dry", lambda a, text: [i for i, n in enumerate("甲乙") if n in text][: 1 if a == "as1" else 2])
-        entry = next(d.entry for d in judging.disputes(session, get_pool(session, "dry")))
+        entry = next(d.entry for d in disputes.disputes(session, get_pool(session, "dry")))
         nuggets = _nuggets(session, DRY)
-        judging.adjudicate(session, entry, nuggets, set(nuggets))
+        disputes.adjudicate(session, entry, nuggets, set(nuggets))
         # the formal run: FORMAL only, as1 alone
         _retire(session, FORMAL, False)
         _retire(session, DRY)
@@ -84,7 +84,7 @@ def test_control_items_never_change_a_score_an_export_or_the_disputes(campaign):
     before = _scores(store)
     with store.transaction() as session:
         formal = get_pool(session, "formal")
-        exported, disputed = pool_rows(session, "formal"), len(judging.disputes(session, formal))
+        exported, disputed = pool_rows(session, "formal"), len(disputes.disputes(session, formal))
         control = controls.mark_control(session, session.get(PoolEntry, dry_item), "甲乙 names both 甲 and 乙", "org")
         assert control.expected == controls.nugget_answer(_nuggets(session, DRY))
         assert controls.mix_controls(session, formal, 0.5) == 1  # as1: 3 items, one control item exists
@@ -94,7 +94,7 @@ def test_control_items_never_change_a_score_an_export_or_the_disputes(campaign):
         assert [a.id for a in queue] == [placed.id]  # in as1's queue, under its topic, like any item
         wrong = controls.answer_control(session, placed, controls.nugget_answer(_nuggets(session, DRY)[:1]))
         assert not wrong.correct and placed.judged_at is not None
-        assert pool_rows(session, "formal") == exported and len(judging.disputes(session, formal)) == disputed
+        assert pool_rows(session, "formal") == exported and len(disputes.disputes(session, formal)) == disputed
         assert assign_pool(session, "formal", ["as1"]) == 0  # a control item is not a pool item to share out
     assert _scores(store) == before
     with store.transaction() as session:
@@ -137,7 +137,7 @@ def test_a_relevance_control_expects_the_adjudicated_level(store):
                 model.IR4QATopic(DRY, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
         pool = build_pool(session, "ir", "ir4qa", 10)
         entry = next(e for e in pool.entries if e.docid == "d1")
-        judging.adjudicate(session, entry, level=2)
+        disputes.adjudicate(session, entry, level=2)
         control = controls.mark_control(session, entry, "the whole answer")
         assert (control.kind, control.expected, control.docid) == ("ir4qa", "2", "d1")
         assert controls.mark_control(session, entry, "changed").id == control.id  # one control item per item
@@ -206,7 +206,7 @@ def _relevance_control(session) -> Assignment:
             model.IR4QATopic(topic_id, [model.RetrievedDoc(i + 1, d) for i, d in enumerate(docs)])]))
     dry = build_pool(session, "ir dry", "ir4qa", 10, priorities=[1])
     [entry] = [e for e in dry.entries if e.docid == "d1"]
-    judging.adjudicate(session, entry, level=1)
+    disputes.adjudicate(session, entry, level=1)
     controls.mark_control(session, entry, "partly")
     formal = build_pool(session, "ir formal", "ir4qa", 10)
     for e in formal.entries:

@@ -9,7 +9,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 from test_control_items import DRY, two_topics_and_runs
 
-from sepia.store import judging
+from sepia.store import pool_agreement
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, PoolEntry, Topic, utcnow
 from sepia.store.pools import assign_pool, build_pool
 
@@ -30,7 +30,7 @@ def test_pool_agreement_with_partial_support(store):
                 session.add_all(NuggetJudgment(response_id=response.id, nugget_id=n, assessor=a.assessor, match=m)
                                 for n, m in zip(nuggets, mine))
         session.flush()
-        [row] = judging.agreement(session, pool)
+        [row] = pool_agreement.agreement(session, pool)
     units = [(1, 0.5), (0.5, 0.5), (0, 0), (1, 1), (1, 0.5), (1, 0)]  # item x nugget: (as1, as2)
     three = np.array([[sum(v == c for v in u) for c in (0, 0.5, 1)] for u in units])
     two = np.array([[sum(v == 0 for v in u), sum(v > 0 for v in u)] for u in units])

@@ -111,7 +111,7 @@ def test_overlap_gives_a_share_of_items_to_a_second_assessor(app, web_store):
 
 
 def test_relevance_judgment_by_level_and_the_qrels_export(app, web_store, monkeypatch):
-    from sepia.web import judging as judging_view
+    from sepia.web.judging import screen as judging_view
 
     asked = []
 

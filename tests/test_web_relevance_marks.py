@@ -47,7 +47,7 @@ def test_question_syntax_is_read_as_words():
 
 
 def test_the_question_sent_is_the_topics_own_language(web_store):
-    from sepia.web.judging import _question_words
+    from sepia.web.judging.screen import _question_words
 
     topic = Topic(id="ACLIA2-JA-0001", lang="JA", texts=[
         TopicText(kind="question", lang="JA", text="はやぶさの打ち上げは「いつ」?"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Benchmark: the organisers' Assessors page's figures (sepia.store.quality.report) on a synthetic
-campaign, beside what the disputes page computes today for the same pool (judging.agreement), both
+campaign, beside what the disputes page computes today for the same pool (pool_agreement.agreement), both
 measured in this process on the same store.
 
     .venv/bin/python tools/bench_assessors.py [--topics 40] [--runs 10] [--depth 20] [--rounds 3]
@@ -29,10 +29,11 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import insert, select  # noqa: E402
 
 from sepia.formats import model  # noqa: E402
-from sepia.store import judging, quality  # noqa: E402
+from sepia.scoring.adjudication import ADJUDICATED  # noqa: E402
+from sepia.store import pool_agreement, quality  # noqa: E402
 from sepia.store.exchange.runs import import_run  # noqa: E402
 from sepia.store.db import Store  # noqa: E402
-from sepia.store.models import Assignment, Nugget, NuggetJudgment, PoolEntry, Topic, Vote, utcnow  # noqa: E402
+from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, Topic, Vote, utcnow  # noqa: E402
 from sepia.store.pools import assign_pool, build_pool  # noqa: E402
 
 AIM_RATIO, AIM_SECONDS = 5.0, 2.0
@@ -66,7 +67,7 @@ def seed(store: Store, topics: int, runs: int, depth: int) -> int:
             rows += [{"response_id": a.entry.response_id, "nugget_id": n, "assessor": a.assessor,
                       "match": float(m), "created_at": utcnow()} for n, m in zip(nuggets[a.entry.topic_id], mine)]
             if len(first) % 10 == 0 and a.entry_id in first and sum(x.entry_id == a.entry_id for x in a.entry.assignments) > 1:
-                rows += [{"response_id": a.entry.response_id, "nugget_id": n, "assessor": judging.ADJUDICATED,
+                rows += [{"response_id": a.entry.response_id, "nugget_id": n, "assessor": ADJUDICATED,
                           "match": float(m), "created_at": utcnow()} for n, m in zip(nuggets[a.entry.topic_id], marks)]
         unique = {(r["response_id"], r["nugget_id"], r["assessor"]): r for r in rows}
         session.execute(insert(NuggetJudgment), list(unique.values()))
@@ -95,10 +96,10 @@ def main() -> None:
         store = Store(f"sqlite:///{Path(folder) / 'bench.db'}")
         pool_id = seed(store, args.topics, args.runs, args.depth)
         with store.transaction() as session:
-            pool = session.get(judging.db.Pool, pool_id)
+            pool = session.get(Pool, pool_id)
             judgments = session.query(NuggetJudgment).count()
             quality.report(session, 0.8)  # imports and caches warmed before either is timed
-            base_wall, base_cpu, _ = timed(lambda: judging.agreement(session, pool), args.rounds)
+            base_wall, base_cpu, _ = timed(lambda: pool_agreement.agreement(session, pool), args.rounds)
             wall, cpu, report = timed(lambda: quality.report(session, 0.8), args.rounds)
         store.dispose()
     units = sum(r["items"] for r in report["quality"])

@@ -28,12 +28,3 @@ def found_or_404(found: T | None, what: str) -> T:
         abort(404, f"No such {what}.")
     return found
 
-
-def get_or_404(model, key, what: str):
-    """The row of `model` with that primary key, or a 404 page saying there is no such `what`: for
-    sepia/web/judging.py, not yet on services (docs/architecture.md); the other views look rows up
-    through a service and use `found_or_404`."""
-    row = db().get(model, key)
-    if row is None:
-        abort(404, f"No such {what}.")
-    return row

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from conftest import LiveServer, log_in, sample_campaign_app
 
-from sepia.store import controls, judging
+from sepia.store import controls, disputes, judging
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
 from sepia.store.pools import build_pool
 
@@ -41,7 +41,7 @@ def _dry_run_with_a_control_item(store):
             marked = set(nuggets[:1]) if a.assessor == "as1" else set(nuggets[:2])  # as1 misses the 2nd
             judging.save_nugget_judgment(session, a, nuggets, marked)
         entry = session.scalars(select(PoolEntry).where(PoolEntry.pool_id == dry.id).order_by(PoolEntry.id)).first()
-        judging.adjudicate(session, entry, nuggets, set(nuggets[:2]))
+        disputes.adjudicate(session, entry, nuggets, set(nuggets[:2]))
         session.flush()
         controls.mark_control(session, entry, "The response names both the launch and its date.", "org")
         for t in topics:
