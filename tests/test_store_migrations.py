@@ -1,9 +1,12 @@
 """The Alembic migrations build exactly the schema the models describe, on every backend."""
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
 
 from sepia.store.models import Base
+
+pytestmark = pytest.mark.real_migrations  # these check what the migrations themselves build
 
 
 def test_migrations_match_the_models(store):
