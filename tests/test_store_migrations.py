@@ -53,3 +53,27 @@ def test_default_store_lives_in_sepia_home(sepia_home):
     from sepia import config
 
     assert config.database_url() == f"sqlite:///{sepia_home / 'sepia.db'}"
+
+
+def test_the_tests_copy_of_a_migrated_store_is_what_the_migrations_build(tmp_path, migrated_template):
+    """conftest.py gives a test's new SQLite store as a copy of one store migrated once: the copy has
+    the tables, indexes, version and journal mode the migrations give a new file (each table's clauses
+    compared as a set: a batch migration writes a table's constraints in no fixed order)."""
+    import re
+
+    from sepia.store.db import make_engine, upgrade
+
+    def built(name, migrate):
+        engine = make_engine(f"sqlite:///{tmp_path / name}")
+        migrate(engine)
+        with engine.connect() as connection:
+            rows = connection.exec_driver_sql("SELECT type, name, sql FROM sqlite_master ORDER BY name").all()
+            found = ([(kind, table, frozenset(re.split(r",?\s*\n", sql or ""))) for kind, table, sql in rows],
+                     connection.exec_driver_sql("SELECT version_num FROM alembic_version").all(),
+                     connection.exec_driver_sql("PRAGMA journal_mode").scalar())
+        engine.dispose()
+        return found
+
+    copied = built("copied.db", migrated_template.upgrade)
+    assert migrated_template.path is not None and copied == built("migrated.db", upgrade)
+    assert len(copied[0]) > 20 and copied[2] == "wal"
