@@ -77,3 +77,21 @@ def test_the_tests_copy_of_a_migrated_store_is_what_the_migrations_build(tmp_pat
     copied = built("copied.db", migrated_template.upgrade)
     assert migrated_template.path is not None and copied == built("migrated.db", upgrade)
     assert len(copied[0]) > 20 and copied[2] == "wal"
+
+
+def test_the_tests_new_stores_match_the_models_on_every_backend(store_url, migrated_template):
+    """What the other tests get for a new store (a copy on SQLite, the migrations' statements run again
+    on PostgreSQL) is the schema of the models, at the newest revision."""
+    from alembic.script import ScriptDirectory
+
+    from sepia.store.db import alembic_config, make_engine
+
+    engine = make_engine(store_url)
+    migrated_template.upgrade(engine)
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, Base.metadata) == []
+        heads = set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+        assert set(context.get_current_heads()) == heads
+    engine.dispose()
+    assert (migrated_template.statements if engine.dialect.name == "postgresql" else migrated_template.path)
