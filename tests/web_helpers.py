@@ -103,8 +103,8 @@ def add_documents(store, documents=DOCUMENTS):
 @functools.lru_cache(maxsize=1)
 def password_hash() -> str:
     """The test accounts' hash: scrypt as SEPIA makes it, at a cost of 2**10 instead of 2**15. A log-in
-    verifies at the cost the stored hash names, so each of the suite's thousand log-ins takes 3 ms of
-    CPU instead of 90 (a fifth of the suite's CPU); test_web_auth checks the cost of SEPIA's own hashes."""
+    verifies at the cost the stored hash names, so each of the suite's log-ins takes 3 ms of CPU
+    instead of 90; test_web_auth checks the cost of the hashes SEPIA makes."""
     return generate_password_hash(PASSWORD, method="scrypt:1024:8:1")
 
 
