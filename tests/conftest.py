@@ -3,10 +3,12 @@ when SEPIA_TEST_DATABASE_URL is set, on PostgreSQL (each test in a schema of its
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 
 import pytest
 
+from sepia.store import db
 from sepia.store.db import Store
 
 POSTGRES_URL = os.environ.get("SEPIA_TEST_DATABASE_URL")
@@ -25,6 +27,89 @@ def pytest_collection_modifyitems(items):
         return 1 if item.get_closest_marker("slow") else 2
 
     items.sort(key=group)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "real_migrations: new stores run every migration, not a copy of what they did")
+
+
+class MigratedTemplate:
+    """New stores as the migrations leave them, without running the migrations for each: on SQLite a
+    copy of a store migrated once per test process; on PostgreSQL, in a new schema, the statements the
+    migrations ran in an empty one (captured once per process, run again in one transaction). The
+    migrations take 0.1-0.3 s of CPU on SQLite (244 new stores a run) and 1.8-2.1 s of wall time on
+    PostgreSQL, a copy 0.01 s and a replay 1.1-1.5 s. tests/test_store_migrations.py checks the copies against the
+    migrations and the models; the tests marked `real_migrations` run the migrations themselves."""
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.path = None
+        self.statements = None
+        self.migrate = db.upgrade
+
+    def upgrade(self, engine, revision: str = "head") -> None:
+        if revision == "head" and engine.dialect.name == "postgresql":
+            self._replay(engine)
+        database = engine.url.database if engine.dialect.name == "sqlite" else None
+        if (revision == "head" and database and database != ":memory:" and not engine.url.query
+                and not os.path.exists(database) and os.access(os.path.dirname(os.path.abspath(database)), os.W_OK)):
+            with db._migration_lock(engine):  # as the migrations do: one writer of a new file
+                if not os.path.exists(database):
+                    shutil.copyfile(self.template(), database)
+        self.migrate(engine, revision)  # at head already after a copy: it checks and returns
+
+    def template(self):
+        if self.path is None:
+            path = self.folder / "template.db"
+            store = Store(f"sqlite:///{path}", migrate=False)
+            self.migrate(store.engine)
+            with store.engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            store.dispose()
+            self.path = path
+        return self.path
+
+    def _replay(self, engine) -> None:
+        statements = self.postgres_statements()
+        with db._migration_lock(engine), engine.begin() as connection:
+            if connection.exec_driver_sql("SELECT to_regclass('alembic_version')").scalar() is not None:
+                return  # not an empty schema: the migrations see to it
+            cursor = connection.connection.cursor()
+            for statement, parameters, many in statements:  # exactly as the migrations ran them
+                (cursor.executemany if many else cursor.execute)(statement, parameters)
+
+    def postgres_statements(self):
+        """What the migrations of an empty schema wrote (their reads, SELECTs, left out), in order."""
+        if self.statements is None:
+            from sqlalchemy import event, text
+
+            admin, schema, url = _postgres_schema_url()
+            engine = db.make_engine(url)
+            ran = []
+            event.listen(engine, "before_cursor_execute",
+                         lambda _c, _cursor, statement, parameters, _x, many: ran.append((statement, parameters, many)))
+            try:
+                self.migrate(engine)
+            finally:
+                engine.dispose()
+                with admin.begin() as connection:
+                    connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+                admin.dispose()
+            writes = [s for s in ran if not s[0].lstrip().upper().startswith("SELECT")]
+            assert writes and not any(schema in s[0] for s in writes), "a migration names its schema"
+            self.statements = writes
+        return self.statements
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory):
+    return MigratedTemplate(tmp_path_factory.mktemp("migrated"))
+
+
+@pytest.fixture(autouse=True)
+def new_stores_from_the_template(request, migrated_template, monkeypatch):
+    if request.node.get_closest_marker("real_migrations") is None:
+        monkeypatch.setattr(db, "upgrade", migrated_template.upgrade)
 
 
 @pytest.fixture(autouse=True)

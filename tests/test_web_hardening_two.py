@@ -213,6 +213,7 @@ def test_sepia_import_on_a_full_disk_says_so_in_one_line_and_saves_nothing(store
     store.dispose()
 
 
+@pytest.mark.real_migrations  # the migrations themselves meet the full disk
 def test_sepia_db_upgrade_on_a_full_disk_says_so_in_one_line(store_url):
     with full_disk(store_url):
         result = CliRunner().invoke(main, ["db", "upgrade"], env={"SEPIA_DATABASE_URL": store_url})

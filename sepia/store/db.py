@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import fcntl
+import functools
 import zlib
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,11 +80,19 @@ def _use_wal(engine: Engine) -> None:
 
 def _at_head(engine: Engine, cfg) -> bool:
     from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
 
     with engine.connect() as connection:
         current = set(MigrationContext.configure(connection).get_current_heads())
-    return current == set(ScriptDirectory.from_config(cfg).get_heads())
+    return current == _script_heads(cfg.get_main_option("script_location"))
+
+
+@functools.cache
+def _script_heads(script_location: str) -> frozenset[str]:
+    """The newest revisions of the migration scripts, read once per process: reading them executes every
+    script (10 ms), and every command and server process opens the store."""
+    from alembic.script import ScriptDirectory
+
+    return frozenset(ScriptDirectory(script_location).get_heads())
 
 
 @contextmanager
