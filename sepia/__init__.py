@@ -5,9 +5,9 @@ The public API (`sepia.api`) is reachable from the package root, imported on fir
 
 from sepia.versions import __version__ as __version__  # the version lives with the others (versions.py)
 
-_API = ("agreement", "budget", "evaluate", "evaluate_ir4qa", "evaluate_qa", "evaluate_stored", "meta_evaluate",
-        "plan_estimates", "validate", "Agreement", "BudgetSimulation", "Evaluation", "IR4QAEvaluation", "MetaEvaluation",
-        "PlanEstimates", "QAEvaluation", "Validation")
+_API = ("agreement", "budget", "calibrate", "evaluate", "evaluate_ir4qa", "evaluate_qa", "evaluate_stored",
+        "meta_evaluate", "plan_estimates", "validate", "Agreement", "BudgetSimulation", "Evaluation",
+        "IR4QAEvaluation", "MetaEvaluation", "PlanEstimates", "QAEvaluation", "Validation")
 
 
 def __getattr__(name: str):

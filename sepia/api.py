@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from sepia.scoring.weights import Scheme
 
 __all__ = ["Agreement", "BudgetSimulation", "CallError", "Evaluation", "IR4QAEvaluation", "MetaEvaluation", "OptionError",
-           "PlanEstimates", "QAEvaluation", "Validation", "agreement", "budget", "check_budgets", "check_matcher_options",
+           "PlanEstimates", "QAEvaluation", "Validation", "agreement", "budget", "calibrate", "check_budgets", "check_matcher_options",
            "evaluate", "evaluate_ir4qa", "evaluate_qa", "evaluate_stored", "files_in", "meta_evaluate",
            "plan_estimates", "score_each", "settings", "validate"]
 
@@ -634,6 +634,79 @@ def plan_estimates(*, pool: str, store: str | None = None, level: float = 0.95, 
     finally:
         opened.dispose()
     return PlanEstimates(report, warnings)
+
+
+def calibrate(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
+              judgments: str | Path, level: float = 0.95, auto_judgments: Sequence[str] = (),
+              config: Settings | None = None, **options: Any) -> PlanEstimates:
+    """The PPI++ estimates of each run's human F3 and of every difference of two runs from the human
+    `judgments` of a random sample of topics (every run judged on them), correcting the automatic
+    matcher (`options` as `settings` takes them, binarized by default, or `config`; or one automatic
+    assessor's file, `auto_judgments`), as `sepia evaluate --calibrate FILE` computes them. A learned
+    matcher without a model is trained on the sample's judgments only, cross-fitted over its topics.
+    Everything is read and checked before anything is estimated: FormatError for a bad file,
+    CallError for a call that cannot be made (the human matcher, several assessors, a run twice),
+    ValueError for judgments that cannot calibrate (none, topics the gold standard lacks, a run not
+    judged on a sampled topic)."""
+    from sepia.convert.autojudgments import auto_matchers
+    from sepia.formats.judgments import read_judgments
+    from sepia.matchers.learned import cross_fitted, fits_on_plan
+    from sepia.metaeval.calibrate import calibrate as estimate, run_topic_scores
+    from sepia.metaeval.render import json_ready
+    from sepia.scoring.evaluate import Evaluator
+
+    chosen = config or settings(**options)
+    if chosen.matcher == "human":
+        raise CallError("calibration corrects an automatic matcher: choose binarized, softmatch, exact, a plug-in "
+                        "or automatic judgments")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, not {level}")
+    read_gold = _gold(gold)
+    sample = read_judgments(str(judgments))
+    if not sample:
+        raise ValueError(f"{judgments}: no judgments: nothing to calibrate with")
+    topics = {t.topic_id for t in read_gold.topics if t.nuggets}
+    outside = sorted({j.topic_id for j in sample} - topics)
+    if outside:
+        raise ValueError(f"{judgments}: judgments of topics the gold standard lacks or leaves out: "
+                         f"{', '.join(outside[:5])}{' ...' if len(outside) > 5 else ''}")
+    judged = {j.topic_id for j in sample}
+    judged_pairs = {(j.run_id, j.topic_id) for j in sample}
+    given: Iterable[CCLQARun] = _each_run(runs)
+    if auto_judgments:
+        try:
+            matchers = auto_matchers(auto_judgments, read_gold, chosen.partial)
+        except ValueError as exc:
+            raise CallError(str(exc)) from None
+        if len(matchers) > 1:
+            raise CallError("--calibrate corrects one matcher: give one --auto-judgments file")
+        name, matcher = next(iter(matchers.items()))
+        automatic = Evaluator(read_gold, replace(chosen, matcher=name), None, matcher)
+    elif fits_on_plan(chosen):  # trained on the sample's judgments only, cross-fitted over its topics
+        given = list(given)
+        automatic = Evaluator(read_gold, chosen, None, cross_fitted(read_gold, given, sample, "topic"))
+    else:  # a learned matcher with a model: fixed before the sample
+        automatic = Evaluator(read_gold, chosen)
+    human = Evaluator(read_gold, replace(chosen, matcher="human", matcher_options={}), sample)
+    if automatic.learns:  # the learned matcher's model sees every run before it scores one
+        given = list(given)
+        automatic.learn(given)
+    scores, seen = [], set()
+    for run in given:
+        if run.run_id in seen:
+            raise CallError(f"the same run ID is given more than once: {run.run_id}")
+        seen.add(run.run_id)
+        unjudged = sorted(t.topic_id for t in run.topics if t.answers and t.topic_id in judged
+                          and (run.run_id, t.topic_id) not in judged_pairs)
+        if unjudged:
+            raise ValueError(f"{judgments}: run {run.run_id} is not judged on the sampled topic {unjudged[0]}: a "
+                             "judged topic needs the judgments of every run")
+        scores.append(run_topic_scores(automatic, human, run, judged))
+    report = json_ready(estimate(scores, level))
+    if not report["language_pairs"]:
+        raise ValueError(f"{judgments}: no judged topic belongs to the runs' language pairs")
+    report["matcher"] = automatic.settings.matcher
+    return PlanEstimates(report)
 
 
 # -- Question Analysis runs: answer types and key terms --------------------------------------------

@@ -125,3 +125,23 @@ def test_intervals_are_clipped_to_what_a_mean_can_take_and_estimates_are_not():
     difference = ppi_mean([-1.0, -1.0, -1.0, -0.8], [auto[t] - 1 for t in judged], [a - 1 for a in auto.values()])
     assert pair["a"] == "HIGH" and pair["raw_low"] == pytest.approx(-difference.high)
     assert pair["high"] == 1.0 < pair["raw_high"] == pytest.approx(-difference.low) and pair["decided"]
+
+
+def test_the_api_gives_what_the_command_prints(tmp_path):
+    from sepia import api
+
+    sample = _sample(tmp_path, JUDGED)
+    printed = _invoke("--calibrate", str(sample), "--level", "0.9", "--format", "json")
+    estimates = api.calibrate(gold=CS / "gold.xml", runs=CS / "runs", judgments=sample, level=0.9)
+    assert estimates.to_json() == printed.stdout
+    records = estimates.to_records()
+    assert {r["run_id"] for r in records if r["other_run_id"] is None} >= {"TEAMA-CS-CS-01-T"}
+    assert all(r["judged"] == 3 for r in records if r["language_pair"] == "CS-CS")
+    with pytest.raises(api.CallError, match="automatic matcher"):
+        api.calibrate(gold=CS / "gold.xml", runs=CS / "runs", judgments=sample, matcher="human")
+    one_run = tmp_path / "one-run.tsv"
+    lines = sample.read_text(encoding="utf-8").splitlines()
+    one_run.write_text("\n".join([lines[0], *(x for x in lines[1:] if x.split("\t")[1] == "TEAMA-CS-CS-01-T")]) + "\n",
+                       encoding="utf-8")
+    with pytest.raises(ValueError, match="is not judged on the sampled topic"):
+        api.calibrate(gold=CS / "gold.xml", runs=CS / "runs", judgments=one_run)

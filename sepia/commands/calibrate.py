@@ -3,16 +3,10 @@ random sample of topics (PPI++), as a table, TSV or JSON."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from typing import Iterable
 
 import click
 
-from sepia.commands.common import load_auto_matchers, load_or_exit, made_or_exit
-from sepia.formats.judgments import read_judgments
-from sepia.formats.model import CCLQARun, GoldStandard
-from sepia.formats.read import expect, read_file
-from sepia.scoring.evaluate import Evaluator, Settings
+from sepia.scoring.evaluate import Settings
 from sepia.versions import stamped
 
 
@@ -64,61 +58,20 @@ def calibrated(settings: Settings, gold_path, run_paths, judgments_path, measure
 
 def calibrate_files(gold_path, run_paths, calibrate_path, settings: Settings, auto_specs, level: float,
                     output: str) -> str:
-    """Everything is read and checked before anything is estimated; a problem is one line and exit 1."""
-    from sepia.metaeval.calibrate import calibrate, run_topic_scores  # scipy: not for every `sepia evaluate`
-    from sepia.metaeval.render import json_ready
-    from sepia.matchers.learned import cross_fitted, fits_on_plan
+    """Everything is read and checked before anything is estimated (`sepia.api.calibrate`); a problem
+    is one line and exit 1."""
+    from sepia import api
+    from sepia.commands.common import api_or_exit
 
     if not gold_path or not run_paths:
         raise click.UsageError("--calibrate needs the gold standard (--gold) and the runs (--run)")
     if settings.matcher == "human":
         raise click.UsageError("--calibrate corrects an automatic matcher: choose --matcher binarized, softmatch, "
                                "exact, a plug-in or --auto-judgments")
-    gold = expect(load_or_exit(read_file, gold_path, "gold"), GoldStandard, gold_path)
-    judgments = load_or_exit(read_judgments, calibrate_path)
-    if not judgments:
-        raise click.ClickException(f"{calibrate_path}: no judgments: nothing to calibrate with")
-    topics = {t.topic_id for t in gold.topics if t.nuggets}
-    outside = sorted({j.topic_id for j in judgments} - topics)
-    if outside:
-        raise click.ClickException(f"{calibrate_path}: judgments of topics the gold standard lacks or leaves out: "
-                                   f"{', '.join(outside[:5])}{' ...' if len(outside) > 5 else ''}")
-    judged = {j.topic_id for j in judgments}
-    judged_pairs = {(j.run_id, j.topic_id) for j in judgments}
-    runs: Iterable[CCLQARun] | None = None
-    if auto_specs:
-        matchers = load_auto_matchers(auto_specs, gold, settings.partial)
-        if len(matchers) > 1:
-            raise click.UsageError("--calibrate corrects one matcher: give one --auto-judgments file")
-        name, matcher = next(iter(matchers.items()))
-        automatic = Evaluator(gold, replace(settings, matcher=name), None, matcher)
-    elif fits_on_plan(settings):  # trained on the sample's judgments only, cross-fitted over its topics
-        runs = [load_or_exit(read_file, path, "cclqa") for path in run_paths]
-        automatic = Evaluator(gold, settings, None, made_or_exit(cross_fitted, gold, runs, judgments, "topic"))
-    else:  # a learned matcher with a model: fixed before the sample
-        automatic = made_or_exit(Evaluator, gold, settings)
-    human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), judgments)
-    scores, seen = [], set()
-    if runs is None:
-        runs = (load_or_exit(read_file, path, "cclqa") for path in run_paths)
-    if automatic.learns:  # the learned matcher's model sees every run before it scores one
-        runs = list(runs)
-        made_or_exit(automatic.learn, runs)
-    for run in runs:
-        if run.run_id in seen:
-            raise click.UsageError(f"the same run ID is given more than once: {run.run_id}")
-        seen.add(run.run_id)
-        unjudged = sorted(t.topic_id for t in run.topics if t.answers and t.topic_id in judged
-                          and (run.run_id, t.topic_id) not in judged_pairs)
-        if unjudged:
-            raise click.ClickException(f"{calibrate_path}: run {run.run_id} is not judged on the sampled topic "
-                                       f"{unjudged[0]}: a judged topic needs the judgments of every run")
-        scores.append(run_topic_scores(automatic, human, run, judged))
-    report = json_ready(calibrate(scores, level))
-    if not report["language_pairs"]:
-        raise click.ClickException(f"{calibrate_path}: no judged topic belongs to the runs' language pairs")
-    report["matcher"] = automatic.settings.matcher
-    return render(report, output)
+    with api_or_exit():
+        estimates = api.calibrate(gold=gold_path, runs=list(run_paths), judgments=calibrate_path, level=level,
+                                  auto_judgments=tuple(auto_specs or ()), config=settings)
+    return render(estimates.report, output)
 
 
 def calibrate_store(settings: Settings, pool_name: str, level: float, output: str) -> str:
