@@ -131,9 +131,9 @@ def _order(assessor: str, run_topic_id: int) -> str:
     return hashlib.sha256(f"{assessor}:{run_topic_id}".encode()).hexdigest()
 
 
-def queue(session: Session, assessor: str) -> tuple[list[int], int]:
-    """(answers ASSESSOR has not graded on every dimension, in their order; answers graded)."""
-    rubric = require(session)
+def queue(session: Session, assessor: str, rubric: Rubric) -> tuple[list[int], int]:
+    """(answers ASSESSOR has not graded on every dimension of RUBRIC (the current one, which the
+    caller holds already), in their order; answers graded)."""
     ids = session.scalars(select(_answers().subquery().c.id)).all()
     done = set(session.scalars(select(GradeRow.run_topic_id).where(GradeRow.assessor == assessor,
                                                                   GradeRow.dimension.in_(rubric.names))
