@@ -141,6 +141,11 @@ def queue(session: Session, assessor: str, rubric: Rubric) -> tuple[list[int], i
     return sorted((i for i in ids if i not in done), key=lambda i: _order(assessor, i)), len(done)
 
 
+def is_answer(session: Session, run_topic_id: int) -> bool:
+    """Whether RUN_TOPIC_ID is a CCLQA run's answer that can be graded (without reading it)."""
+    return session.execute(_answers().where(RunTopic.id == run_topic_id)).first() is not None
+
+
 def answer(session: Session, run_topic_id: int, assessor: str) -> Answer | None:
     row = session.execute(_answers().where(RunTopic.id == run_topic_id)).first()
     if row is None:

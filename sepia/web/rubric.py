@@ -138,7 +138,7 @@ def screen(run_topic_id: int):
 def grade(run_topic_id: int):
     given = {key[len(FIELD):]: int(value) for key, value in request.form.items()
              if key.startswith(FIELD) and value.isascii() and value.isdigit() and len(value) == 1}
-    if store_rubric.answer(db(), run_topic_id, g.user.username) is None:
+    if not store_rubric.is_answer(db(), run_topic_id):
         abort(404, "No such answer to grade.")
     try:
         if g.user.role == "assessor":  # the task's current guidelines acknowledged first
