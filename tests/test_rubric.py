@@ -198,11 +198,11 @@ def test_the_store_keeps_versions_refuses_stranding_grades_and_imports_all_or_no
         assert store_rubric.set_rubric(session, RUBRIC.replace("weight = 2", "weight = 3"), "org") == 2
         assert store_rubric.require(session).dimensions[0].weight == 3
         # The queue: six answers, none graded on every dimension by as1 yet.
-        todo, done = store_rubric.queue(session, "as1")
+        todo, done = store_rubric.queue(session, "as1", store_rubric.require(session))
         assert (len(todo), done) == (6, 0)
         store_rubric.save_answer(session, todo[0], "as1", {"correctness": 1, "completeness": 2, "fluency": 3})
         store_rubric.save_answer(session, todo[0], "as1", {"correctness": 2, "completeness": 2, "fluency": 3})
-        assert store_rubric.queue(session, "as1") == (todo[1:], 1)
+        assert store_rubric.queue(session, "as1", store_rubric.require(session)) == (todo[1:], 1)
         shown = store_rubric.answer(session, todo[0], "as1")
         assert shown.grades == {"correctness": 2, "completeness": 2, "fluency": 3}
         assert shown.responses[1] == "And another." and shown.run_id in (R1, R2)

@@ -42,6 +42,7 @@ def test_organiser_sets_the_rubric_and_an_assessor_grades_blind(app, web_store):
     saved = as1.post(f"/rubric/judge/{answer_id}", grades)
     assert saved.status_code == 302 and saved.headers["Location"] != f"/rubric/judge/{answer_id}"  # the next one
     assert "1 graded, 5 left" in as1.get(saved.headers["Location"]).get_data(as_text=True)
+    assert as1.post("/rubric/judge/999999", grades).status_code == 404  # no such answer: nothing graded
 
     with web_store.transaction() as session:  # new guidelines for the rubric task: acknowledged first
         guidelines.save(session, "rubric", "Grade the **whole** answer.", "org")

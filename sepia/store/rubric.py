@@ -131,14 +131,19 @@ def _order(assessor: str, run_topic_id: int) -> str:
     return hashlib.sha256(f"{assessor}:{run_topic_id}".encode()).hexdigest()
 
 
-def queue(session: Session, assessor: str) -> tuple[list[int], int]:
-    """(answers ASSESSOR has not graded on every dimension, in their order; answers graded)."""
-    rubric = require(session)
+def queue(session: Session, assessor: str, rubric: Rubric) -> tuple[list[int], int]:
+    """(answers ASSESSOR has not graded on every dimension of RUBRIC (the current one, which the
+    caller holds already), in their order; answers graded)."""
     ids = session.scalars(select(_answers().subquery().c.id)).all()
     done = set(session.scalars(select(GradeRow.run_topic_id).where(GradeRow.assessor == assessor,
                                                                   GradeRow.dimension.in_(rubric.names))
                                .group_by(GradeRow.run_topic_id).having(func.count() == len(rubric.names))))
     return sorted((i for i in ids if i not in done), key=lambda i: _order(assessor, i)), len(done)
+
+
+def is_answer(session: Session, run_topic_id: int) -> bool:
+    """Whether RUN_TOPIC_ID is a CCLQA run's answer that can be graded (without reading it)."""
+    return session.execute(_answers().where(RunTopic.id == run_topic_id)).first() is not None
 
 
 def answer(session: Session, run_topic_id: int, assessor: str) -> Answer | None:

@@ -106,18 +106,19 @@ def import_grades():
 def judge():
     """How many answers this user graded and has left, and the way to the next."""
     try:
-        todo, done = store_rubric.queue(db(), g.user.username)
+        rubric = store_rubric.require(db())
     except RubricError:
         return render_template("rubric/queue.html", rubric=None, todo=[], done=0)
-    return render_template("rubric/queue.html", rubric=store_rubric.require(db()), todo=todo, done=done)
+    todo, done = store_rubric.queue(db(), g.user.username, rubric)
+    return render_template("rubric/queue.html", rubric=rubric, todo=todo, done=done)
 
 
 def _screen(run_topic_id: int, given: dict[str, int] | None = None, status: int = 200):
     try:
         rubric = store_rubric.require(db())
-        todo, done = store_rubric.queue(db(), g.user.username)
     except RubricError:
         abort(404, "The organiser has not set a rubric yet.")
+    todo, done = store_rubric.queue(db(), g.user.username, rubric)
     answer = store_rubric.answer(db(), run_topic_id, g.user.username)
     if answer is None:
         abort(404, "No such answer to grade.")
@@ -137,7 +138,7 @@ def screen(run_topic_id: int):
 def grade(run_topic_id: int):
     given = {key[len(FIELD):]: int(value) for key, value in request.form.items()
              if key.startswith(FIELD) and value.isascii() and value.isdigit() and len(value) == 1}
-    if store_rubric.answer(db(), run_topic_id, g.user.username) is None:
+    if not store_rubric.is_answer(db(), run_topic_id):
         abort(404, "No such answer to grade.")
     try:
         if g.user.role == "assessor":  # the task's current guidelines acknowledged first
@@ -153,5 +154,5 @@ def grade(run_topic_id: int):
         flash(f"Not saved: {error}.", "error")
         return _screen(run_topic_id, given, 422)
     flash("Grades saved.", "success")
-    todo, _ = store_rubric.queue(db(), g.user.username)
+    todo, _ = store_rubric.queue(db(), g.user.username, store_rubric.require(db()))
     return redirect(url_for("rubric.screen", run_topic_id=todo[0]) if todo else url_for("rubric.judge"))
