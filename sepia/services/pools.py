@@ -23,8 +23,12 @@ class PoolsPage:
     runs: dict[tuple[str, str], int]       # (kind, target language) -> runs stored
 
 
+def pools_by_age(session: Session) -> list[Pool]:
+    return list(session.scalars(select(Pool).order_by(Pool.created_at)))
+
+
 def pools_page(session: Session) -> PoolsPage:
-    pools = list(session.scalars(select(Pool).order_by(Pool.created_at)))
+    pools = pools_by_age(session)
     assessors = list(session.scalars(select(User.username).where(User.role == "assessor", User.active)
                                      .order_by(User.username)))
     runs = {(kind, lang): n for kind, lang, n in session.execute(

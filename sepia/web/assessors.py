@@ -11,7 +11,8 @@ import json
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from sepia.store import controls, quality
-from sepia.services.assessors import control_counts, pool_by_id, pools_by_age, set_training
+from sepia.services.assessors import control_counts, set_training
+from sepia.services.pools import pool_by_id, pools_by_age
 from sepia.web.db import db, found_or_404
 from sepia.web.downloads import file_response
 from sepia.web.security import roles_required
