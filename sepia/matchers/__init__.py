@@ -23,7 +23,7 @@ ENTRY_POINT_GROUP = "sepia.matchers"
 _NOT_MATCHERS = {"base", "bagmatch", "decisions"}  # the interface, softmatch's batch engine, human decisions
 
 __all__ = ["ENTRY_POINT_GROUP", "Matcher", "MatcherKind", "MatcherOptions", "OptionError", "builtin_kinds",
-           "check_options", "kind", "make", "names", "versions_of"]
+           "check_options", "kind", "kind_or_none", "make", "names", "versions_of"]
 
 
 @lru_cache(maxsize=1)
@@ -69,6 +69,15 @@ def kind(name: str) -> MatcherKind:
     return loaded if isinstance(loaded, MatcherKind) else _from_factory(name, loaded)
 
 
+def kind_or_none(name: str) -> MatcherKind | None:
+    """The descriptor of the matcher of that name; None for one that is not registered (an assessor's
+    judgments file)."""
+    try:
+        return kind(name)
+    except ValueError:
+        return None
+
+
 def _from_factory(name: str, factory: Callable[..., Any]) -> MatcherKind:
     """The descriptor of a plug-in in the earlier form: a factory taking the options as keywords,
     whose matcher may leave its name unset (it is then the entry point's)."""
@@ -95,10 +104,7 @@ def check_options(name: str, extra: Mapping[str, str], numbers: str = "lenient")
     """The one check of a matcher's options against its descriptor (a name that is not registered, an
     assessor's judgments, takes none): OptionError for one of its own options it does not take
     (`extra`, --matcher-option) or a number rule it has not (`numbers` other than lenient, --numbers)."""
-    try:
-        described: MatcherKind | None = kind(name)
-    except ValueError:
-        described = None
+    described = kind_or_none(name)
     if numbers != "lenient" and (described is None or "numbers" not in described.options):
         takers = ", ".join(n for n in names() if "numbers" in kind(n).options)
         raise OptionError("numbers", f"the {name} matcher has no number rule (matchers that do: {takers})")
@@ -125,10 +131,7 @@ def versions_of(names, options: dict[str, str]) -> dict[str, str]:
     for a report comparing them; names that are not registered (assessors' files) have none."""
     found: dict[str, str] = {}
     for name in names:
-        try:
-            described = kind(name)
-        except ValueError:
-            continue
-        if described.versions:
+        described = kind_or_none(name)
+        if described is not None and described.versions:
             found.update(described.versions({k: v for k, v in options.items() if k in described.extra}))
     return found

@@ -62,10 +62,7 @@ class Settings:
 
     def matcher_kind(self) -> registered.MatcherKind | None:
         """The matcher's descriptor; None for one that is not registered (an assessor's judgments file)."""
-        try:
-            return registered.kind(self.matcher)
-        except ValueError:
-            return None
+        return registered.kind_or_none(self.matcher)
 
     def matcher_options_for(self, judgments: Sequence[Judgment] | None = None) -> MatcherOptions:
         return MatcherOptions(theta=self.theta, tokenizer=self.tokenizer, as_set=self.as_set, partial=self.partial,

@@ -66,15 +66,16 @@ def save_scores(session: Session, scores, settings: dict, key: str) -> int:
     """Keep F-scores in the store: one row per run and topic plus the run's mean (topic NULL), and
     the run's TREC RAG scores (topic NULL, `rag_means`); `settings` as `Settings.describe` shows
     them, `key` their identity (`settings_key`)."""
-    runs = {r.run_id: r.id for r in session.scalars(select(db.Run).where(db.Run.kind == "cclqa"))}
+    runs = _run_pks(session, "cclqa", scores)
     measure = f"F{settings.get('beta', 3):g}"
+    as_shown = shown(settings)
     rows = 0
     for run_score in scores:
         run_pk = runs.get(run_score.run_id)
         if run_pk is None:
             continue
         common = {"run_id": run_pk, "measure": measure, "matcher": run_score.matcher,
-                  "settings": shown(settings), "settings_id": key}
+                  "settings": as_shown, "settings_id": key}
         session.add(db.EvaluationResult(**common, value=run_score.score))
         for m, value in rag_means(run_score.nuggetizer).items():  # TREC RAG's four scores, run means only
             session.add(db.EvaluationResult(**{**common, "measure": m}, value=value))
@@ -94,13 +95,18 @@ def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings:
     return save_scores(session, scores, settings.describe(), key)
 
 
+def _run_pks(session: Session, kind: str, scores: Sequence) -> dict[str, int]:
+    """The store's primary keys of the scored runs of that kind, by run ID (runs not in the store absent)."""
+    return dict(session.execute(select(db.Run.run_id, db.Run.id).where(
+        db.Run.kind == kind, db.Run.run_id.in_([s.run_id for s in scores]))).all())
+
+
 def _replace(session: Session, kind: str, scores: Sequence, settings: dict, rows_of) -> int:
     """Forget the runs' scores under these settings and add `rows_of(score, common)` for each run,
     `common` being the run's and settings' columns; how many rows were added."""
     key = settings_key(settings)
     forget_scores(session, kind, [s.run_id for s in scores], key)
-    runs = dict(session.execute(select(db.Run.run_id, db.Run.id).where(
-        db.Run.kind == kind, db.Run.run_id.in_([s.run_id for s in scores]))).all())
+    runs = _run_pks(session, kind, scores)
     common = {"settings": shown(settings), "settings_id": key}
     rows = [row for score in scores for row in rows_of(score, {"run_id": runs[score.run_id], **common})]
     session.add_all(rows)
