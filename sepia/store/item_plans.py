@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
-from sepia.metaeval.item_estimates import Drawn, Sample
+from sepia.metaeval.item_estimates import Drawn, Sample, planned_for
 from sepia.store import models as db
 from sepia.store.errors import ImportRefused
 from sepia.store.planned import plan_samples
@@ -84,8 +84,7 @@ def item_plan_state(session: Session, pool_name: str) -> ItemPlanState:
         raise ImportRefused([f"pool {pool_name}: run {unplanned[0][1]} answers topic {unplanned[0][0]} but the "
                              f"item-level plan has no nuggets for its response ({len(unplanned)} such responses: "
                              "runs not pooled when the plan was drawn); draw a new plan"])
-    pairs = {(r, t, n): d for r, t in answered for n, d in {**samples[t].get(None, {}),
-                                                              **samples[t].get(r, {})}.items()}
+    pairs = {(r, t, n): d for r, t in answered for n, d in planned_for(samples[t], r).items()}
     return ItemPlanState(topics, samples, pairs, judged, dict(labels))
 
 
