@@ -214,12 +214,17 @@ def _sample_file(tmp_path, keep, name) -> str:
     return str(path)
 
 
-def test_topic_plan_in_the_store_equals_the_calibrated_files(plan_campaign, tmp_path):
-    runner = CliRunner()
-    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "4",
+def _planned_topics(runner, topics: int) -> set[str]:
+    """Builds topic plan p on CS with seed 3 and returns the topics it plans."""
+    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", str(topics),
                                 "--seed", "3"]).exit_code == 0
     status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
-    planned = {t["topic_id"] for s in status["by_stratum"] for t in s["topics"]}
+    return {t["topic_id"] for s in status["by_stratum"] for t in s["topics"]}
+
+
+def test_topic_plan_in_the_store_equals_the_calibrated_files(plan_campaign, tmp_path):
+    runner = CliRunner()
+    planned = _planned_topics(runner, 4)
     sample = _sample_file(tmp_path, lambda x: x[0] in planned, "sample.tsv")
     assert runner.invoke(main, ["import", sample]).exit_code == 0
     stored = runner.invoke(main, ["evaluate", "--store", "--plan", "p", "--matcher", "learned", "--format", "json"])
@@ -267,10 +272,7 @@ def test_item_plan_in_the_store_is_cross_fitted_on_the_planned_items(plan_campai
 
 def test_a_plan_too_small_to_train_on_is_one_line(plan_campaign, tmp_path):
     runner = CliRunner()
-    assert runner.invoke(main, ["pool", "build", "p", "--kind", "cclqa", "--lang", "CS", "--topics", "2",
-                                "--seed", "3"]).exit_code == 0
-    status = json.loads(runner.invoke(main, ["pool", "plan", "p", "--format", "json"]).stdout)
-    planned = {t["topic_id"] for s in status["by_stratum"] for t in s["topics"]}
+    planned = _planned_topics(runner, 2)
     # every planned pair judged "no match": one decision only
     lines = (CS / "judgments.tsv").read_text(encoding="utf-8").splitlines()
     rows = [x.split("\t") for x in lines[1:]]

@@ -32,6 +32,11 @@ class Drawn(NamedTuple):
 Sample = dict[str | None, dict[str, Drawn]]   # run ID (None: every run's response) -> label -> its draw
 
 
+def planned_for(sample: Sample, run_id: str) -> dict[str, Drawn]:
+    """The nuggets a topic's plan judges for the run's response (those of every response's too)."""
+    return {**sample.get(None, {}), **sample.get(run_id, {})}
+
+
 def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], level: float, beta: float,
                         run_ids: list[str], tuned: bool = False) -> dict:
     """One language pair's group of the `calibrate` report from its topics' items and the plan: per

@@ -108,13 +108,19 @@ def estimated_sums(topic: TopicItems, samples: np.ndarray, g: np.ndarray,
     the automatic values: 1 is plain PPI, 0 the human-only estimate."""
     K, k = len(g), samples.shape[-1]
     lam = np.broadcast_to(np.asarray(lam, float), samples.shape[-2:-1])[:, None]   # trials x 1
-    rows = np.arange(len(topic.lengths)).reshape(-1, 1, 1)
-    picked_human, picked_automatic = ((values * g)[rows, samples] if samples.ndim == 3 else (values * g)[:, samples]
-                                      for values in (topic.human, topic.automatic))
+    picked_human, picked_automatic = (_picked(values * g, samples) for values in (topic.human, topic.automatic))
     picked = picked_human - lam * picked_automatic                        # runs x trials x k
     total = picked.sum(axis=-1)
     full = (topic.automatic @ g)[:, None] * lam[:, 0]                     # runs x trials
     return full + K / k * total, full[..., None] + K / max(k - 1, 1) * (total[..., None] - picked)
+
+
+def _picked(values: np.ndarray, samples: np.ndarray) -> np.ndarray:
+    """Runs x trials x k: each run's values (runs x K) at the sampled nugget indices, the same for
+    every run (trials x k) or each run's own (runs x trials x k)."""
+    if samples.ndim == 3:
+        return values[np.arange(len(values)).reshape(-1, 1, 1), samples]
+    return values[:, samples]
 
 
 def topic_estimates(topic: TopicItems, samples: np.ndarray, beta: float,
@@ -133,8 +139,7 @@ def item_lambda(topics: list[TopicItems], samples: list[np.ndarray]) -> np.ndarr
     is fitted on thousands of items, not on the few of one topic."""
     covariance = variance = 0.0
     for topic, sample in zip(topics, samples):
-        rows = np.arange(len(topic.lengths)).reshape(-1, 1, 1)
-        y, f = ((v[rows, sample] if sample.ndim == 3 else v[:, sample]) for v in (topic.human, topic.automatic))
+        y, f = (_picked(v, sample) for v in (topic.human, topic.automatic))
         fc = f - f.mean(axis=-1, keepdims=True)
         covariance = covariance + (fc * y).sum(axis=(0, 2))
         variance = variance + (fc * f).sum(axis=(0, 2))

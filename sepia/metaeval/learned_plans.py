@@ -149,8 +149,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                 tally.difference_correlations.append(per_row_correlation(pair_differences(human_f),
                                                                          pair_differences(automatic)))
             # item-level: each response's own nuggets
-            samples = [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :_size(budget, t)]
-                       for t in data.topics]
+            samples = _uniform_samples(rng, runs, data.topics, [_size(budget, t) for t in data.topics])
             costs["items"] += sum(_size(budget, t) * int(t.answered.sum()) for t in data.topics)
             judged = _judged_cells(data, samples)[data.cell] & labelled
             learned = _learned(data, judged, unit_folds(data.cell, judged, rng), "items", fallbacks)
@@ -199,8 +198,7 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
     sizes = [_size(budget, t) for t in data.topics]
     firsts = [min(k, max(2, round(FIRST_WAVE * k))) for k in sizes]
     runs = len(data.run_ids)
-    samples = [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :k]
-               for t, k in zip(data.topics, firsts)]
+    samples = _uniform_samples(rng, runs, data.topics, firsts)
     judged = _judged_cells(data, samples)[data.cell] & ~np.isnan(data.fitter.pairs.labels)
     topics = _learned(data, judged, unit_folds(data.cell, judged, rng), "active", fallbacks)
     pi = [np.ones(t.human.shape) for t in topics]
@@ -235,6 +233,11 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
 
 def _size(budget: float, topic: TopicItems) -> int:
     return min(len(topic.weights), max(2, round(budget / 100 * len(topic.weights))))
+
+
+def _uniform_samples(rng, runs: int, topics: list[TopicItems], sizes: list[int]) -> list[np.ndarray]:
+    """Per topic, runs x 1 x k: each response's own uniform sample of k of the topic's nuggets."""
+    return [np.argsort(rng.random((runs, 1, len(t.weights))), axis=2)[:, :, :k] for t, k in zip(topics, sizes)]
 
 
 def _judged_cells(data: PlanData, samples: list[np.ndarray]) -> np.ndarray:

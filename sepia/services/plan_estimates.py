@@ -8,7 +8,7 @@ import statistics
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
-from sepia.metaeval.item_estimates import Drawn, Sample, estimate_items
+from sepia.metaeval.item_estimates import estimate_items, planned_for
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.matchers.base import Matcher
@@ -137,7 +137,7 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     try:  # a learned matcher: trained on the first wave's planned items, cross-fitted (as the simulation: the
         # second wave's estimate needs a model fixed before its draw), or a model fixed before the plan
         if fits_on_plan(settings):
-            planned_judgments = [j for j in judgments if (d := _planned_for(planned.get(j.topic_id, {}), j.run_id)
+            planned_judgments = [j for j in judgments if (d := planned_for(planned.get(j.topic_id, {}), j.run_id)
                                                           .get(j.nugget_id)) is not None and d.wave == 0]
             matcher = cross_fitted(gold, runs, planned_judgments, "item")
         else:
@@ -154,8 +154,3 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     for group in report["language_pairs"]:
         group.update(planned=group["topics"], mean_width=None, projected_width=None)
     return {**report, "matcher": settings.matcher, "pool": pool_name}, warnings
-
-
-def _planned_for(sample: Sample, run_id: str) -> dict[str, Drawn]:
-    """The nuggets a topic's plan judges for the run's response (those of every response's too)."""
-    return {**sample.get(None, {}), **sample.get(run_id, {})}

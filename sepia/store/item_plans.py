@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from sqlalchemy import select, tuple_
 from sqlalchemy.orm import Session
 
-from sepia.metaeval.item_estimates import Drawn, Sample
+from sepia.metaeval.item_estimates import Drawn, Sample, planned_for
 from sepia.store import models as db
 from sepia.store.errors import ImportRefused
 from sepia.store.planned import plan_samples
-from sepia.store.plans import get_plan, get_pool, population, population_changes
+from sepia.store.plans import get_plan, get_pool, nugget_labels, population, population_changes
 
 Pair = tuple[str, str, str]   # (run ID, topic ID, nugget label)
 
@@ -60,9 +60,7 @@ def item_plan_state(session: Session, pool_name: str) -> ItemPlanState:
     changed = population_changes(plan, {s: len(t) for s, t in groups.items()})
     if changed:
         raise ImportRefused([f"pool {pool_name}: {changed[0]}; draw a new plan"])
-    labels: dict[str, list[str]] = defaultdict(list)
-    for topic_id, label in session.execute(select(db.Nugget.topic_id, db.Nugget.label).order_by(db.Nugget.label)):
-        labels[topic_id].append(label)
+    labels = nugget_labels(session)
     drawn_from = _drawn_from(plan)
     grown = sorted(t for t, K in drawn_from.items() if len(labels.get(t, ())) != K)
     if grown:
@@ -84,8 +82,7 @@ def item_plan_state(session: Session, pool_name: str) -> ItemPlanState:
         raise ImportRefused([f"pool {pool_name}: run {unplanned[0][1]} answers topic {unplanned[0][0]} but the "
                              f"item-level plan has no nuggets for its response ({len(unplanned)} such responses: "
                              "runs not pooled when the plan was drawn); draw a new plan"])
-    pairs = {(r, t, n): d for r, t in answered for n, d in {**samples[t].get(None, {}),
-                                                              **samples[t].get(r, {})}.items()}
+    pairs = {(r, t, n): d for r, t in answered for n, d in planned_for(samples[t], r).items()}
     return ItemPlanState(topics, samples, pairs, judged, dict(labels))
 
 

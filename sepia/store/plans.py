@@ -142,9 +142,7 @@ def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[st
     """Every topic planned; in each, every pooled run's response gets its own draw of round(share * K)
     of the topic's K nuggets (at least MIN_ITEMS, at most K), in label order with
     random.Random(seed): topic after topic in ID order, run after run in run ID order (wave 0)."""
-    labels: dict[str, list[str]] = defaultdict(list)
-    for topic_id, label in session.execute(select(db.Nugget.topic_id, db.Nugget.label).order_by(db.Nugget.label)):
-        labels[topic_id].append(label)
+    labels = nugget_labels(session)
     runs = pooled_runs(session, plan.pool_id)
     rng = random.Random(seed)
     for stratum in sorted(groups):
@@ -159,6 +157,14 @@ def _item_plan(session: Session, plan: db.JudgingPlan, groups: dict[str, list[st
     session.add(plan)
     session.flush()
     return plan
+
+
+def nugget_labels(session: Session) -> dict[str, list[str]]:
+    """Topic ID -> its nugget labels, sorted; a defaultdict, so a topic without nuggets gives []."""
+    labels: dict[str, list[str]] = defaultdict(list)
+    for topic_id, label in session.execute(select(db.Nugget.topic_id, db.Nugget.label).order_by(db.Nugget.label)):
+        labels[topic_id].append(label)
+    return labels
 
 
 def pooled_runs(session: Session, pool_id: int) -> dict[str, list[str]]:
