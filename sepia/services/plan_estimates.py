@@ -40,21 +40,24 @@ def estimate_plan(store: Store, settings: Settings, pool_name: str, level: float
             warnings.append(f"{len(judged)} of the {len(planned)} planned topics {'is' if len(judged) == 1 else 'are'} "
                             f"judged for every run; the estimates use {'it' if len(judged) == 1 else 'those'}")
         gold = export_gold(session)
+        loaded = None  # every run, when a matcher has to see them all first; else read one at a time below
         try:  # a learned matcher: trained on the judged topics, cross-fitted, or a model fixed before the plan
             if fits_on_plan(settings):
-                runs = [export_run(session, run_id, "cclqa") for run_id in ids]
+                loaded = [export_run(session, run_id, "cclqa") for run_id in ids]
                 plan_judgments = [j for j in export_judgments(session) if j.topic_id in judged]
-                automatic = Evaluator(gold, settings, None, cross_fitted(gold, runs, plan_judgments, "topic"))
+                automatic = Evaluator(gold, settings, None, cross_fitted(gold, loaded, plan_judgments, "topic"))
             else:
                 automatic = Evaluator(gold, settings)
             if automatic.learns:
-                automatic.learn([export_run(session, run_id, "cclqa") for run_id in ids])
+                if loaded is None:
+                    loaded = [export_run(session, run_id, "cclqa") for run_id in ids]
+                automatic.learn(loaded)
         except ValueError as exc:
             raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
         human = Evaluator(gold, replace(settings, matcher="human", matcher_options={}), [])
         scores = []
-        for run_id in ids:
-            run = export_run(session, run_id, "cclqa")
+        for index, run_id in enumerate(ids):
+            run = loaded[index] if loaded is not None else export_run(session, run_id, "cclqa")
             scores.append(run_topic_scores(automatic, human, run, judged, export_judgments(session, run_id),
                                            population))
             session.expunge_all()
