@@ -89,3 +89,23 @@ def test_grades_import_checked_whole_and_the_report(app, web_store):
         assert exported.get_data(as_text=True).splitlines()[1:] == [
             "\t".join(map(str, (g.topic_id, g.run_id, g.assessor, g.dimension, g.grade)))
             for g in sorted(store_rubric.grades(session))]
+
+
+def test_a_grades_file_over_the_limit_gets_the_page_message_not_the_servers_413(app, web_store):
+    _answers(web_store)
+    app.config["MAX_CONTENT_LENGTH"] = 80 * 1024  # files up to 80 KiB less the form's 64 KiB margin
+    org = browser_for(app, "org")
+    org.post("/rubric/", {"text": RUBRIC})
+    header = "topic_id\trun_id\tassessor\tdimension\tgrade\n"
+    row = f"T1\t{R1}\tas1\tfluency\t3\n"
+
+    def upload(text):
+        return org.post("/rubric/grades", {"grades": (bytes_io.BytesIO(text.encode()), "big.tsv")},
+                        content_type="multipart/form-data", follow_redirects=True)
+
+    too_large = upload(header + row * (16 * 1024 // len(row) + 1))  # 16,384 + a row: one row too many
+    assert too_large.status_code == 200
+    assert "big.tsv was not imported, nothing of it stored: the file is larger than 16,384 bytes." in \
+        too_large.get_data(as_text=True)
+    fits = upload(header + row)
+    assert "1 grades imported from big.tsv." in fits.get_data(as_text=True)

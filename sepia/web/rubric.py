@@ -18,10 +18,10 @@ from sepia.services.topics import topic_by_id
 from sepia.store.guidelines import GuidelinesUnread
 from sepia.web.db import db
 from sepia.web.security import roles_required
+from sepia.web.uploads import file_limit
 
 bp = Blueprint("rubric", __name__, url_prefix="/rubric")
 FIELD = "grade:"          # a form field grade:DIMENSION holds that dimension's grade
-MAX_UPLOAD = 20_000_000   # bytes of a grades TSV
 SHOWN_PROBLEMS = 5
 DISPUTES_SHOWN = 50
 
@@ -75,10 +75,11 @@ def import_grades():
     if upload is None or not upload.filename:
         flash("Choose a grades TSV to import.", "error")
         return redirect(url_for("rubric.index"))
-    data = upload.read(MAX_UPLOAD + 1)
+    limit = file_limit()
+    data = upload.read(limit + 1)
     try:
-        if len(data) > MAX_UPLOAD:
-            raise RubricError(f"the file is larger than {MAX_UPLOAD:,} bytes")
+        if len(data) > limit:
+            raise RubricError(f"the file is larger than {limit:,} bytes")
         text = data.decode("utf-8")
         found = parse_grades(text, store_rubric.require(db()), upload.filename)
         stored = store_rubric.import_grades(db(), found)
