@@ -16,13 +16,7 @@ from sepia.cli import main
 from sepia.formats.errors import FormatError
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
 from sepia.formats.rubric import RubricError, RubricGrade, grades_tsv, parse_grades, parse_rubric
-from sepia.metaeval.rubric_agreement import (
-    ScoreAgreement,
-    dimension_agreement,
-    disputes,
-    pair_kappas,
-    score_agreement,
-)
+from sepia.metaeval.rubric_agreement import ScoreAgreement, agreement, score_agreement
 from sepia.scoring.rubric import answer_scores, assessor_scores, long_tsv, run_scores
 from sepia.store.exchange.runs import import_run
 from sepia.store import rubric as store_rubric
@@ -106,21 +100,21 @@ def _pair_grades():
 
 def test_weighted_kappa_and_interval_alpha_by_hand_and_by_two_other_implementations():
     rubric = parse_rubric(RUBRIC)
-    (kappa,) = pair_kappas(rubric, _pair_grades())
+    (kappa,) = agreement(rubric, _pair_grades()).pairs
     # Quadratic: observed sum w*O = (1-2)^2 = 1; expected sum_ij (i-j)^2 r_i c_j / n with r = 1,1,1,1 and
     # c = (1, 0, 2, 1): (17 + 7 + 5 + 11) / 4 = 10, so 1 - 1/10. Linear: (7 + 5 + 3 + 5) / 4 = 5, 1 - 1/5.
     assert (kappa.units, kappa.quadratic, kappa.linear) == (4, pytest.approx(0.9), pytest.approx(0.8))
     a, b = [p[2] for p in PAIR], [p[3] for p in PAIR]
     assert kappa.quadratic == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights="quadratic"))
     assert kappa.linear == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights="linear"))
-    row = dimension_agreement(rubric, _pair_grades())[0]
+    row = agreement(rubric, _pair_grades()).dimensions[0]
     # Interval alpha: pooled values 0,0,1,2,2,2,3,3 (n = 8); D_o = 2 * (1-2)^2 / 8 = 0.25;
     # D_e = 2 * sum_{c<k} n_c n_k (c-k)^2 / (n (n-1)) = 2 * 79 / 56; alpha = 1 - 14/158 = 144/158.
     assert row.alpha == pytest.approx(144 / 158)
     assert row.alpha == pytest.approx(krippendorff.alpha(np.array([a, b], float), level_of_measurement="interval"))
     assert (row.dimension, row.units, row.grades, row.assessors, row.exact, row.within_one, row.disputes) == (
         "correctness", 4, 8, 2, 0.75, 1.0, 0)
-    assert [r.units for r in dimension_agreement(rubric, _pair_grades())[1:]] == [0, 0]
+    assert [r.units for r in agreement(rubric, _pair_grades()).dimensions[1:]] == [0, 0]
 
 
 def test_three_assessors_alpha_with_a_missing_grade_and_the_disputes():
@@ -128,16 +122,18 @@ def test_three_assessors_alpha_with_a_missing_grade_and_the_disputes():
     given = _pair_grades() + grades(("T1", R1, "as3", "correctness", 3), ("T2", R1, "as3", "correctness", 1),
                                     ("T1", R2, "as3", "correctness", 2))  # as3 left T2/R2 out
     data = np.array([[0, 1, 2, 3], [0, 2, 2, 3], [3, 1, 2, np.nan]], float)
-    row = dimension_agreement(rubric, given)[0]
+    report = agreement(rubric, given)
+    row = report.dimensions[0]
     assert row.alpha == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"))
     # Pairs: T1/R1 (0,0) (0,3) (0,3); T2/R1 (1,2) (1,1) (2,1); T1/R2 (2,2) x 3; T2/R2 (3,3): 10 pairs,
     # 1 + 1 + 3 + 1 = 6 equal, 1 + 3 + 3 + 1 = 8 within one grade; only T1/R1 spreads more than one.
     assert (row.exact, row.within_one, row.disputes) == (pytest.approx(6 / 10), pytest.approx(8 / 10), 1)
-    (dispute,) = disputes(rubric, given)
+    (dispute,) = report.disputes
     assert (dispute.topic_id, dispute.run_id, dispute.spread, dispute.grades) == (
         "T1", R1, 3, (("as1", 0), ("as2", 0), ("as3", 3)))
-    assert len(disputes(rubric, given, tolerance=0)) == 2 and disputes(rubric, given, tolerance=3) == []
-    assert [(p.first, p.second, p.units) for p in pair_kappas(rubric, given)] == [
+    wider, none = agreement(rubric, given, tolerance=0), agreement(rubric, given, tolerance=3)
+    assert len(wider.disputes) == wider.dimensions[0].disputes == 2 and none.disputes == [] and none.dimensions[0].disputes == 0
+    assert [(p.first, p.second, p.units) for p in report.pairs] == [
         ("as1", "as2", 4), ("as1", "as3", 3), ("as2", "as3", 3)]
 
 
@@ -297,15 +293,17 @@ def test_the_docs_example_is_what_the_commands_print_and_what_two_other_implemen
     given = parse_grades((DOCS / "examples" / "rubric-grades-cs.tsv").read_text(), rubric)
     answers = sorted({(g.topic_id, g.run_id) for g in given})
     assessors = sorted({g.assessor for g in given})
-    for row, dimension in zip(dimension_agreement(rubric, given), rubric.dimensions):
+    report = agreement(rubric, given)
+    for row, dimension in zip(report.dimensions, rubric.dimensions):
         table = {(g.assessor, g.topic_id, g.run_id): g.grade for g in given if g.dimension == dimension.name}
         data = np.array([[table.get((a, *answer), np.nan) for answer in answers] for a in assessors], float)
         assert row.alpha == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"))
     own = {(a, t, r): score for t, r, a, score in assessor_scores(rubric, given)}
     data = np.array([[own[a, *answer] for answer in answers] for a in assessors])
-    assert score_agreement(rubric, given).alpha == pytest.approx(
+    assert report.score == score_agreement(rubric, given)
+    assert report.score.alpha == pytest.approx(
         krippendorff.alpha(data, level_of_measurement="interval"))
-    for pair in pair_kappas(rubric, given):
+    for pair in report.pairs:
         dimension = rubric.dimension(pair.dimension)
         first, second = ([g.grade for g in sorted(given) if g.dimension == pair.dimension and g.assessor == who]
                          for who in (pair.first, pair.second))

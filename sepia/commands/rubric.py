@@ -140,12 +140,12 @@ def agreement(rubric_path, grades_path, tolerance, limit, output):
     """Per dimension: exact and within-one agreement, Krippendorff's alpha (interval), Cohen's
     weighted kappa per pair of assessors, and the disputed answers."""
     from sepia.metaeval.render import json_ready
-    from sepia.metaeval.rubric_agreement import dimension_agreement, disputes, pair_kappas, score_agreement
+    from sepia.metaeval.rubric_agreement import agreement as rubric_agreement
     from sepia.metaeval.rubric_render import agreement_text
 
     rubric_, grades = _inputs(rubric_path, grades_path)
-    rows, pairs = dimension_agreement(rubric_, grades, tolerance), pair_kappas(rubric_, grades)
-    score, found = score_agreement(rubric_, grades), disputes(rubric_, grades, tolerance)
+    agreed = rubric_agreement(rubric_, grades, tolerance)
+    rows, score, pairs, found = agreed.dimensions, agreed.score, agreed.pairs, agreed.disputes
     if output == "json":
         click.echo(json.dumps(json_ready({"dimensions": [r.as_dict() for r in rows], "score": score.__dict__,
                                           "pairs": [p.as_dict() for p in pairs],

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, abort, flash, g, redirect, render_templat
 
 from sepia.formats.errors import FormatError
 from sepia.formats.rubric import RubricError, grades_tsv, parse_grades
-from sepia.metaeval.rubric_agreement import TOLERANCE, dimension_agreement, disputes, pair_kappas, score_agreement
+from sepia.metaeval.rubric_agreement import TOLERANCE, agreement
 from sepia.scoring.rubric import answer_scores, run_scores
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
@@ -40,9 +40,9 @@ def index():
     if found is not None:
         rubric, grades = found.rubric, store_rubric.grades(db())
         answers, incomplete = answer_scores(rubric, grades)
-        report = {"grades": len(grades), "agreement": dimension_agreement(rubric, grades),
-                  "score": score_agreement(rubric, grades),
-                  "pairs": pair_kappas(rubric, grades), "disputes": disputes(rubric, grades)[:DISPUTES_SHOWN],
+        agreed = agreement(rubric, grades)
+        report = {"grades": len(grades), "agreement": agreed.dimensions, "score": agreed.score,
+                  "pairs": agreed.pairs, "disputes": agreed.disputes[:DISPUTES_SHOWN],
                   "runs": run_scores(rubric, answers), "incomplete": incomplete}
     return render_template("rubric/index.html", current=found, report=report, tolerance=TOLERANCE)
 
