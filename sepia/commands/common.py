@@ -52,6 +52,27 @@ def api_or_exit() -> Iterator[None]:
         raise click.ClickException(str(exc)) from None
 
 
+def utf8_text(path: str) -> str:
+    """A file's text, or the command's one-line error when it is not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise click.ClickException(f"{path}: not UTF-8 text (byte {error.start})") from error
+
+
+@contextmanager
+def store_session() -> Iterator:
+    """One transaction on the store (SEPIA_DATABASE_URL), its connections closed after it."""
+    from sepia.store.db import Store
+
+    store = Store()
+    try:
+        with store.transaction() as session:
+            yield session
+    finally:
+        store.dispose()
+
+
 def login_name() -> str:
     """Who runs the command, for the author of what it saves."""
     try:
