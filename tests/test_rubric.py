@@ -208,6 +208,35 @@ def test_the_store_keeps_versions_refuses_stranding_grades_and_imports_all_or_no
             store_rubric.save_answer(session, todo[1], "as1", {"correctness": 1, "completeness": 2, "fluency": 0})
 
 
+def test_answers_are_shared_out_topic_by_topic_as_pool_items_are(store):
+    with store.transaction() as session:
+        _add_runs(session)  # 3 topics x 2 runs: 6 answers
+        store_rubric.set_rubric(session, RUBRIC, "org")
+        rubric = store_rubric.require(session)
+        every, _ = store_rubric.queue(session, "as9", rubric)
+        topic = {i: store_rubric.answer(session, i, "as9").topic_id for i in every}
+        graded = next(i for i in every if topic[i] == "T1")
+        store_rubric.save_answer(session, graded, "as3", {"correctness": 1, "completeness": 2, "fluency": 3})
+        with pytest.raises(ValueError, match="overlap needs at least two assessors"):
+            store_rubric.assign_answers(session, ["as1"], 0.5)
+        # By hand: as3 graded a T1 answer, so T1 stays with as3 (its other answer to as3) and its
+        # second assessor is the next in as3's order, as1. T2 and T3, held by nobody, go to the least
+        # loaded (as3 has one topic): T2 in turn 1 (as2, as3, as1) to as2, T3 in turn 2 (as3, as1,
+        # as2) to as1, each overlap to the next assessor (as3, as2). Added: the 5 answers nobody held,
+        # and one answer of each topic again (half of 2), to the topic's second assessor.
+        assert store_rubric.assign_answers(session, ["as1", "as2", "as3"], 0.5, seed=7) == 5 + 3
+        queues = {a: store_rubric.queue(session, a, rubric)[0] for a in ("as1", "as2", "as3", "as9")}
+        assert {a: sorted(topic[i] for i in q) for a, q in queues.items()} == {
+            "as1": ["T1", "T3", "T3"], "as2": ["T2", "T2", "T3"], "as3": ["T1", "T2"], "as9": []}
+        assert graded not in queues["as3"]  # the answer as3 graded: held, never handed to as3
+        for q in queues.values():  # a topic's answers together in each queue
+            assert [topic[i] for i in q] == sorted((topic[i] for i in q), key=[topic[i] for i in q].index)
+        assert store_rubric.assigned(session) == {"as1": 3, "as2": 3, "as3": 2}
+        assert store_rubric.assign_answers(session, ["as1", "as2", "as3"], 0.5, seed=7) == 0  # nothing lacking
+        store_rubric.save_answer(session, queues["as1"][0], "as1", {"correctness": 1, "completeness": 2, "fluency": 3})
+        assert store_rubric.queue(session, "as1", rubric) == (queues["as1"][1:], 1)
+
+
 def _invoke(*args):
     """(exit code, standard output), or the error output when the command failed."""
     result = CliRunner().invoke(main, list(args))
@@ -228,6 +257,11 @@ def test_commands_from_set_to_metaeval(on_store, store_url, tmp_path):
         0, "Rubric version 1 set by org: 3 dimensions (correctness, completeness, fluency).\n")
     code, out = _invoke("rubric", "show")
     assert code == 0 and out.startswith("# version 1, set by org\n") and 'name = "fluency"' in out
+    code, out = _invoke("rubric", "assign", "--assessor", "as1", "--overlap", "0.5")
+    assert code == 2 and "overlap needs at least two assessors" in out
+    # every answer to the assessor of its topic, and one of each topic's two to the other as well
+    assert _invoke("rubric", "assign", "--assessor", "as1", "--assessor", "as2", "--overlap", "0.5") == (
+        0, "9 answers assigned to 2 assessors\n")
     # as1 and as2 grade every answer; T3 of R1 is where they disagree most.
     rows = []
     for t, r, c1, c2 in PAIR + [("T3", R1, 0, 3), ("T3", R2, 1, 1)]:

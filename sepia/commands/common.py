@@ -113,6 +113,22 @@ allowance_option = click.option(
          "Default: mean gold nugget length per language and type.")
 
 
+def sharing_options(what: str):
+    """--assessor (repeated), --overlap and --seed: how judging work is shared out (sepia.store.sharing)."""
+    def decorate(command):
+        options = [
+            click.option("--assessor", "assessors", multiple=True, required=True,
+                         help="An assessor's user name; repeat."),
+            click.option("--overlap", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                         help=f"Share of each topic's {what} a second assessor judges too, for agreement."),
+            click.option("--seed", type=int, default=0, show_default=True, help="Seed of the assessors' random orders."),
+        ]
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return decorate
+
+
 def token_options(command):
     """--stem, --stopwords and --set: how responses and nuggets are tokenised for matching."""
     options = [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sepia.commands.common import load_or_exit, login_name, store_session, utf8_text
+from sepia.commands.common import load_or_exit, login_name, sharing_options, store_session, utf8_text
 
 
 def _rubric_error(where: str, error: ValueError) -> click.ClickException:
@@ -63,6 +63,21 @@ def set_(file: str, author: str) -> None:
     except RubricError as error:
         raise _rubric_error(file, error) from None
     click.echo(f"Rubric version {version} set by {author}: {len(names)} dimensions ({', '.join(names)}).")
+
+
+@rubric.command()
+@sharing_options("answers")
+def assign(assessors, overlap, seed):
+    """Share the CCLQA runs' answers out to the assessors as a pool's items are (topics in turn,
+    OVERLAP graded twice); from then on each grades only the answers assigned to them."""
+    from sepia.store import rubric as store_rubric
+
+    try:
+        with store_session() as session:
+            added = store_rubric.assign_answers(session, list(assessors), overlap, seed)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    click.echo(f"{added} answers assigned to {len(assessors)} assessors")
 
 
 @rubric.command()

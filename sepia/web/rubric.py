@@ -12,10 +12,12 @@ from sepia.formats.errors import FormatError
 from sepia.formats.rubric import RubricError, grades_tsv, parse_grades
 from sepia.metaeval.rubric_agreement import TOLERANCE, agreement
 from sepia.scoring.rubric import answer_scores, run_scores
+from sepia.services.accounts import active_assessors
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
 from sepia.services.topics import topic_by_id
 from sepia.store.guidelines import GuidelinesUnread
+from sepia.text.plural import counted
 from sepia.web.db import db
 from sepia.web.security import roles_required
 from sepia.web.uploads import file_limit
@@ -44,7 +46,8 @@ def index():
         report = {"grades": len(grades), "agreement": agreed.dimensions, "score": agreed.score,
                   "pairs": agreed.pairs, "disputes": agreed.disputes[:DISPUTES_SHOWN],
                   "runs": run_scores(rubric, answers), "incomplete": incomplete}
-    return render_template("rubric/index.html", current=found, report=report, tolerance=TOLERANCE)
+    return render_template("rubric/index.html", current=found, report=report, tolerance=TOLERANCE,
+                           assessors=active_assessors(db()), assigned=store_rubric.assigned(db()))
 
 
 @bp.route("/", methods=["POST"])
@@ -59,6 +62,23 @@ def save():
         return redirect(url_for("rubric.index"))
     flash(f"The rubric saved as version {version}.", "success")
     return redirect(url_for("rubric.index"))
+
+
+@bp.route("/assign", methods=["POST"])
+@roles_required("organiser")
+def assign():
+    """Share the answers out to the assessors ticked, as a pool's items are (sepia.store.sharing)."""
+    assessors = [a for a in request.form.getlist("assessors") if a]
+    try:
+        overlap = float(request.form.get("overlap", "0") or 0) / 100
+        added = store_rubric.assign_answers(db(), assessors, overlap)
+        db().commit()
+    except ValueError as error:
+        db().rollback()
+        flash(f"The answers were not shared out: {error}.", "error")
+        return redirect(url_for("rubric.index") + "#rubric-assign")
+    flash(f"{counted(added, 'answer')} assigned to {', '.join(assessors)}.", "success")
+    return redirect(url_for("rubric.index") + "#rubric-assign")
 
 
 @bp.route("/grades.tsv")
