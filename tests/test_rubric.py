@@ -16,13 +16,7 @@ from sepia.cli import main
 from sepia.formats.errors import FormatError
 from sepia.formats.model import Answer, CCLQARun, CCLQATopic, Metadata
 from sepia.formats.rubric import RubricError, RubricGrade, grades_tsv, parse_grades, parse_rubric
-from sepia.metaeval.rubric_agreement import (
-    ScoreAgreement,
-    dimension_agreement,
-    disputes,
-    pair_kappas,
-    score_agreement,
-)
+from sepia.metaeval.rubric_agreement import ScoreAgreement, agreement, score_agreement
 from sepia.scoring.rubric import answer_scores, assessor_scores, long_tsv, run_scores
 from sepia.store.exchange.runs import import_run
 from sepia.store import rubric as store_rubric
@@ -106,21 +100,21 @@ def _pair_grades():
 
 def test_weighted_kappa_and_interval_alpha_by_hand_and_by_two_other_implementations():
     rubric = parse_rubric(RUBRIC)
-    (kappa,) = pair_kappas(rubric, _pair_grades())
+    (kappa,) = agreement(rubric, _pair_grades()).pairs
     # Quadratic: observed sum w*O = (1-2)^2 = 1; expected sum_ij (i-j)^2 r_i c_j / n with r = 1,1,1,1 and
     # c = (1, 0, 2, 1): (17 + 7 + 5 + 11) / 4 = 10, so 1 - 1/10. Linear: (7 + 5 + 3 + 5) / 4 = 5, 1 - 1/5.
     assert (kappa.units, kappa.quadratic, kappa.linear) == (4, pytest.approx(0.9), pytest.approx(0.8))
     a, b = [p[2] for p in PAIR], [p[3] for p in PAIR]
     assert kappa.quadratic == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights="quadratic"))
     assert kappa.linear == pytest.approx(cohen_kappa_score(a, b, labels=[0, 1, 2, 3], weights="linear"))
-    row = dimension_agreement(rubric, _pair_grades())[0]
+    row = agreement(rubric, _pair_grades()).dimensions[0]
     # Interval alpha: pooled values 0,0,1,2,2,2,3,3 (n = 8); D_o = 2 * (1-2)^2 / 8 = 0.25;
     # D_e = 2 * sum_{c<k} n_c n_k (c-k)^2 / (n (n-1)) = 2 * 79 / 56; alpha = 1 - 14/158 = 144/158.
     assert row.alpha == pytest.approx(144 / 158)
     assert row.alpha == pytest.approx(krippendorff.alpha(np.array([a, b], float), level_of_measurement="interval"))
     assert (row.dimension, row.units, row.grades, row.assessors, row.exact, row.within_one, row.disputes) == (
         "correctness", 4, 8, 2, 0.75, 1.0, 0)
-    assert [r.units for r in dimension_agreement(rubric, _pair_grades())[1:]] == [0, 0]
+    assert [r.units for r in agreement(rubric, _pair_grades()).dimensions[1:]] == [0, 0]
 
 
 def test_three_assessors_alpha_with_a_missing_grade_and_the_disputes():
@@ -128,16 +122,18 @@ def test_three_assessors_alpha_with_a_missing_grade_and_the_disputes():
     given = _pair_grades() + grades(("T1", R1, "as3", "correctness", 3), ("T2", R1, "as3", "correctness", 1),
                                     ("T1", R2, "as3", "correctness", 2))  # as3 left T2/R2 out
     data = np.array([[0, 1, 2, 3], [0, 2, 2, 3], [3, 1, 2, np.nan]], float)
-    row = dimension_agreement(rubric, given)[0]
+    report = agreement(rubric, given)
+    row = report.dimensions[0]
     assert row.alpha == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"))
     # Pairs: T1/R1 (0,0) (0,3) (0,3); T2/R1 (1,2) (1,1) (2,1); T1/R2 (2,2) x 3; T2/R2 (3,3): 10 pairs,
     # 1 + 1 + 3 + 1 = 6 equal, 1 + 3 + 3 + 1 = 8 within one grade; only T1/R1 spreads more than one.
     assert (row.exact, row.within_one, row.disputes) == (pytest.approx(6 / 10), pytest.approx(8 / 10), 1)
-    (dispute,) = disputes(rubric, given)
+    (dispute,) = report.disputes
     assert (dispute.topic_id, dispute.run_id, dispute.spread, dispute.grades) == (
         "T1", R1, 3, (("as1", 0), ("as2", 0), ("as3", 3)))
-    assert len(disputes(rubric, given, tolerance=0)) == 2 and disputes(rubric, given, tolerance=3) == []
-    assert [(p.first, p.second, p.units) for p in pair_kappas(rubric, given)] == [
+    wider, none = agreement(rubric, given, tolerance=0), agreement(rubric, given, tolerance=3)
+    assert len(wider.disputes) == wider.dimensions[0].disputes == 2 and none.disputes == [] and none.dimensions[0].disputes == 0
+    assert [(p.first, p.second, p.units) for p in report.pairs] == [
         ("as1", "as2", 4), ("as1", "as3", 3), ("as2", "as3", 3)]
 
 
@@ -212,6 +208,35 @@ def test_the_store_keeps_versions_refuses_stranding_grades_and_imports_all_or_no
             store_rubric.save_answer(session, todo[1], "as1", {"correctness": 1, "completeness": 2, "fluency": 0})
 
 
+def test_answers_are_shared_out_topic_by_topic_as_pool_items_are(store):
+    with store.transaction() as session:
+        _add_runs(session)  # 3 topics x 2 runs: 6 answers
+        store_rubric.set_rubric(session, RUBRIC, "org")
+        rubric = store_rubric.require(session)
+        every, _ = store_rubric.queue(session, "as9", rubric)
+        topic = {i: store_rubric.answer(session, i, "as9").topic_id for i in every}
+        graded = next(i for i in every if topic[i] == "T1")
+        store_rubric.save_answer(session, graded, "as3", {"correctness": 1, "completeness": 2, "fluency": 3})
+        with pytest.raises(ValueError, match="overlap needs at least two assessors"):
+            store_rubric.assign_answers(session, ["as1"], 0.5)
+        # By hand: as3 graded a T1 answer, so T1 stays with as3 (its other answer to as3) and its
+        # second assessor is the next in as3's order, as1. T2 and T3, held by nobody, go to the least
+        # loaded (as3 has one topic): T2 in turn 1 (as2, as3, as1) to as2, T3 in turn 2 (as3, as1,
+        # as2) to as1, each overlap to the next assessor (as3, as2). Added: the 5 answers nobody held,
+        # and one answer of each topic again (half of 2), to the topic's second assessor.
+        assert store_rubric.assign_answers(session, ["as1", "as2", "as3"], 0.5, seed=7) == 5 + 3
+        queues = {a: store_rubric.queue(session, a, rubric)[0] for a in ("as1", "as2", "as3", "as9")}
+        assert {a: sorted(topic[i] for i in q) for a, q in queues.items()} == {
+            "as1": ["T1", "T3", "T3"], "as2": ["T2", "T2", "T3"], "as3": ["T1", "T2"], "as9": []}
+        assert graded not in queues["as3"]  # the answer as3 graded: held, never handed to as3
+        for q in queues.values():  # a topic's answers together in each queue
+            assert [topic[i] for i in q] == sorted((topic[i] for i in q), key=[topic[i] for i in q].index)
+        assert store_rubric.assigned(session) == {"as1": 3, "as2": 3, "as3": 2}
+        assert store_rubric.assign_answers(session, ["as1", "as2", "as3"], 0.5, seed=7) == 0  # nothing lacking
+        store_rubric.save_answer(session, queues["as1"][0], "as1", {"correctness": 1, "completeness": 2, "fluency": 3})
+        assert store_rubric.queue(session, "as1", rubric) == (queues["as1"][1:], 1)
+
+
 def _invoke(*args):
     """(exit code, standard output), or the error output when the command failed."""
     result = CliRunner().invoke(main, list(args))
@@ -232,6 +257,11 @@ def test_commands_from_set_to_metaeval(on_store, store_url, tmp_path):
         0, "Rubric version 1 set by org: 3 dimensions (correctness, completeness, fluency).\n")
     code, out = _invoke("rubric", "show")
     assert code == 0 and out.startswith("# version 1, set by org\n") and 'name = "fluency"' in out
+    code, out = _invoke("rubric", "assign", "--assessor", "as1", "--overlap", "0.5")
+    assert code == 2 and "overlap needs at least two assessors" in out
+    # every answer to the assessor of its topic, and one of each topic's two to the other as well
+    assert _invoke("rubric", "assign", "--assessor", "as1", "--assessor", "as2", "--overlap", "0.5") == (
+        0, "9 answers assigned to 2 assessors\n")
     # as1 and as2 grade every answer; T3 of R1 is where they disagree most.
     rows = []
     for t, r, c1, c2 in PAIR + [("T3", R1, 0, 3), ("T3", R2, 1, 1)]:
@@ -297,15 +327,17 @@ def test_the_docs_example_is_what_the_commands_print_and_what_two_other_implemen
     given = parse_grades((DOCS / "examples" / "rubric-grades-cs.tsv").read_text(), rubric)
     answers = sorted({(g.topic_id, g.run_id) for g in given})
     assessors = sorted({g.assessor for g in given})
-    for row, dimension in zip(dimension_agreement(rubric, given), rubric.dimensions):
+    report = agreement(rubric, given)
+    for row, dimension in zip(report.dimensions, rubric.dimensions):
         table = {(g.assessor, g.topic_id, g.run_id): g.grade for g in given if g.dimension == dimension.name}
         data = np.array([[table.get((a, *answer), np.nan) for answer in answers] for a in assessors], float)
         assert row.alpha == pytest.approx(krippendorff.alpha(data, level_of_measurement="interval"))
     own = {(a, t, r): score for t, r, a, score in assessor_scores(rubric, given)}
     data = np.array([[own[a, *answer] for answer in answers] for a in assessors])
-    assert score_agreement(rubric, given).alpha == pytest.approx(
+    assert report.score == score_agreement(rubric, given)
+    assert report.score.alpha == pytest.approx(
         krippendorff.alpha(data, level_of_measurement="interval"))
-    for pair in pair_kappas(rubric, given):
+    for pair in report.pairs:
         dimension = rubric.dimension(pair.dimension)
         first, second = ([g.grade for g in sorted(given) if g.dimension == pair.dimension and g.assessor == who]
                          for who in (pair.first, pair.second))

@@ -89,3 +89,43 @@ def test_grades_import_checked_whole_and_the_report(app, web_store):
         assert exported.get_data(as_text=True).splitlines()[1:] == [
             "\t".join(map(str, (g.topic_id, g.run_id, g.assessor, g.dimension, g.grade)))
             for g in sorted(store_rubric.grades(session))]
+
+
+def test_a_grades_file_over_the_limit_gets_the_page_message_not_the_servers_413(app, web_store):
+    _answers(web_store)
+    app.config["MAX_CONTENT_LENGTH"] = 80 * 1024  # files up to 80 KiB less the form's 64 KiB margin
+    org = browser_for(app, "org")
+    org.post("/rubric/", {"text": RUBRIC})
+    header = "topic_id\trun_id\tassessor\tdimension\tgrade\n"
+    row = f"T1\t{R1}\tas1\tfluency\t3\n"
+
+    def upload(text):
+        return org.post("/rubric/grades", {"grades": (bytes_io.BytesIO(text.encode()), "big.tsv")},
+                        content_type="multipart/form-data", follow_redirects=True)
+
+    too_large = upload(header + row * (16 * 1024 // len(row) + 1))  # 16,384 + a row: one row too many
+    assert too_large.status_code == 200
+    assert "big.tsv was not imported, nothing of it stored: the file is larger than 16,384 bytes." in \
+        too_large.get_data(as_text=True)
+    fits = upload(header + row)
+    assert "1 grades imported from big.tsv." in fits.get_data(as_text=True)
+
+
+def test_the_organiser_shares_the_answers_out_and_each_assessor_grades_only_theirs(app, web_store):
+    _answers(web_store)  # 3 topics x 2 runs
+    org, as1, as2 = browser_for(app, "org"), browser_for(app, "as1"), browser_for(app, "as2")
+    org.post("/rubric/", {"text": RUBRIC})
+    assert "every assessor grades every answer" in org.get("/rubric/").get_data(as_text=True)
+    assert "0 graded, 6 left" in as2.get("/rubric/judge").get_data(as_text=True)
+    refused = org.post("/rubric/assign", {"assessors": ["as1"], "overlap": "50"}, follow_redirects=True)
+    assert "The answers were not shared out: overlap needs at least two assessors." in refused.get_data(as_text=True)
+    assert as1.post("/rubric/assign", {"assessors": ["as1", "as2"], "overlap": "0"}).status_code == 403
+    done = org.post("/rubric/assign", {"assessors": ["as1", "as2"], "overlap": "0"}, follow_redirects=True)
+    # T1 and T3 to as1 (turns 0 and 2), T2 to as2; nothing twice
+    assert "6 answers assigned to as1, as2." in done.get_data(as_text=True)
+    assert "answers assigned: as1 4, as2 2" in done.get_data(as_text=True)
+    assert "0 graded, 4 left" in as1.get("/rubric/judge").get_data(as_text=True)
+    queue = as2.get("/rubric/judge").get_data(as_text=True)
+    assert "0 graded, 2 left" in queue
+    answer_id = int(re.search(r'href="/rubric/judge/(\d+)"', queue).group(1))
+    assert "<h1>T2 " in as2.get(f"/rubric/judge/{answer_id}").get_data(as_text=True)

@@ -120,3 +120,26 @@ def test_a_store_holding_old_keys_finds_its_scores_after_the_migration(store_url
         found = task_results.load(session, "ir4qa")
         assert found is not None and found.settings == IR4QA and [r.means for r in found.runs] == [{"AP": 0.2}]
     store.dispose()
+
+
+def test_a_save_and_a_release_describe_the_settings_once_under_the_same_keys(store, monkeypatch):
+    """Describing an LLM matcher's settings asks its server for the model: a save does it once."""
+    from sepia.campaign import results_store
+    from sepia.store.models import ReleasedSettings
+    from sepia.store.results import replace_cclqa_scores
+
+    for settings in SAMPLES:
+        assert settings.identity(settings.describe()) == settings.identity()
+    settings = SAMPLES[-1]
+    key, text = settings_key(settings.identity()), shown(settings.describe())
+    calls = []
+    describe = Settings.describe
+    monkeypatch.setattr(Settings, "describe", lambda self: calls.append(self) or describe(self))
+    with store.transaction() as session:
+        replace_cclqa_scores(session, [], settings)
+        assert len(calls) == 1
+        results_store.release(session, settings, "strict numbers", "org")
+        assert len(calls) == 2
+    with store.transaction() as session:
+        row = session.query(ReleasedSettings).one()
+        assert (row.settings_id, row.settings) == (key, text)

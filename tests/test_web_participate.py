@@ -95,6 +95,17 @@ def test_the_team_window_and_topics_are_checked(app, web_store):
     assert submissions(web_store) == []
 
 
+def test_a_run_over_the_request_limit_gets_the_page_message_not_the_servers_413(app, web_store):
+    campaign(web_store)
+    app.config["MAX_CONTENT_LENGTH"] = 80 * 1024  # below MAX_RUN_BYTES: runs up to 80 KiB less the 64 KiB margin
+    data = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["病毒" * 3000]})
+    assert 16 * 1024 < len(data) < 80 * 1024
+    response = upload(browser_for(app, "par"), data)
+    assert response.status_code == 422
+    assert "bytes; runs of at most 16,384 bytes are accepted." in response.get_data(as_text=True)
+    assert submissions(web_store) == []
+
+
 def test_a_run_id_of_only_spaces_is_refused(app, web_store):
     campaign(web_store)
     response = upload(browser_for(app, "par"), run_xml("cclqa", " ", {CS1: ["x"]}))

@@ -62,7 +62,8 @@ def released(session: Session, settings: Settings) -> ReleasedSettings | None:
 
 def release(session: Session, settings: Settings, label: str, username: str) -> None:
     """Release these settings' scores to the teams under `label`; the caller commits."""
-    session.add(ReleasedSettings(settings=shown(settings.describe()), settings_id=settings_key(settings.identity()),
+    described = settings.describe()
+    session.add(ReleasedSettings(settings=shown(described), settings_id=settings_key(settings.identity(described)),
                                  label=label, released_by=username))
 
 

@@ -52,6 +52,27 @@ def api_or_exit() -> Iterator[None]:
         raise click.ClickException(str(exc)) from None
 
 
+def utf8_text(path: str) -> str:
+    """A file's text, or the command's one-line error when it is not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise click.ClickException(f"{path}: not UTF-8 text (byte {error.start})") from error
+
+
+@contextmanager
+def store_session() -> Iterator:
+    """One transaction on the store (SEPIA_DATABASE_URL), its connections closed after it."""
+    from sepia.store.db import Store
+
+    store = Store()
+    try:
+        with store.transaction() as session:
+            yield session
+    finally:
+        store.dispose()
+
+
 def login_name() -> str:
     """Who runs the command, for the author of what it saves."""
     try:
@@ -90,6 +111,22 @@ allowance_option = click.option(
     "--allowance", multiple=True, metavar="N|TYPE=N", callback=_allowances,
     help="Character allowance C per match, everywhere (N) or for one answer type (TYPE=N). "
          "Default: mean gold nugget length per language and type.")
+
+
+def sharing_options(what: str):
+    """--assessor (repeated), --overlap and --seed: how judging work is shared out (sepia.store.sharing)."""
+    def decorate(command):
+        options = [
+            click.option("--assessor", "assessors", multiple=True, required=True,
+                         help="An assessor's user name; repeat."),
+            click.option("--overlap", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+                         help=f"Share of each topic's {what} a second assessor judges too, for agreement."),
+            click.option("--seed", type=int, default=0, show_default=True, help="Seed of the assessors' random orders."),
+        ]
+        for option in reversed(options):
+            command = option(command)
+        return command
+    return decorate
 
 
 def token_options(command):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sepia.commands.common import login_name
+from sepia.commands.common import login_name, store_session, utf8_text
 from sepia.store.guidelines import TASKS
 
 _TASK = click.Choice(list(TASKS))
@@ -23,22 +23,13 @@ def set_(task: str, file: str, author: str) -> None:
     """Save FILE (UTF-8 text, a little Markdown) as TASK's next version; assessors acknowledge it
     before they judge TASK again."""
     from sepia.store import guidelines as store_guidelines
-    from sepia.store.db import Store
 
+    text = utf8_text(file)
     try:
-        with open(file, encoding="utf-8") as handle:
-            text = handle.read()
-    except UnicodeDecodeError as error:
-        raise click.ClickException(f"{file}: not UTF-8 text (byte {error.start})") from error
-    store = Store()
-    try:
-        with store.transaction() as session:
-            row = store_guidelines.save(session, task, text, author)
-            version = row.version
+        with store_session() as session:
+            version = store_guidelines.save(session, task, text, author).version
     except ValueError as error:
         raise click.ClickException(f"{file}: {error}") from error
-    finally:
-        store.dispose()
     click.echo(f"The {TASKS[task]} guidelines saved as version {version} by {author}.")
 
 
@@ -48,15 +39,10 @@ def set_(task: str, file: str, author: str) -> None:
 def show(task: str, history: bool) -> None:
     """Print TASK's current guidelines (or all versions), each headed by its version, author and time."""
     from sepia.store import guidelines as store_guidelines
-    from sepia.store.db import Store
 
-    store = Store()
-    try:
-        with store.transaction() as session:
-            rows = store_guidelines.history(session, task)
-            shown = [(r.version, r.author, r.created_at, r.text) for r in (rows if history else rows[:1])]
-    finally:
-        store.dispose()
+    with store_session() as session:
+        rows = store_guidelines.history(session, task)
+        shown = [(r.version, r.author, r.created_at, r.text) for r in (rows if history else rows[:1])]
     if not shown:
         raise click.ClickException(f"no {TASKS[task]} guidelines yet: write them with `sepia guidelines set`")
     for version, author, at, text in shown:

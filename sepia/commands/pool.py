@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 import click
 
+from sepia.commands.common import sharing_options
 from sepia.store.db import Store
 from sepia.store.errors import ImportRefused
 from sepia.store.plans import MAX_SEED
@@ -202,10 +203,7 @@ def pool_export(name, output):
 
 @pool.command("assign")
 @click.argument("name")
-@click.option("--assessor", "assessors", multiple=True, required=True, help="An assessor's user name; repeat.")
-@click.option("--overlap", type=click.FloatRange(0, 1), default=0.0, show_default=True,
-              help="Share of each topic's items a second assessor judges too, for agreement.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the assessors' random orders.")
+@sharing_options("items")
 def pool_assign(name, assessors, overlap, seed):
     """Share pool NAME's items out to the assessors (topics in turn, OVERLAP doubled)."""
     try:

@@ -4,31 +4,11 @@ scores per run and answer for `sepia metaeval scores` and `sepia metaeval aeollm
 from __future__ import annotations
 
 import json
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import click
 
-from sepia.commands.common import load_or_exit, login_name
-
-def _text(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise click.ClickException(f"{path}: not UTF-8 text (byte {error.start})") from error
-
-
-@contextmanager
-def _session() -> Iterator:
-    from sepia.store.db import Store
-
-    store = Store()
-    try:
-        with store.transaction() as session:
-            yield session
-    finally:
-        store.dispose()
+from sepia.commands.common import load_or_exit, login_name, sharing_options, store_session, utf8_text
 
 
 def _rubric_error(where: str, error: ValueError) -> click.ClickException:
@@ -44,11 +24,11 @@ def _inputs(rubric_path: str | None, grades_path: str | None):
         raise click.UsageError("--rubric and --grades go together (without both, the store's are used)")
     if rubric_path and grades_path:
         try:
-            rubric = parse_rubric(_text(rubric_path))
+            rubric = parse_rubric(utf8_text(rubric_path))
         except RubricError as error:
             raise _rubric_error(rubric_path, error) from None
-        return rubric, load_or_exit(parse_grades, _text(grades_path), rubric, grades_path)
-    with _session() as session:
+        return rubric, load_or_exit(parse_grades, utf8_text(grades_path), rubric, grades_path)
+    with store_session() as session:
         try:
             return store_rubric.require(session), store_rubric.grades(session)
         except RubricError as error:
@@ -75,9 +55,9 @@ def set_(file: str, author: str) -> None:
     from sepia.formats.rubric import RubricError
     from sepia.store import rubric as store_rubric
 
-    text = _text(file)
+    text = utf8_text(file)
     try:
-        with _session() as session:
+        with store_session() as session:
             version = store_rubric.set_rubric(session, text, author)
             names = store_rubric.require(session).names
     except RubricError as error:
@@ -86,11 +66,26 @@ def set_(file: str, author: str) -> None:
 
 
 @rubric.command()
+@sharing_options("answers")
+def assign(assessors, overlap, seed):
+    """Share the CCLQA runs' answers out to the assessors as a pool's items are (topics in turn,
+    OVERLAP graded twice); from then on each grades only the answers assigned to them."""
+    from sepia.store import rubric as store_rubric
+
+    try:
+        with store_session() as session:
+            added = store_rubric.assign_answers(session, list(assessors), overlap, seed)
+    except ValueError as error:
+        raise click.BadParameter(str(error)) from None
+    click.echo(f"{added} answers assigned to {len(assessors)} assessors")
+
+
+@rubric.command()
 def show() -> None:
     """Print the campaign's rubric as TOML, headed by its version."""
     from sepia.store import rubric as store_rubric
 
-    with _session() as session:
+    with store_session() as session:
         found = store_rubric.current(session)
     if found is None:
         raise click.ClickException("the campaign has no rubric yet: set one with `sepia rubric set FILE`")
@@ -104,7 +99,7 @@ def export(output: str | None) -> None:
     from sepia.formats.rubric import grades_tsv
     from sepia.store import rubric as store_rubric
 
-    with _session() as session:
+    with store_session() as session:
         text = grades_tsv(store_rubric.grades(session))
     if output:
         Path(output).write_text(text, encoding="utf-8")
@@ -120,9 +115,9 @@ def import_(file: str) -> None:
     from sepia.formats.rubric import RubricError, parse_grades
     from sepia.store import rubric as store_rubric
 
-    text = _text(file)
+    text = utf8_text(file)
     try:
-        with _session() as session:
+        with store_session() as session:
             found = load_or_exit(parse_grades, text, store_rubric.require(session), file)
             stored = store_rubric.import_grades(session, found)
     except RubricError as error:
@@ -140,12 +135,12 @@ def agreement(rubric_path, grades_path, tolerance, limit, output):
     """Per dimension: exact and within-one agreement, Krippendorff's alpha (interval), Cohen's
     weighted kappa per pair of assessors, and the disputed answers."""
     from sepia.metaeval.render import json_ready
-    from sepia.metaeval.rubric_agreement import dimension_agreement, disputes, pair_kappas, score_agreement
+    from sepia.metaeval.rubric_agreement import agreement as rubric_agreement
     from sepia.metaeval.rubric_render import agreement_text
 
     rubric_, grades = _inputs(rubric_path, grades_path)
-    rows, pairs = dimension_agreement(rubric_, grades, tolerance), pair_kappas(rubric_, grades)
-    score, found = score_agreement(rubric_, grades), disputes(rubric_, grades, tolerance)
+    agreed = rubric_agreement(rubric_, grades, tolerance)
+    rows, score, pairs, found = agreed.dimensions, agreed.score, agreed.pairs, agreed.disputes
     if output == "json":
         click.echo(json.dumps(json_ready({"dimensions": [r.as_dict() for r in rows], "score": score.__dict__,
                                           "pairs": [p.as_dict() for p in pairs],

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from sepia.commands.common import store_session
 from sepia.store.models import ROLES
 
 
@@ -19,17 +20,13 @@ def user() -> None:
 @click.option("--password", help="The password; asked for (hidden, twice) when not given.")
 def add(username: str, role: str, team: str | None, display_name: str, password: str | None) -> None:
     """Add an account USERNAME with a role."""
-    from sepia.store.db import Store
     from sepia.services.accounts import AccountError, create_user
 
     if password is None:
         password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
-    store = Store()
     try:
-        with store.transaction() as session:
+        with store_session() as session:
             create_user(session, username, password, role, team=team, display_name=display_name)
     except AccountError as error:
         raise click.ClickException(str(error)) from error
-    finally:
-        store.dispose()
     click.echo(f"Account {username} ({role}{', team ' + team if team else ''}) created.")

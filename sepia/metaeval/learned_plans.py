@@ -66,9 +66,14 @@ class PlanData:
                          for t, k in zip(topic, pairs.keys)], int)
         return cls(run_ids, topics, CrossFitter(pairs, extra), cell, topic, offsets)
 
+    @property
+    def cell_count(self) -> int:
+        """How many cells the topics' runs x K matrices hold, end to end."""
+        return int(self.offsets[-1]) + self.topics[-1].automatic.size
+
     def with_predictions(self, predictions: np.ndarray) -> list[TopicItems]:
         """The topics with the pairs' predictions as automatic values (a nugget's best answer's)."""
-        flat = np.zeros(int(self.offsets[-1]) + self.topics[-1].automatic.size)
+        flat = np.zeros(self.cell_count)
         np.maximum.at(flat, self.cell, predictions)
         return [replace(t, automatic=flat[o:o + t.automatic.size].reshape(t.automatic.shape))
                 for t, o in zip(self.topics, self.offsets)]
@@ -242,7 +247,7 @@ def _uniform_samples(rng, runs: int, topics: list[TopicItems], sizes: list[int])
 
 def _judged_cells(data: PlanData, samples: list[np.ndarray]) -> np.ndarray:
     """A bool per cell: the plan judges it (a sampled nugget of a run that answers the topic)."""
-    judged = np.zeros(int(data.offsets[-1]) + data.topics[-1].automatic.size, bool)
+    judged = np.zeros(data.cell_count, bool)
     for topic, offset, sample in zip(data.topics, data.offsets, samples):
         K = len(topic.weights)
         rows = np.flatnonzero(topic.answered)

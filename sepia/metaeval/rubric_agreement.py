@@ -69,6 +69,9 @@ class Dispute:
         return {**self.__dict__, "grades": dict(self.grades)}
 
 
+Units = Mapping[str, Mapping[tuple[str, str], Mapping[str, int]]]  # as units() gives them
+
+
 def units(grades: Iterable[RubricGrade]) -> dict[str, dict[tuple[str, str], dict[str, int]]]:
     """dimension -> (topic, run) -> assessor -> grade."""
     out: dict[str, dict[tuple[str, str], dict[str, int]]] = defaultdict(lambda: defaultdict(dict))
@@ -101,17 +104,33 @@ def score_agreement(rubric: Rubric, grades: Sequence[RubricGrade]) -> ScoreAgree
     return ScoreAgreement(len(shared), _alpha(shared))
 
 
-def _pair_shares(shared: list[dict[str, int]]) -> tuple[float, float]:
+def _pair_shares(shared: Sequence[Mapping[str, int]]) -> tuple[float, float]:
     pairs = [abs(a - b) for unit in shared for a, b in combinations(unit.values(), 2)]
     if not pairs:
         return float("nan"), float("nan")
     return sum(d == 0 for d in pairs) / len(pairs), sum(d <= 1 for d in pairs) / len(pairs)
 
 
-def disputes(rubric: Rubric, grades: Iterable[RubricGrade], tolerance: int = TOLERANCE) -> list[Dispute]:
+@dataclass(frozen=True)
+class RubricAgreement:
+    dimensions: list[DimensionAgreement]   # one row per dimension of the rubric, in its order
+    score: ScoreAgreement
+    pairs: list[PairKappa]
+    disputes: list[Dispute]                # the widest spread first
+
+
+def agreement(rubric: Rubric, grades: Sequence[RubricGrade], tolerance: int = TOLERANCE) -> RubricAgreement:
+    """The whole report: the grades grouped into units once, the disputes found once (and counted per dimension)."""
+    by_dimension = units(grades)
+    found = _disputes(rubric, by_dimension, tolerance)
+    return RubricAgreement(_dimension_rows(rubric, by_dimension, found), score_agreement(rubric, grades),
+                           _pair_kappas(rubric, by_dimension), found)
+
+
+def _disputes(rubric: Rubric, by_dimension: Units, tolerance: int) -> list[Dispute]:
     """Units whose grades differ by more than TOLERANCE, the widest spread first."""
     found = []
-    for dimension, answers in units(grades).items():
+    for dimension, answers in by_dimension.items():
         for (topic_id, run_id), given in answers.items():
             spread = max(given.values()) - min(given.values())
             if len(given) >= 2 and spread > tolerance:
@@ -120,12 +139,9 @@ def disputes(rubric: Rubric, grades: Iterable[RubricGrade], tolerance: int = TOL
     return sorted(found, key=lambda d: (-d.spread, order.get(d.dimension, len(order)), d.topic_id, d.run_id))
 
 
-def dimension_agreement(rubric: Rubric, grades: Sequence[RubricGrade],
-                        tolerance: int = TOLERANCE) -> list[DimensionAgreement]:
-    """One row per dimension of the rubric, in its order."""
-    by_dimension = units(grades)
+def _dimension_rows(rubric: Rubric, by_dimension: Units, found: Sequence[Dispute]) -> list[DimensionAgreement]:
     disputed: dict[str, int] = defaultdict(int)
-    for d in disputes(rubric, grades, tolerance):
+    for d in found:
         disputed[d.dimension] += 1
     rows = []
     for dimension in rubric.dimensions:
@@ -137,9 +153,8 @@ def dimension_agreement(rubric: Rubric, grades: Sequence[RubricGrade],
     return rows
 
 
-def pair_kappas(rubric: Rubric, grades: Sequence[RubricGrade]) -> list[PairKappa]:
+def _pair_kappas(rubric: Rubric, by_dimension: Units) -> list[PairKappa]:
     """Cohen's weighted kappa of every pair of assessors on every dimension, over the units both graded."""
-    by_dimension = units(grades)
     rows = []
     for dimension in rubric.dimensions:
         answers = by_dimension.get(dimension.name, {})

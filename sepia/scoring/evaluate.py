@@ -68,14 +68,16 @@ class Settings:
         return MatcherOptions(theta=self.theta, tokenizer=self.tokenizer, as_set=self.as_set, partial=self.partial,
                               numbers=self.numbers, judgments=judgments, extra=dict(self.matcher_options))
 
-    def identity(self) -> dict:
+    def identity(self, described: dict | None = None) -> dict:
         """The values of the settings that decide the scores, as JSON values: what the store keys the
         scores by (`sepia.store.results.settings_key`); `describe` is the same settings as text to
         show. Like `describe`, it leaves out the options the matcher does not take (theta as None)
         and those that were added later while at the value that behaves as before (numbers
         lenient, no matcher options, no depth), so that the identity of older scores does not
-        change; migration 0019 computed it from the descriptions kept before."""
-        described = self.describe()
+        change; migration 0019 computed it from the descriptions kept before. `described` is this
+        `describe()` when the caller made it already (a save keeps both): describing again would
+        ask an LLM matcher's server for its model a second time."""
+        described = dict(self.describe() if described is None else described)
         described["allowance"] = {"per_type": dict(sorted(self.allowance_per_type.items())), "all": self.allowance}
         described["tokens"] = {"stem": self.tokenizer.stem, "stopwords": self.tokenizer.stopwords, "as_set": self.as_set}
         return described

@@ -72,6 +72,12 @@ def accounts(session: Session) -> list[User]:
     return list(session.scalars(select(User).order_by(User.role, User.username)))
 
 
+def active_assessors(session: Session) -> list[str]:
+    """The active assessors' usernames, sorted: whom judging work can be shared out to."""
+    return list(session.scalars(select(User.username).where(User.role == "assessor", User.active)
+                                .order_by(User.username)))
+
+
 def account(session: Session, user_id: int) -> User | None:
     return session.get(User, user_id)
 

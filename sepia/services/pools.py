@@ -10,7 +10,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from sepia.store import judging
-from sepia.store.models import JudgingPlan, Pool, Run, User
+from sepia.services.accounts import active_assessors
+from sepia.store.models import JudgingPlan, Pool, Run
 from sepia.store.plans import MAX_SEED, kept_plan, make_plan, restore_plan
 from sepia.store.pools import build_pool
 
@@ -29,8 +30,7 @@ def pools_by_age(session: Session) -> list[Pool]:
 
 def pools_page(session: Session) -> PoolsPage:
     pools = pools_by_age(session)
-    assessors = list(session.scalars(select(User.username).where(User.role == "assessor", User.active)
-                                     .order_by(User.username)))
+    assessors = active_assessors(session)
     runs = {(kind, lang): n for kind, lang, n in session.execute(
         select(Run.kind, Run.target_lang, func.count()).group_by(Run.kind, Run.target_lang))}
     return PoolsPage(pools, judging.progress(session), assessors, runs)

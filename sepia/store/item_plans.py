@@ -69,14 +69,9 @@ def item_plan_state(session: Session, pool_name: str) -> ItemPlanState:
     samples = plan_samples(plan)
     topics = {t for members in groups.values() for t in members}
     judged = {(r, t, n) for r, t, n in session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id, db.Nugget.label).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
-        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id).where(db.Run.kind == "cclqa"))}
-    answered = {(r, t) for r, t in session.execute(
-        select(db.Run.run_id, db.RunTopic.topic_id).distinct()
-        .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
-        .where(db.Run.kind == "cclqa")).all() if t in topics}
+        _cclqa_responses(db.Nugget.label).join(db.NuggetJudgment, db.NuggetJudgment.response_id == db.Response.id)
+        .join(db.Nugget, db.Nugget.id == db.NuggetJudgment.nugget_id))}
+    answered = {(r, t) for r, t in session.execute(_cclqa_responses()).all() if t in topics}
     unplanned = sorted((t, r) for r, t in answered if r not in samples.get(t, {}) and None not in samples.get(t, {}))
     if unplanned:
         raise ImportRefused([f"pool {pool_name}: run {unplanned[0][1]} answers topic {unplanned[0][0]} but the "
@@ -84,6 +79,13 @@ def item_plan_state(session: Session, pool_name: str) -> ItemPlanState:
                              "runs not pooled when the plan was drawn); draw a new plan"])
     pairs = {(r, t, n): d for r, t in answered for n, d in planned_for(samples[t], r).items()}
     return ItemPlanState(topics, samples, pairs, judged, dict(labels))
+
+
+def _cclqa_responses(*more):
+    """(run ID, topic ID, *MORE) once each, over the CCLQA runs' responses: joined further for MORE."""
+    return (select(db.Run.run_id, db.RunTopic.topic_id, *more).distinct()
+            .join(db.RunTopic, db.RunTopic.run_id == db.Run.id).join(db.Response, db.Response.run_topic_id == db.RunTopic.id)
+            .where(db.Run.kind == "cclqa"))
 
 
 def _drawn_from(plan: db.JudgingPlan) -> dict[str, int]:

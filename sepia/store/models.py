@@ -647,6 +647,18 @@ class RubricVersion(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class RubricAssignment(Base):
+    """A run's answer to a topic (a run_topic) in an assessor's rubric grading queue, at a position of
+    a random order fixed for that assessor (`sepia.store.rubric.assign_answers`). While there are
+    none, every assessor grades every answer. Migration 0021."""
+    __tablename__ = "rubric_assignment"
+    __table_args__ = (UniqueConstraint("run_topic_id", "assessor", name="uq_rubric_assignment"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_topic_id: Mapped[int] = mapped_column(ForeignKey("run_topic.id", ondelete="CASCADE"), index=True)
+    assessor: Mapped[str] = mapped_column(String(limits.ASSESSOR), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+
 class RubricGrade(Base):
     """An assessor's grade of one run's answer to one topic (a run_topic) on one rubric dimension.
     Migration 0016."""

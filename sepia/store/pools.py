@@ -22,6 +22,7 @@ from sepia.store.db import hold
 from sepia.store.bulk import BATCH, insert_rows, inserted_ids
 from sepia.store.errors import ImportRefused
 from sepia.store.planned import planned_entries, planned_topics
+from sepia.store.sharing import check_sharing, queue_order, share_out
 
 DEFAULT_DEPTH = {"cclqa": 30, "ir4qa": 100}  # ACLIA judged up to 30 responses per run and question
 
@@ -262,73 +263,31 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     topic already shared out stays with its assessors (topics added to a plan later shift the turns
     of the others, which must not move); an item held by one assessor needs nobody else, and only the
     overlap a topic still lacks (items held by two or more count towards it) is added."""
-    if not assessors:
-        raise ValueError("name at least one assessor")
-    if not 0 <= overlap <= 1:
-        raise ValueError("overlap is a share between 0 and 1")
-    if overlap and len(assessors) < 2:
-        raise ValueError("overlap needs at least two assessors")
+    check_sharing(assessors, overlap)
     pool = get_pool(session, name)
     entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
                                                          db.PoolEntry.control_id.is_(None))
                               .options(selectinload(db.PoolEntry.assignments)).order_by(db.PoolEntry.id)).all()
     holders = _holders(session, pool, entries)
     planned, judged_for = planned_topics(session, pool.id), planned_entries(session, pool.id)
-    by_topic: dict[str, list[db.PoolEntry]] = {}
+    by_topic: dict[str, list[int]] = {}
     for entry in entries:
         # a judging plan: only its topics go to the assessors; an item-level plan: only items it judges
         if (planned is None or entry.topic_id in planned) and (judged_for is None or entry.id in judged_for):
-            by_topic.setdefault(entry.topic_id, []).append(entry)
-    rng = random.Random(f"{seed}:{name}")
-    wanted: list[tuple[db.PoolEntry, str]] = []
-    for (_topic_id, items), (first, second) in zip(sorted(by_topic.items()),
-                                                   _topic_assessors(assessors, by_topic, holders)):
-        fresh = [e for e in items if not holders[e.id]]
-        wanted += [(e, first) for e in fresh]
-        held = [holders[e.id] or {first} for e in items]
-        single = [i for i, h in enumerate(held) if len(h) == 1]
-        lacking = round(overlap * len(items)) - sum(len(h) > 1 for h in held)
-        for i in sorted(single[k] for k in rng.sample(range(len(single)), max(0, min(lacking, len(single))))):
-            wanted.append((items[i], second if second not in held[i] else first))
+            by_topic.setdefault(entry.topic_id, []).append(entry.id)
+    wanted = share_out(by_topic, holders, assessors, overlap, random.Random(f"{seed}:{name}"))
+    by_id = {e.id: e for e in entries}
+    topic_of = {e.id: e.topic_id for e in entries}
     added = 0
     for assessor in assessors:
-        mine = [e for e, a in wanted if a == assessor]
-        order = random.Random(f"{seed}:{name}:{assessor}")
-        topics = sorted({e.topic_id for e in mine})
-        order.shuffle(topics)
+        mine = [item for item, a in wanted if a == assessor]
         start = max((x.position for e in entries for x in e.assignments if x.assessor == assessor), default=-1) + 1
-        queue = []
-        for topic_id in topics:
-            items = [e for e in mine if e.topic_id == topic_id]
-            order.shuffle(items)
-            queue += items
-        for position, entry in enumerate(queue, start):
-            entry.assignments.append(db.Assignment(assessor=assessor, position=position))
+        queue = queue_order(mine, topic_of, random.Random(f"{seed}:{name}:{assessor}"))
+        for position, item in enumerate(queue, start):
+            by_id[item].assignments.append(db.Assignment(assessor=assessor, position=position))
             added += 1
     session.flush()
     return added
-
-
-def _topic_assessors(assessors: list[str], by_topic: dict[str, list[db.PoolEntry]],
-                     holders: dict[int, set[str]]) -> list[tuple[str, str]]:
-    """(first, second) assessor of each topic, in topic ID order. A topic shared out already keeps the
-    named assessors who hold most of its items; a topic nobody holds goes to the one with the fewest
-    topics so far (in turn where they tie, as on a first assignment), its overlap to the next one."""
-    topics = sorted(by_topic)
-    held = {t: {a: sum(a in holders[e.id] for e in by_topic[t]) for a in assessors} for t in topics}
-    chosen: dict[str, list[str]] = {}
-    load = dict.fromkeys(assessors, 0)
-    for t in topics:
-        if any(held[t].values()):
-            chosen[t] = sorted(assessors, key=lambda a: -held[t][a])  # stable: ties in the assessors' order
-            load[chosen[t][0]] += 1
-    for turn, t in enumerate(topics):
-        if t not in chosen:
-            by_turn = [assessors[(turn + k) % len(assessors)] for k in range(len(assessors))]
-            first = min(by_turn, key=lambda a: load[a])
-            load[first] += 1
-            chosen[t] = [first, assessors[(assessors.index(first) + 1) % len(assessors)]]
-    return [(chosen[t][0], chosen[t][1 % len(chosen[t])]) for t in topics]
 
 
 def _holders(session: Session, pool: db.Pool, entries: Sequence[db.PoolEntry]) -> dict[int, set[str]]:

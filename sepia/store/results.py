@@ -90,9 +90,10 @@ def save_scores(session: Session, scores, settings: dict, key: str) -> int:
 
 def replace_cclqa_scores(session: Session, scores: Sequence[RunScore], settings: Settings) -> int:
     """Keep the F-scores of CCLQA runs (one row per run and topic, plus the run's mean)."""
-    key = settings_key(settings.identity())
+    described = settings.describe()
+    key = settings_key(settings.identity(described))
     forget_scores(session, "cclqa", [s.run_id for s in scores], key)
-    return save_scores(session, scores, settings.describe(), key)
+    return save_scores(session, scores, described, key)
 
 
 def _run_pks(session: Session, kind: str, scores: Sequence) -> dict[str, int]:

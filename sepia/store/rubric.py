@@ -1,18 +1,20 @@
 """Rubric judging in the store: the campaign's rubric in versions (every set a new one), the
-assessors' grades of each CCLQA run's answer to a topic (a run_topic), the grading queue, and the
-grades TSV in and out. A new rubric is refused while it would leave stored grades without their
+assessors' grades of each CCLQA run's answer to a topic (a run_topic), the grading queue (every
+answer for every assessor, until the organiser shares the answers out), and the grades TSV in and out. A new rubric is refused while it would leave stored grades without their
 dimension or off its scale; labels, anchors and weights may change freely."""
 from __future__ import annotations
 
 import hashlib
+import random
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from sepia.formats.rubric import Rubric, RubricError, RubricGrade, parse_rubric
-from sepia.store.models import Response, Run, RunTopic, RubricVersion
+from sepia.store.models import Response, RubricAssignment, Run, RunTopic, RubricVersion
 from sepia.store.models import RubricGrade as GradeRow
+from sepia.store.sharing import check_sharing, queue_order, share_out
 
 SHOWN = 5  # problems named in one error message
 
@@ -133,12 +135,52 @@ def _order(assessor: str, run_topic_id: int) -> str:
 
 def queue(session: Session, assessor: str, rubric: Rubric) -> tuple[list[int], int]:
     """(answers ASSESSOR has not graded on every dimension of RUBRIC (the current one, which the
-    caller holds already), in their order; answers graded)."""
-    ids = session.scalars(select(_answers().subquery().c.id)).all()
+    caller holds already), in their order; answers graded). Once answers are shared out
+    (`assign_answers`), an assessor's are those assigned to them, in their assigned order."""
     done = set(session.scalars(select(GradeRow.run_topic_id).where(GradeRow.assessor == assessor,
                                                                   GradeRow.dimension.in_(rubric.names))
                                .group_by(GradeRow.run_topic_id).having(func.count() == len(rubric.names))))
+    if session.scalar(select(RubricAssignment.id).limit(1)) is not None:
+        mine = session.scalars(select(RubricAssignment.run_topic_id).where(RubricAssignment.assessor == assessor)
+                               .order_by(RubricAssignment.position)).all()
+        return [i for i in mine if i not in done], len(done)
+    ids = session.scalars(select(_answers().subquery().c.id)).all()
     return sorted((i for i in ids if i not in done), key=lambda i: _order(assessor, i)), len(done)
+
+
+def assigned(session: Session) -> dict[str, int]:
+    """Assessor -> how many answers are assigned to them (empty while the answers are not shared out)."""
+    return dict(session.execute(select(RubricAssignment.assessor, func.count()).group_by(RubricAssignment.assessor)
+                                .order_by(RubricAssignment.assessor)).all())
+
+
+def assign_answers(session: Session, assessors: list[str], overlap: float = 0.0, seed: int = 0) -> int:
+    """Share the CCLQA runs' answers out to ASSESSORS as `sepia.store.pools.assign_pool` shares a
+    pool's items (`sepia.store.sharing`): each topic's answers to one assessor, a share OVERLAP of
+    them to a second as well, for agreement; each queue in a random order fixed for its assessor.
+    An answer an assessor holds (assigned, or graded on some dimension) is never handed to them
+    again; a topic shared out already keeps its assessors. Returns how many assignments were added.
+    From the first assignment on, assessors grade only the answers assigned to them (`queue`)."""
+    check_sharing(assessors, overlap)
+    answers = session.execute(_answers().order_by(RunTopic.id)).all()
+    holders: dict[int, set[str]] = {answer_id: set() for answer_id, _, _ in answers}
+    for table in (RubricAssignment, GradeRow):
+        for answer_id, who in session.execute(select(table.run_topic_id, table.assessor).distinct()):
+            if answer_id in holders:
+                holders[answer_id].add(who)
+    topic_of = {answer_id: topic_id for answer_id, topic_id, _ in answers}
+    by_topic: dict[str, list[int]] = {}
+    for answer_id, topic_id in topic_of.items():
+        by_topic.setdefault(topic_id, []).append(answer_id)
+    wanted = share_out(by_topic, holders, assessors, overlap, random.Random(f"{seed}:rubric"))
+    last = dict(session.execute(select(RubricAssignment.assessor, func.max(RubricAssignment.position))
+                                .group_by(RubricAssignment.assessor)).all())
+    for assessor in assessors:
+        mine = queue_order([i for i, a in wanted if a == assessor], topic_of, random.Random(f"{seed}:rubric:{assessor}"))
+        session.add_all(RubricAssignment(run_topic_id=answer_id, assessor=assessor, position=position)
+                        for position, answer_id in enumerate(mine, last.get(assessor, -1) + 1))
+    session.flush()
+    return len(wanted)
 
 
 def is_answer(session: Session, run_topic_id: int) -> bool:

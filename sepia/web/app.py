@@ -22,6 +22,7 @@ from sepia.services.clock import as_utc
 from sepia.text.plural import counted
 from sepia.web import input_check, memory, pages, security
 from sepia.web.static_files import StaticFiles
+from sepia.web.uploads import FORM_MARGIN
 from sepia.store.throttle import Throttle
 
 DEFAULT_MAX_UPLOAD_BYTES = 16 * 1024 * 1024
@@ -54,7 +55,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     LOGIN_FAILURES_PER_ACCOUNT (SEPIA_LOGIN_FAILURES_PER_ACCOUNT, 10), LOGIN_FAILURES_PER_ADDRESS
     (SEPIA_LOGIN_FAILURES_PER_ADDRESS, 50), LOGIN_THROTTLE_MINUTES (SEPIA_LOGIN_THROTTLE_MINUTES, 15)
     PROXY_COUNT (SEPIA_PROXY_COUNT, 0: how many proxies in front set X-Forwarded-For) and
-    MAX_RUN_BYTES (SEPIA_MAX_RUN_BYTES: the largest run file accepted, a little under MAX_CONTENT_LENGTH) and
+    MAX_RUN_BYTES (SEPIA_MAX_RUN_BYTES: the largest run file accepted, at most a little under MAX_CONTENT_LENGTH:
+    sepia.web.uploads) and
     RELEVANCE_LEVELS (SEPIA_RELEVANCE_LEVELS, 3: L0 to L2).
     """
     web_dir = resource_dir("web")
@@ -81,7 +83,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         LOGIN_FAILURES_PER_ADDRESS=_env_int("SEPIA_LOGIN_FAILURES_PER_ADDRESS", 50),
         LOGIN_THROTTLE_MINUTES=_env_int("SEPIA_LOGIN_THROTTLE_MINUTES", 15),
         PROXY_COUNT=_env_int("SEPIA_PROXY_COUNT", 0),
-        MAX_RUN_BYTES=_env_int("SEPIA_MAX_RUN_BYTES", DEFAULT_MAX_UPLOAD_BYTES - 64 * 1024),
+        MAX_RUN_BYTES=_env_int("SEPIA_MAX_RUN_BYTES", DEFAULT_MAX_UPLOAD_BYTES - FORM_MARGIN),
         RELEVANCE_LEVELS=_env_int("SEPIA_RELEVANCE_LEVELS", 3),  # L0 (not relevant) to L2, as ACLIA
         # "Suggest nuggets" asks this LLM server (docs/llm.md): the llm matcher's options
         LLM_OPTIONS={k: v for k, v in (("base_url", os.environ.get("SEPIA_LLM_BASE_URL")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-from flask import (Blueprint, abort, current_app, flash, g, jsonify, redirect, render_template, request,
+from flask import (Blueprint, abort, flash, g, jsonify, redirect, render_template, request,
                    url_for)
 from markupsafe import Markup, escape
 
@@ -17,6 +17,7 @@ from sepia.web import downloads
 from sepia.web.db import db
 from sepia.web.forms import FormError, bounded_text
 from sepia.web.security import roles_required, token_required
+from sepia.web.uploads import run_limit
 
 bp = Blueprint("participate", __name__)
 WARNINGS_SHOWN = 20  # each a message in the session cookie; `sepia validate` lists every one
@@ -59,7 +60,7 @@ def _home(status: int = 200, refused: dict | None = None, new_token: str | None 
     return render_template("participate/home.html", sets=sets, now=now, phase=schedule.phase, mine=mine,
                            tokens=tokens, open_tasks=open_tasks, refused=refused, new_token=new_token,
                            task_labels=schedule.TASK_LABELS, offers=downloads.offers(db(), sets, now),
-                           max_upload=current_app.config["MAX_RUN_BYTES"]), status
+                           max_upload=run_limit()), status
 
 
 @bp.route("/me")
@@ -75,11 +76,11 @@ def upload():
     if upload is None or not upload.filename:
         flash("Choose a run file to upload.", "error")
         return _home(422)
-    data = upload.read(current_app.config["MAX_RUN_BYTES"] + 1)
+    data = upload.read(run_limit() + 1)
     try:
         with conflicts(db()):
             receipt = submit_run(db(), team_name(), g.user.username, upload.filename, data,
-                                 current_app.config["MAX_RUN_BYTES"])
+                                 run_limit())
             db().commit()
     except SubmissionRefused as refusal:
         db().rollback()
@@ -149,7 +150,7 @@ def revoke_token(token_id: int):
 def api_submit():
     """`sepia submit`: the run file as the request body, the personal token as a Bearer token."""
     filename = (request.headers.get("X-Filename") or "run.xml").rsplit("/", 1)[-1]
-    limit = current_app.config["MAX_RUN_BYTES"]
+    limit = run_limit()
     data = request.get_data(cache=False)[: limit + 1]
     try:
         with conflicts(db()):

@@ -10,18 +10,20 @@ from flask import Blueprint, Response, abort, flash, g, redirect, render_templat
 
 from sepia.formats.errors import FormatError
 from sepia.formats.rubric import RubricError, grades_tsv, parse_grades
-from sepia.metaeval.rubric_agreement import TOLERANCE, dimension_agreement, disputes, pair_kappas, score_agreement
+from sepia.metaeval.rubric_agreement import TOLERANCE, agreement
 from sepia.scoring.rubric import answer_scores, run_scores
+from sepia.services.accounts import active_assessors
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
 from sepia.services.topics import topic_by_id
 from sepia.store.guidelines import GuidelinesUnread
+from sepia.text.plural import counted
 from sepia.web.db import db
 from sepia.web.security import roles_required
+from sepia.web.uploads import file_limit
 
 bp = Blueprint("rubric", __name__, url_prefix="/rubric")
 FIELD = "grade:"          # a form field grade:DIMENSION holds that dimension's grade
-MAX_UPLOAD = 20_000_000   # bytes of a grades TSV
 SHOWN_PROBLEMS = 5
 DISPUTES_SHOWN = 50
 
@@ -40,11 +42,12 @@ def index():
     if found is not None:
         rubric, grades = found.rubric, store_rubric.grades(db())
         answers, incomplete = answer_scores(rubric, grades)
-        report = {"grades": len(grades), "agreement": dimension_agreement(rubric, grades),
-                  "score": score_agreement(rubric, grades),
-                  "pairs": pair_kappas(rubric, grades), "disputes": disputes(rubric, grades)[:DISPUTES_SHOWN],
+        agreed = agreement(rubric, grades)
+        report = {"grades": len(grades), "agreement": agreed.dimensions, "score": agreed.score,
+                  "pairs": agreed.pairs, "disputes": agreed.disputes[:DISPUTES_SHOWN],
                   "runs": run_scores(rubric, answers), "incomplete": incomplete}
-    return render_template("rubric/index.html", current=found, report=report, tolerance=TOLERANCE)
+    return render_template("rubric/index.html", current=found, report=report, tolerance=TOLERANCE,
+                           assessors=active_assessors(db()), assigned=store_rubric.assigned(db()))
 
 
 @bp.route("/", methods=["POST"])
@@ -61,6 +64,23 @@ def save():
     return redirect(url_for("rubric.index"))
 
 
+@bp.route("/assign", methods=["POST"])
+@roles_required("organiser")
+def assign():
+    """Share the answers out to the assessors ticked, as a pool's items are (sepia.store.sharing)."""
+    assessors = [a for a in request.form.getlist("assessors") if a]
+    try:
+        overlap = float(request.form.get("overlap", "0") or 0) / 100
+        added = store_rubric.assign_answers(db(), assessors, overlap)
+        db().commit()
+    except ValueError as error:
+        db().rollback()
+        flash(f"The answers were not shared out: {error}.", "error")
+        return redirect(url_for("rubric.index") + "#rubric-assign")
+    flash(f"{counted(added, 'answer')} assigned to {', '.join(assessors)}.", "success")
+    return redirect(url_for("rubric.index") + "#rubric-assign")
+
+
 @bp.route("/grades.tsv")
 @roles_required("organiser")
 def export():
@@ -75,10 +95,11 @@ def import_grades():
     if upload is None or not upload.filename:
         flash("Choose a grades TSV to import.", "error")
         return redirect(url_for("rubric.index"))
-    data = upload.read(MAX_UPLOAD + 1)
+    limit = file_limit()
+    data = upload.read(limit + 1)
     try:
-        if len(data) > MAX_UPLOAD:
-            raise RubricError(f"the file is larger than {MAX_UPLOAD:,} bytes")
+        if len(data) > limit:
+            raise RubricError(f"the file is larger than {limit:,} bytes")
         text = data.decode("utf-8")
         found = parse_grades(text, store_rubric.require(db()), upload.filename)
         stored = store_rubric.import_grades(db(), found)
