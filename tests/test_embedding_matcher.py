@@ -54,6 +54,7 @@ def test_values_are_the_best_sentences_calibrated_cosine(shared):
     assert matcher.scores("R", "T", nuggets, answers) == pytest.approx(expected.max(axis=1).tolist(), abs=1e-5)
     assert list(expected.argmax(axis=1)) == [0, 1, 2]
     assert matcher.scores("R", "T", nuggets, []) == [0.0, 0.0, 0.0]
+    assert shared.vectors([], "passage").shape == (0, 0)
 
 
 def test_each_text_is_embedded_once():

@@ -40,7 +40,9 @@ class Embeddings:
         self._lock = threading.Lock()
 
     def vectors(self, texts: Sequence[str], role: Role) -> np.ndarray:
-        """len(texts) x dim, row i the vector of texts[i] read as `role`."""
+        """len(texts) x dim, row i the vector of texts[i] read as `role` (0 x 0 for no text)."""
+        if not len(texts):
+            return np.zeros((0, 0), np.float32)
         with self._lock:
             new = list(dict.fromkeys(t for t in texts if (role, t) not in self._known))
             if new:
