@@ -497,7 +497,8 @@ def _flat(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
            judgments: str | Path | Sequence[str | Path], matcher: str = "binarized",
            auto_judgments: Sequence[str] = (), budgets: Sequence[float] = BUDGETS, trials: int = 1000,
-           level: float = 0.95, seed: int = 0, progress: bool = False, **options: Any) -> BudgetSimulation:
+           level: float = 0.95, seed: int = 0, progress: bool = False, feature: str | None = None,
+           **options: Any) -> BudgetSimulation:
     """Judging part of the topics, from fully judged runs (`judgments`: TSV files or folders of them):
     for each budget (a share of each language pair's topics, in per cent) re-sample `trials` judging
     plans and report the coverage and width of the PPI++ intervals of the run means and differences
@@ -505,9 +506,11 @@ def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str |
     as `sepia metaeval budget` does. `matcher` an automatic matcher, or "learned" (the learned matcher
     trained on each plan's judgments, cross-fitted; topic- and item-level plans); `auto_judgments` one
     automatic assessor's file, simulated instead (with "learned", one of the model's features);
-    `options` are `settings`' scoring options (beta, theta, weights, allowance, allowance_per_type,
+    `feature` (with "learned" only) an automatic matcher whose values are one of the model's features
+    instead, e.g. "embedding"; `options` are `settings`' scoring options (beta, theta, weights, allowance, allowance_per_type,
     partial, numbers, matcher_options, stem, stopwords, as_set); `progress` draws a progress bar of
-    the learned matcher's plans. CallError: no judgments, or more than one automatic assessor."""
+    the learned matcher's plans. CallError: no judgments, more than one automatic assessor, or a
+    feature beside an assessor."""
     from sepia import matchers as registry
 
     if not registry.kind(matcher).automatic:
@@ -535,6 +538,10 @@ def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str |
         if len(automatic) > 1:
             raise CallError("give one --auto-judgments file (or a --matcher) for the simulation")
         assessor = automatic[0]
+    if feature is not None:
+        if assessor is not None:
+            raise CallError("give one feature for the learned model: --feature or --auto-judgments, not both")
+        assessor = feature_matcher(feature, matcher, read_gold, read_runs)
     if matcher == "learned":  # an automatic assessor is then one of the model's features
         return _learned_budget(read_gold, read_runs, read, budgets, trials, seed, level, chosen, assessor,
                                progress)
@@ -556,6 +563,22 @@ def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str |
     items = item_scores(read_gold, read_runs, read, scorer, **scoring)
     report = json_ready(budget_report(groups, budgets, trials, seed, level, items, chosen.beta))
     return BudgetSimulation({"matcher": name, **report}, warnings)
+
+
+def feature_matcher(name: str, matcher: str, gold: GoldStandard, runs: Sequence[CCLQARun]):
+    """The automatic matcher `name` (default options), shown every run first, whose values become a
+    feature of the learned model in `budget`; ValueError (one line) for one that cannot be."""
+    from sepia import matchers as registry
+    from sepia.matchers.base import LearningMatcher
+
+    if matcher != "learned":
+        raise ValueError(f"--feature adds a feature to the learned model: it needs --matcher learned, not {matcher}")
+    described = registry.kind(name)
+    if not described.automatic or described.learns_from_other_runs:
+        raise ValueError(f"the {name} matcher cannot be a feature: choose an automatic matcher that does not learn "
+                         "from these judgments")
+    made = registry.make(name)
+    return made.learn(gold, runs) if isinstance(made, LearningMatcher) else made
 
 
 def check_budgets(budgets: Sequence[float]) -> None:

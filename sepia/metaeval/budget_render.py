@@ -125,6 +125,8 @@ def learned_budget_text(report: dict) -> str:
                   "cross-fitted (5 folds of topics or items); active: half of each response's sample first,",
                   "the model cross-fitted on it, the rest drawn where it is unsure (inverse-probability",
                   "weighted). Run means, then differences of two runs (diff.):"]
+        if report.get("feature"):
+            lines += [f"The learned model's features include the {report['feature']} matcher's values."]
         table = [["budget", "plan", "judgments", "coverage", "width", "r", "tau", "diff.cov", "width", "r", "decided"]]
         for row in group["plans"]:
             means, diff = row["means"], row.get("differences") or {}
