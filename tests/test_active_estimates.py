@@ -7,6 +7,7 @@ import pytest
 from sepia.metaeval.active import draw, inclusion_probabilities
 from sepia.metaeval.active_estimates import (Totals, combined_interval, combined_weight, first_wave_totals,
                                              item_uncertainty, second_wave_lambda, second_wave_totals)
+from sepia.metaeval.clipped_variance import poisson_covariance, variance_through_f
 from sepia.metaeval.items import TopicItems, f_from_sums, satterthwaite_half
 
 HUMAN = np.array([[1.0, 0.0, 1.0, 0.5], [0.0, 0.0, 1.0, 1.0]])
@@ -42,13 +43,90 @@ def test_second_wave_by_hand():
         corrected = [lam * AUTOMATIC[run, n] + (HUMAN[run, n] - lam * AUTOMATIC[run, n]) / pi[run, n]
                      if drawn[run, n] else lam * AUTOMATIC[run, n] for n in range(4)]
         estimate = f3(sum(w * c for w, c in zip(WEIGHTS, corrected)))
-        anchor = sum(WEIGHTS[n] * (HUMAN[run, n] if n in first[run] else AUTOMATIC[run, n]) for n in range(4))
-        variance = sum((1 - pi[run, n]) / pi[run, n] ** 2
-                       * (slope(anchor) * WEIGHTS[n] * (HUMAN[run, n] - lam * AUTOMATIC[run, n])) ** 2
-                       for n in at_random[run])
+        anchor = [sum(g[n] * (HUMAN[run, n] if n in first[run] else AUTOMATIC[run, n]) for n in range(4))
+                  for g in (WEIGHTS, np.ones(4))]
+        # each item drawn at random moves the two sums by sqrt((1 - pi) / pi^2) (w r, r) x, x standard normal
+        moves = [np.sqrt(1 - pi[run, n]) / pi[run, n] * (HUMAN[run, n] - lam * AUTOMATIC[run, n]) * np.array([WEIGHTS[n], 1])
+                 for n in sorted(at_random[run])]
+        variance = variance_through_f(_topic(), np.array([anchor[0]] * 2), np.array([anchor[1]] * 2),
+                                      np.array([sum(np.outer(m, m) for m in moves)] * 2), 3.0)[run]
+        delta = sum((1 - pi[run, n]) / pi[run, n] ** 2
+                    * (slope(anchor[0]) * WEIGHTS[n] * (HUMAN[run, n] - lam * AUTOMATIC[run, n])) ** 2
+                    for n in at_random[run])
         assert totals.estimate[run] == pytest.approx(estimate)
-        assert totals.variance[run] == pytest.approx(variance, rel=1e-6)
-        assert totals.spread[run] == pytest.approx(variance ** 2 / max(len(at_random[run]) - 1, 1), rel=1e-6)
+        assert totals.variance[run] == pytest.approx(variance, rel=1e-9)
+        assert totals.variance[run] == pytest.approx(delta, rel=0.1)       # F3 bends a little off its clips
+        assert totals.spread[run] == pytest.approx(totals.variance[run] ** 2 / max(len(at_random[run]) - 1, 1))
+
+
+def f_by_hand(weighted, matched, total, allowance, length, beta=3.0):
+    """F of one response from its two sums, as the scorer computes it: recall clipped to [0, 1],
+    precision the allowance's share of the length, at most 1."""
+    recall = min(max(weighted / total, 0.0), 1.0)
+    precision = 1.0 if length <= allowance * max(matched, 0.0) else allowance * max(matched, 0.0) / length
+    denominator = beta * beta * precision + recall
+    return (beta * beta + 1) * precision * recall / denominator if denominator > 0 else 0.0
+
+
+def normal_variance(f, centre, moves):
+    """Var f(centre + sum_i moves_i x_i) for independent standard normal x_i (one or two moves), by
+    scipy's adaptive quadrature."""
+    from scipy import integrate
+    from scipy.stats import norm
+
+    def value(*x):
+        w, m = np.asarray(centre, float) + sum(xi * mi for xi, mi in zip(x, moves))
+        return f(w, m)
+
+    def moment(power):
+        if len(moves) == 1:
+            return integrate.quad(lambda x: value(x) ** power * norm.pdf(x), -12, 12, limit=400, epsabs=1e-12)[0]
+        return integrate.dblquad(lambda y, x: value(x, y) ** power * norm.pdf(x) * norm.pdf(y), -9, 9, -9, 9,
+                                 epsabs=1e-11)[0]
+
+    return moment(2) - moment(1) ** 2
+
+
+def test_variance_through_f_follows_the_clips():
+    """Against scipy's quadrature of the normal integral, on a response whose sums' spread reaches
+    both clips (recall 1, precision below 1); far narrower than the delta method there, and the delta
+    method's own variance where the spread is tiny."""
+    weights = np.array([3.0, 2.0, 1.0, 1.0, 1.0])
+    topic = TopicItems("T", weights, 40.0, np.array([200.0]), np.array([True]), np.zeros((1, 5)), np.zeros((1, 5)))
+    centre = (7.2, 4.6)                                 # recall 0.9; precision 0.92 (allowance 184 of 200 characters)
+    moves = [np.array([1.5, 0.5]), np.array([0.3, 0.9])]
+    covariance = sum(np.outer(m, m) for m in moves)[None]
+    by_hand = normal_variance(lambda w, m: f_by_hand(w, m, 8.0, 40.0, 200.0), centre, moves)
+    got = variance_through_f(topic, np.array([centre[0]]), np.array([centre[1]]), covariance, 3.0, nodes=40)[0]
+    assert got == pytest.approx(by_hand, rel=2e-3)
+    default = variance_through_f(topic, np.array([centre[0]]), np.array([centre[1]]), covariance, 3.0)[0]
+    assert default == pytest.approx(by_hand, rel=0.05)    # NODES points: F's kinks cost a few per cent
+    h = 1e-6
+    gradient = np.array([(f_by_hand(centre[0] + h, centre[1], 8.0, 40.0, 200.0)
+                          - f_by_hand(centre[0] - h, centre[1], 8.0, 40.0, 200.0)) / (2 * h),
+                         (f_by_hand(centre[0], centre[1] + h, 8.0, 40.0, 200.0)
+                          - f_by_hand(centre[0], centre[1] - h, 8.0, 40.0, 200.0)) / (2 * h)])
+    delta = gradient @ covariance[0] @ gradient
+    assert got < 0.7 * delta
+    tiny = variance_through_f(topic, np.array([centre[0]]), np.array([centre[1]]), covariance * 1e-6, 3.0)[0]
+    assert tiny == pytest.approx(delta * 1e-6, rel=1e-3)
+
+
+def test_poisson_covariance_by_loops():
+    rng = np.random.default_rng(4)
+    residual, pi = rng.normal(0, 0.5, (3, 5)), rng.uniform(0.1, 1.0, (3, 5))
+    pi[0, 1] = 1.0                                       # certain items add nothing
+    drawn = rng.random((3, 5)) < 0.6
+    topic = TopicItems("T", np.array([3.0, 2.0, 1.0, 1.0, 2.0]), 40.0, np.ones(3), np.ones(3, bool),
+                       np.zeros((3, 5)), np.zeros((3, 5)))
+    got = poisson_covariance(topic, residual, pi, drawn)
+    for run in range(3):
+        expected = np.zeros((2, 2))
+        for n in range(5):
+            if drawn[run, n]:
+                term = np.array([topic.weights[n], 1.0]) * residual[run, n]
+                expected += (1 - pi[run, n]) / pi[run, n] ** 2 * np.outer(term, term)
+        assert got[run] == pytest.approx(expected)
 
 
 def test_first_wave_by_hand():
