@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sepia.metaeval.active import uncertainty_of
-from sepia.metaeval.clipped_variance import poisson_covariance, variance_through_f
+from sepia.metaeval.clipped_variance import poisson_covariance, srs_covariance, variance_through_f
 from sepia.metaeval.items import TopicItems, f_from_sums, satterthwaite_half
 
 STEP = 1e-6   # relative step of the central differences of F
@@ -108,12 +108,18 @@ def first_wave_totals(topics: list[TopicItems], first: list[np.ndarray], beta: f
         estimate += f_from_sums(corrected @ topic.weights, corrected.sum(axis=1), topic, beta)
         if k >= K or k == 0:   # every item judged, or no run answers the topic: nothing varies
             continue
-        z = np.where(judged, influence(topic, anchor(topic, judged), beta) * residual, np.nan)[topic.answered]
-        v = np.zeros(runs)
-        v[topic.answered] = K * K * (1 - k / K) / k * np.nanvar(z, axis=1, ddof=1)
+        v = first_wave_variance(topic, residual, judged, beta)
         variance += v
         spread += v ** 2 / (k - 1)
     return Totals(estimate, variance, spread)
+
+
+def first_wave_variance(topic: TopicItems, residual: np.ndarray, judged: np.ndarray, beta: float) -> np.ndarray:
+    """Per run: the variance of the first wave's F estimate, the estimated covariance of its two sums
+    (each response's simple random sample, `srs_covariance`) pushed through F with its clips about
+    the `anchor` (`clipped_variance`); off the clips, the delta method's K^2 (1 - k/K) s_z^2 / k."""
+    at = anchor(topic, judged)
+    return variance_through_f(topic, at @ topic.weights, at.sum(axis=1), srs_covariance(topic, residual, judged), beta)
 
 
 def anchor(topic: TopicItems, judged: np.ndarray) -> np.ndarray:

@@ -1,15 +1,21 @@
-"""The variance of a topic's F estimate that follows F's clips: the design covariance of F's two
-estimated sums (S_w = sum w m and S_1 = sum m), pushed through F itself rather than through its
+"""The variance of a topic's F estimate that follows F's clips: the estimated covariance of F's two
+estimated sums (S_w = sum w m and S_1 = sum m) pushed through F itself rather than through its
 derivatives.
 
 F is a clipped function of the two sums (recall clipped to [0, 1], the allowance-based precision
-capped at 1), so where a sum's spread reaches a clip the estimate varies less than its linearisation
-(the delta method) says: on TREC RAG 2024 the delta method's variance of an active plan's second wave
-exceeded the estimates' mean squared error by a third or more at 20% of the judgments. Here the sums
-are taken as normal with the design's covariance about a centre, and the variance of F is computed by
-Gauss-Hermite quadrature (a product rule of `NODES` points a direction, in the covariance's
-eigenvectors): exact for F linear in the sums (it is then the delta method's), and F's clips, where
-the sums' spread reaches them, narrow it.
+capped at 1), so where the sums' spread reaches a clip the estimate varies less than its
+linearisation (the delta method) says: on TREC RAG 2024 the delta method's variances of an active
+plan's two waves exceeded the estimates' mean squared error by 10-50%. Here F is evaluated with the
+sums moved by one standard deviation each way along each principal axis of their covariance (the
+Gauss-Hermite rule of `NODES` = 2 points a direction; 4 points, 2 when the covariance has rank 1)
+about a centre, and the variance of those values is the estimate: the variance of F under a
+distribution of the sums with the centre as mean and the estimated covariance. For F linear in the
+sums it is the delta method's; where a clip lies within a standard deviation it is smaller. With a
+response's 2 items of a simple random sample, the two points are the jackknife's two replicates
+rescaled to one standard deviation (a replicate method whose replicates move the sums as far as the
+estimator's error does, not K/(k - 1) times an item, which hits the clips far more often). Rules of
+more points (the normal integral) fell further short of the error on TREC RAG 2024:
+docs/metaeval.md, *A variance that follows F's clips*.
 """
 from __future__ import annotations
 
@@ -18,13 +24,14 @@ from numpy.polynomial.hermite_e import hermegauss
 
 from sepia.metaeval.items import TopicItems, f_from_sums
 
-NODES = 9   # Gauss-Hermite points a direction; 5, 9 and 15 gave the same TREC RAG figures to 0.001
+NODES = 2   # Gauss-Hermite points a direction: the sums moved one standard deviation each way
 
 
 def variance_through_f(topic: TopicItems, weighted: np.ndarray, matched: np.ndarray, covariance: np.ndarray,
                        beta: float, nodes: int = NODES) -> np.ndarray:
-    """Per run: the variance of F(S_w, S_1) when the sums are normal with means `weighted` and
-    `matched` (runs) and `covariance` (runs x 2 x 2, S_w first), by Gauss-Hermite quadrature."""
+    """Per run: the variance of F(S_w, S_1) over the Gauss-Hermite rule of `nodes` points a direction
+    for sums with means `weighted` and `matched` (runs) and `covariance` (runs x 2 x 2, S_w first), in
+    the covariance's eigenvectors; many points give the variance of F for normal sums."""
     x, weight = hermegauss(nodes)
     weight = np.outer(weight, weight).ravel() / weight.sum() ** 2
     grid = np.stack(np.meshgrid(x, x, indexing="ij")).reshape(2, -1)            # 2 x nodes^2 standard normals
@@ -41,6 +48,22 @@ def poisson_covariance(topic: TopicItems, residual: np.ndarray, pi: np.ndarray, 
     g, h in (w, 1); `residual`, `pi`, `drawn` runs x K (an item with pi = 1 adds nothing)."""
     a = np.where(drawn, (1 - pi) / pi ** 2, 0.0) * residual * residual
     return _covariance(a, topic.weights)
+
+
+def srs_covariance(topic: TopicItems, residual: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """Runs x 2 x 2: the estimated covariance of the two sums K/k sum over a simple random sample
+    without replacement of k of the K items, K^2 (1 - k/K) / k times the sample covariance of
+    (w r, r) over each run's k judged items (`judged` runs x K; 0 for a run with fewer than 2)."""
+    K, k = len(topic.weights), judged.sum(axis=1)
+    n = np.maximum(k, 2)[:, None]
+    terms = [np.where(judged, residual * g, 0.0) for g in (topic.weights, np.ones(K))]
+    centred = [np.where(judged, t - t.sum(axis=1, keepdims=True) / n, 0.0) for t in terms]
+    out = np.empty((len(residual), 2, 2))
+    for i in range(2):
+        for j in range(2):
+            out[:, i, j] = (centred[i] * centred[j]).sum(axis=1)
+    factor = np.where(k >= 2, K * K * (1 - k / K) / n[:, 0] / (n[:, 0] - 1), 0.0)
+    return out * factor[:, None, None]
 
 
 def _covariance(a: np.ndarray, weights: np.ndarray) -> np.ndarray:
