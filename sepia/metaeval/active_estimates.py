@@ -7,8 +7,9 @@ Two estimates of each topic's F, combined:
 
 - **first wave**: the item estimator of `sepia.metaeval.items` on the first wave alone, its
   automatic values the model's cross-fitted predictions, power-tuned lambda (`item_lambda`), and
-  the delta method's variance K^2 (1 - k/K) s_z^2 / k per response (below; on its 2 or 3 items per
-  response the jackknife, and the second wave's variance through F, fell short of the error);
+  a variance that follows F's clips (`first_wave_variance`): the covariance of each response's two
+  sums, K^2 (1 - k/K) / k times the sample covariance of (w r, r) over its k items, pushed through F
+  (`sepia.metaeval.clipped_variance`; the delta method's K^2 (1 - k/K) s_z^2 / k off the clips);
 - **second wave**: the inverse-probability-weighted difference estimator of each of F's two sums
   (g = the nugget weight w, or 1),
 
@@ -19,9 +20,9 @@ Two estimates of each topic's F, combined:
   for the human sums (Horvitz-Thompson), so its variance is the expectation of the conditional one.
   The two sums' covariance is estimated by sum over the judged items of (1 - pi) / pi^2 (g r)(h r)
   (r = y - lambda f, g and h = w or 1; first-wave items add nothing) and pushed through F itself,
-  clips included (`second_wave_variance`, `sepia.metaeval.clipped_variance`: the sums taken as
-  normal about the `anchor`, F's variance by quadrature), not through its derivatives: the delta
-  method's sum (1 - pi) / pi^2 z^2, z = (dF/dS_w w + dF/dS_1) r, exceeded the estimates' mean
+  clips included (`second_wave_variance`, `sepia.metaeval.clipped_variance`: F's variance over the
+  sums moved one standard deviation each way about the `anchor`), not through its derivatives: the
+  delta method's sum (1 - pi) / pi^2 z^2, z = (dF/dS_w w + dF/dS_1) r, exceeded the estimates' mean
   squared error by half at 20% of the judgments on TREC RAG 2024, F's clips making the estimates
   vary less than their linearisation. The `anchor` is the sums of the first wave's human values and
   the model's elsewhere: at the estimate's own sums, which one item weighted 1/pi can push past F's
@@ -96,9 +97,9 @@ def _slope(f, scale: float) -> np.ndarray:
 def first_wave_totals(topics: list[TopicItems], first: list[np.ndarray], beta: float, lam: float) -> Totals:
     """Per run, over the topics: the first wave's F estimates (the item estimator: each answering
     run's k judged of its K items are a simple random sample, S_g = sum g lambda f + K/k sum over
-    the sample of g (y - lambda f)), their delta-method variances K^2 (1 - k/K) s_z^2 / k (s_z^2: the
-    sample variance of z = influence x (y - lambda f)), and variance^2 / (k - 1). `first` per topic:
-    runs x K, the judged items (the same number k >= 2 for every answering run)."""
+    the sample of g (y - lambda f)), their variances through F (`first_wave_variance`), and
+    variance^2 / (k - 1). `first` per topic: runs x K, the judged items (the same number k >= 2 for
+    every answering run)."""
     runs = len(topics[0].lengths)
     estimate, variance, spread = np.zeros(runs), np.zeros(runs), np.zeros(runs)
     for topic, judged in zip(topics, first):
