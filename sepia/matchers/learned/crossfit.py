@@ -87,21 +87,7 @@ class CrossFitter:
         if count < 2:
             raise CrossFitError(f"{int(judged.sum())} judged pairs in {count} fold: cross-fitting needs two folds")
         checked_labels(labels[judged], count)
-        predictions = np.zeros(len(labels))
-        start = self.starts.get(kind)     # the last plan's: a fold's model never starts from another fold's
-        for k in range(count):
-            reference = judged & (groups != k)
-            x = np.hstack([self.features, self.similarities.reuse(groups, reference)])
-            train = labels[reference]
-            if train.max() <= 0 or train.min() >= 1:
-                raise CrossFitError(f"the judged pairs outside fold {k + 1} hold one decision only: nothing to learn")
-            model, self.starts[kind] = fit_newton(x[reference], train, start)
-            own = groups == k
-            p = model.probabilities(x[own | ~judged])
-            predictions[own] = p[own[own | ~judged]]
-            predictions[~judged] += p[~judged[own | ~judged]] / count
-        return predictions
-
+        return self._fitted(groups, judged, count, kind)
 
     def predict_after(self, earlier: np.ndarray, earlier_groups: np.ndarray, judged: np.ndarray, folds: np.ndarray,
                       kind: str = "") -> np.ndarray:
@@ -123,10 +109,17 @@ class CrossFitter:
         if count < 2:
             raise CrossFitError(f"the wave's candidates in {count} fold: cross-fitting needs two folds")
         checked_labels(labels[known], count)
-        groups = np.where(folds >= 0, folds, np.where(earlier, count + earlier_groups, -1))
+        return self._fitted(np.where(folds >= 0, folds, np.where(earlier, count + earlier_groups, -1)), known, count,
+                            kind)
+
+    def _fitted(self, groups: np.ndarray, known: np.ndarray, count: int, kind: str) -> np.ndarray:
+        """Model k trained on the `known` pairs outside group k predicts group k (k < count); pairs of no
+        fold (group -1, or count and above: earlier waves') get the mean of the models' predictions.
+        A pair's reuse features never come from its own group."""
+        labels = self.pairs.labels
         predictions = np.zeros(len(labels))
-        start = self.starts.get(kind)
-        rest = folds < 0
+        start = self.starts.get(kind)     # the last plan's: a fold's model never starts from another fold's
+        rest = (groups < 0) | (groups >= count)
         for k in range(count):
             reference = known & (groups != k)
             x = np.hstack([self.features, self.similarities.reuse(groups, reference)])
@@ -134,7 +127,7 @@ class CrossFitter:
             if train.max() <= 0 or train.min() >= 1:
                 raise CrossFitError(f"the judged pairs outside fold {k + 1} hold one decision only: nothing to learn")
             model, self.starts[kind] = fit_newton(x[reference], train, start)
-            own = folds == k
+            own = groups == k
             p = model.probabilities(x[own | rest])
             predictions[own] = p[own[own | rest]]
             predictions[rest] += p[rest[own | rest]] / count
