@@ -49,8 +49,9 @@ FLOOR = 0.5        # an item's least second-wave probability, as a share of the 
 @dataclass(frozen=True)
 class ActiveDesign:
     """How an active plan is drawn: its number of waves (the first uniform, of `first` of each
-    response's sample, the others sharing the rest of the judgments equally), and whether the model is refitted after each wave on every judgment so
-    far (cross-fitted over the wave's candidates) to predict the wave's estimate."""
+    response's sample, the others sharing the rest of the judgments equally), and whether the model
+    is refitted after each wave on every judgment so far (cross-fitted over the wave's candidates) to
+    predict the wave's estimate."""
     waves: int = 2
     refit: bool = True
     first: float = FIRST_WAVE
@@ -203,8 +204,8 @@ def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, f
 
 
 def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, pairs: np.ndarray,
-                 truth: np.ndarray, tally: Tally, fallbacks: dict, design: ActiveDesign | None = None,
-                 refit_rng=None) -> int:
+                 truth: np.ndarray, tally: Tally, fallbacks: dict, design: ActiveDesign | None,
+                 refit_rng: np.random.Generator) -> int:
     """One active plan at the item-level plan's judgments (in expectation): a first wave of each
     response's own uniform sample of FIRST_WAVE of its nuggets, the model cross-fitted on it, then
     `design.waves` - 1 waves sharing the rest of the judgments, each drawn from the items not yet
