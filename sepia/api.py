@@ -497,7 +497,7 @@ def _flat(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str | Path | CCLQARun],
            judgments: str | Path | Sequence[str | Path], matcher: str = "binarized",
            auto_judgments: Sequence[str] = (), budgets: Sequence[float] = BUDGETS, trials: int = 1000,
-           level: float = 0.95, seed: int = 0, progress: bool = False, feature: str | None = None,
+           level: float = 0.95, seed: int = 0, progress: bool = False, feature: str | None = None, waves: int = 2,
            **options: Any) -> BudgetSimulation:
     """Judging part of the topics, from fully judged runs (`judgments`: TSV files or folders of them):
     for each budget (a share of each language pair's topics, in per cent) re-sample `trials` judging
@@ -509,8 +509,9 @@ def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str |
     `feature` (with "learned" only) an automatic matcher whose values are one of the model's features
     instead, e.g. "embedding"; `options` are `settings`' scoring options (beta, theta, weights, allowance, allowance_per_type,
     partial, numbers, matcher_options, stem, stopwords, as_set); `progress` draws a progress bar of
-    the learned matcher's plans. CallError: no judgments, more than one automatic assessor, or a
-    feature beside an assessor."""
+    the learned matcher's plans; `waves` the learned active plans' waves (the first uniform, each later
+    one drawn where the model refitted on every judgment so far is unsure). CallError: no judgments,
+    more than one automatic assessor, or a feature beside an assessor."""
     from sepia import matchers as registry
 
     if not registry.kind(matcher).automatic:
@@ -519,6 +520,8 @@ def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str |
     check_budgets(budgets)
     if trials < 1 or not 0 < level < 1:
         raise ValueError("trials must be at least 1 and level between 0 and 1")
+    if waves < 2:
+        raise ValueError(f"an active plan has at least two waves (a uniform one, then one drawn by the model), not {waves}")
     if matcher == "learned":  # it takes the F-score's beta, theta and weights only
         options = {k: v for k, v in options.items() if k in ("beta", "theta", "weights")}
     chosen = settings(matcher=matcher if matcher != "learned" else "binarized", **options)
@@ -544,7 +547,7 @@ def budget(*, gold: str | Path | GoldStandard, runs: str | Path | Sequence[str |
         assessor = feature_matcher(feature, matcher, read_gold, read_runs)
     if matcher == "learned":  # an automatic assessor is then one of the model's features
         return _learned_budget(read_gold, read_runs, read, budgets, trials, seed, level, chosen, assessor,
-                               progress)
+                               progress, waves)
     scorer: Any = assessor or matcher
     name = scorer if isinstance(scorer, str) else scorer.name
     if isinstance(scorer, str) and registry.kind(scorer).learns_from_other_runs:
@@ -589,18 +592,19 @@ def check_budgets(budgets: Sequence[float]) -> None:
 
 
 def _learned_budget(gold, runs, judgments, budgets, trials, seed, level, chosen: Settings, assessor,
-                    progress: bool) -> BudgetSimulation:
+                    progress: bool, waves: int = 2) -> BudgetSimulation:
     """`budget` with the learned matcher: topic- and item-level plans with BINARIZED and with the
     learned matcher cross-fitted on each plan's judgments (`sepia.metaeval.learned_plans`), an
     automatic assessor's values (a matcher object, or None) among its features."""
     from sepia.text.progress import maybe_progress
-    from sepia.metaeval.learned_plans import assessor_column, learned_budget_report
+    from sepia.metaeval.learned_plans import ActiveDesign, assessor_column, learned_budget_report
     from sepia.metaeval.render import json_ready
 
     extra = None if assessor is None else assessor_column(assessor, gold, runs)
     with maybe_progress(progress, "plans", trials * len(budgets)) as advance:
         report = learned_budget_report(gold, runs, judgments, budgets, trials, seed, level, chosen.beta, extra,
-                                       advance=advance, theta=chosen.theta, weights=chosen.weights)
+                                       advance=advance, design=ActiveDesign(waves), theta=chosen.theta,
+                                       weights=chosen.weights)
     return BudgetSimulation(json_ready({"matcher": "learned", "feature": assessor and assessor.name, **report}))
 
 

@@ -330,6 +330,8 @@ def test_budget_refuses_what_cannot_be_simulated(tmp_path):
         sepia.budget(**common, auto_judgments=[f"A={one}", f"B={one}"])
     with pytest.raises(ValueError, match="not 0%"):
         sepia.budget(**common, budgets=[0, 20])
+    with pytest.raises(ValueError, match="an active plan has at least two waves .* not 1"):
+        sepia.budget(**common, matcher="learned", waves=1)
     with pytest.raises(ValueError, match="human is not an automatic matcher"):
         sepia.budget(**common, matcher="human")
     with pytest.raises(api.OptionError, match="the exact matcher takes no option nope"):

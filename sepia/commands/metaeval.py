@@ -197,9 +197,12 @@ def parse_budgets(ctx, param, value: str) -> list[float]:
 @click.option("--feature", type=MatcherName(automatic_only=True), default=None,
               help="With --matcher learned: this automatic matcher's values are one of the model's features "
                    "(e.g. embedding; docs/metaeval.md).")
+@click.option("--waves", type=click.IntRange(2), default=2, show_default=True,
+              help="With --matcher learned: the active plans' waves (the first uniform, each later one drawn "
+                   "where the model refitted on every judgment so far is unsure).")
 @click.option("--format", "output", type=click.Choice(["table", "json"]), default="table", show_default=True)
 def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, theta, beta, weights, allowance,
-           partial, numbers, matcher_options, stem, stopwords, as_set, budgets, trials, level, seed, feature, output):
+           partial, numbers, matcher_options, stem, stopwords, as_set, budgets, trials, level, seed, feature, waves, output):
     """Judging part of the topics: from fully judged runs, re-sample topic-level judging plans and
     report per budget the coverage and width of the PPI++ intervals (against human-only intervals
     from the same topics) for run means and run differences, and Kendall's tau of the estimated ranking.
@@ -214,7 +217,7 @@ def budget(gold_path, run_paths, judgment_paths, matcher, auto_judgment_specs, t
     with api_or_exit():
         simulated = api.budget(gold=gold_path, runs=list(run_paths), judgments=list(judgment_paths), matcher=matcher,
                                auto_judgments=auto_judgment_specs, budgets=budgets, trials=trials, level=level,
-                               seed=seed, progress=True, feature=feature, **options)
+                               seed=seed, progress=True, feature=feature, waves=waves, **options)
     for message in simulated.warnings:
         warn(message)
     if not simulated.report["language_pairs"]:

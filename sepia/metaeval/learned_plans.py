@@ -10,10 +10,13 @@ Per budget and trial:
   from; the folds are items; the estimate is the item estimator with one power-tuned lambda per plan
   (`item_lambda`), run differences with the two runs' variances summed (their samples are
   independent).
-- an active plan (`_active_plan`, `sepia.metaeval.active_estimates`) takes the item-level plan's
-  judgments in two waves: each response's own uniform sample of half its items, the model
-  cross-fitted on it, then the other items drawn independently where the model is unsure; its
-  draws come from a stream of their own, so the other kinds' plans do not change with it.
+- an active plan (`_active_plan`, `sepia.metaeval.active_estimates`, `sepia.metaeval.active_waves`)
+  takes the item-level plan's judgments in waves (`ActiveDesign`; two by default): each response's
+  own uniform sample of half its items, the model cross-fitted on it, then the other items drawn
+  independently where the model is unsure, the model refitted on every judgment after each wave
+  (`_refit`) to predict that wave's estimate; its draws come from a stream of their own, and the
+  refit's folds from another, so the other kinds' plans do not change with it, nor its draws with
+  the refit.
 The figures per plan kind: coverage, mean width, share of intervals excluding 0 (decided), Kendall's
 tau of the estimated run ranking against the full human one, and the predictor's correlation with
 the human values (per topic, or per item over a run's items).
@@ -28,19 +31,30 @@ from typing import Callable
 import numpy as np
 
 from sepia.metaeval.active import draw, inclusion_probabilities
-from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, item_uncertainty,
-                                             second_wave_lambda, second_wave_totals)
+from sepia.metaeval.active_estimates import first_wave_totals, item_uncertainty, second_wave_lambda, second_wave_totals
+from sepia.metaeval.active_waves import wave_weights, waves_interval
 from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
-from sepia.matchers.learned.crossfit import CrossFitError, CrossFitter, unit_folds
+from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, unit_folds
 from sepia.matchers.learned.pairs import Pairs
 
 KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"),
          ("active", "learned"))
 FIRST_WAVE = 0.5   # share of an active plan's judgments drawn uniformly, before the model exists
 FLOOR = 0.5        # an item's least second-wave probability, as a share of the wave's uniform rate
+
+
+@dataclass(frozen=True)
+class ActiveDesign:
+    """How an active plan is drawn: its number of waves (the first uniform, of `first` of each
+    response's sample, the others sharing the rest of the judgments equally), and whether the model
+    is refitted after each wave on every judgment so far (cross-fitted over the wave's candidates) to
+    predict the wave's estimate."""
+    waves: int = 2
+    refit: bool = True
+    first: float = FIRST_WAVE
 
 
 @dataclass
@@ -119,7 +133,7 @@ def _mean(values) -> float:
 
 
 def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float = 0.95, beta: float = 3.0,
-                   advance: Callable[[], None] | None = None) -> list[dict]:
+                   advance: Callable[[], None] | None = None, design: ActiveDesign | None = None) -> list[dict]:
     """One object per plan kind and budget: {"plan", "budget", "matcher", "judgments", "means",
     "differences", "correlation", "difference_correlation", "seconds", "fallbacks"} (seconds: the CPU
     time of the budget's learned predictions; fallbacks: the learned plans whose judgments could not
@@ -134,6 +148,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
     for budget in budgets:
         rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
         active_rng = np.random.default_rng([seed, round(100 * budget), 1])   # leaves the other plans as they were
+        refit_rng = np.random.default_rng([seed, round(100 * budget), 2])   # leaves the active plans' draws too
         tallies = {kind: Tally() for kind in KINDS}
         costs = {"topics": 0.0, "items": 0.0, "active": 0.0}
         fallbacks = {"topics": 0, "items": 0, "active": 0}
@@ -171,7 +186,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                 tally.difference_correlations.append(tally.correlations[-1])   # the same items
             started = time.process_time()
             costs["active"] += _active_plan(data, budget, active_rng, beta, level, pairs, truth,
-                                            tallies["active", "learned"], fallbacks)
+                                            tallies["active", "learned"], fallbacks, design, refit_rng)
             seconds += time.process_time() - started
             if advance:
                 advance()
@@ -194,46 +209,83 @@ def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, f
 
 
 def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, pairs: np.ndarray,
-                 truth: np.ndarray, tally: Tally, fallbacks: dict) -> int:
+                 truth: np.ndarray, tally: Tally, fallbacks: dict, design: ActiveDesign | None,
+                 refit_rng: np.random.Generator) -> int:
     """One active plan at the item-level plan's judgments (in expectation): a first wave of each
     response's own uniform sample of FIRST_WAVE of its nuggets, the model cross-fitted on it, then
-    the rest of the judgments drawn from the other items with probabilities proportional to the
-    model's uncertainty (at least FLOOR of the uniform rate); its figures added to `tally`. Returns
-    the judgments it took."""
+    `design.waves` - 1 waves sharing the rest of the judgments, each drawn from the items not yet
+    judged with probabilities proportional to the uncertainty of the model known before it (at least
+    FLOOR of the wave's uniform rate); with `design.refit`, the model refitted after each wave on every
+    judgment so far (`_refit`, its folds from `refit_rng`). The waves' estimates are combined
+    (`active_waves`); the figures added to `tally`. Returns the judgments it took."""
+    design = design or ActiveDesign()
     sizes = [_size(budget, t) for t in data.topics]
-    firsts = [min(k, max(2, round(FIRST_WAVE * k))) for k in sizes]
+    firsts = [min(k, max(2, round(design.first * k))) for k in sizes]
     runs = len(data.run_ids)
     samples = _uniform_samples(rng, runs, data.topics, firsts)
-    judged = _judged_cells(data, samples)[data.cell] & ~np.isnan(data.fitter.pairs.labels)
-    topics = _learned(data, judged, unit_folds(data.cell, judged, rng), "active", fallbacks)
-    pi = [np.ones(t.human.shape) for t in topics]
+    labelled = ~np.isnan(data.fitter.pairs.labels)
+    known = _judged_cells(data, samples)[data.cell] & labelled       # per pair: judged in a wave so far
+    groups = unit_folds(data.cell, known, rng)                        # per judged pair: its fold (reuse groups)
+    topics = _learned(data, known, groups, "active", fallbacks)
     drawn = [np.zeros(t.human.shape, bool) for t in topics]
-    open_ = []                                   # per topic: the items the second wave may draw
     for t, sample, d in zip(topics, samples, drawn):
         rows = np.flatnonzero(t.answered)
         d[rows[:, None], sample[rows, 0, :]] = True
-        open_.append(t.answered[:, None] & ~d)
-    first = first_wave_totals(topics, [d.copy() for d in drawn], beta, float(item_lambda(topics, samples)[0]))
-    expected = sum((k - k1) * int(t.answered.sum()) for k, k1, t in zip(sizes, firsts, data.topics))
-    if expected > 0:
+    waves = [first_wave_totals(topics, [d.copy() for d in drawn], beta, float(item_lambda(topics, samples)[0]))]
+    rest = sum((k - k1) * int(t.answered.sum()) for k, k1, t in zip(sizes, firsts, data.topics))
+    for wave in range(1, design.waves if rest > 0 else 1):
+        expected = rest / (design.waves - 1)
+        open_ = [t.answered[:, None] & ~d for t, d in zip(topics, drawn)]   # the items this wave may draw
         weight = np.concatenate([item_uncertainty(t, d, beta)[o] for t, d, o in zip(topics, drawn, open_)])
         chances = inclusion_probabilities(weight, expected, FLOOR * expected / len(weight))
         chosen = draw(chances, rng)
+        pi = [np.ones(t.human.shape) for t in topics]
+        before = [d.copy() for d in drawn]
         start = 0
         for o, p, d in zip(open_, pi, drawn):
             n = int(o.sum())
             p[o], d[o] = chances[start:start + n], chosen[start:start + n]
             start += n
-    second = second_wave_totals(topics, pi, drawn, beta, second_wave_lambda(topics, pi, drawn))
-    w = combined_weight(first, second) if expected > 0 else 1.0   # no second wave: the first alone
+        if design.refit:
+            topics, known, groups = _refit(data, topics, before, open_, drawn, known, groups, wave, refit_rng,
+                                           fallbacks)
+        waves.append(second_wave_totals(topics, pi, drawn, beta, second_wave_lambda(topics, pi, drawn)))
+    weights = wave_weights(waves)
     T = len(topics)
-    tally.add("means", *combined_interval(first, second, w, T, level), truth)
+    tally.add("means", *waves_interval(waves, weights, T, level), truth)
     if len(pairs):
-        tally.add("differences", *combined_interval(first.differences(pairs), second.differences(pairs), w, T,
-                                                    level), truth[pairs[:, 0]] - truth[pairs[:, 1]])
+        tally.add("differences", *waves_interval([w.differences(pairs) for w in waves], weights, T, level),
+                  truth[pairs[:, 0]] - truth[pairs[:, 1]])
     tally.correlations.append(item_correlation(topics))
     tally.difference_correlations.append(tally.correlations[-1])
     return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))
+
+
+def _refit(data: PlanData, topics: list[TopicItems], before: list[np.ndarray], open_: list[np.ndarray],
+           drawn: list[np.ndarray], known: np.ndarray, groups: np.ndarray, wave: int, rng,
+           fallbacks: dict) -> tuple[list[TopicItems], np.ndarray, np.ndarray]:
+    """After a wave is judged: (the topics with the refitted model's predictions for the wave's
+    candidates, the earlier items keeping theirs; the judged pairs; their reuse groups). The candidates'
+    folds are dealt over all of them before looking at the draw, so a candidate's prediction never
+    depends on its own inclusion nor its judgment (`CrossFitter.predict_after`): given the earlier
+    waves, E[f_i I_i] = E[f_i] pi_i and the wave's estimate stays unbiased. The earlier predictions
+    where the refit fails (`fallbacks`)."""
+    candidate = _cell_mask(data, open_)[data.cell]
+    folds = unit_folds(data.cell, candidate, rng)
+    judged = _cell_mask(data, drawn)[data.cell] & candidate & ~np.isnan(data.fitter.pairs.labels)
+    try:
+        predictions = data.fitter.predict_after(known, groups, judged, folds, "refit")
+    except CrossFitError:
+        fallbacks["active"] += 1
+        return topics, known | judged, np.where(judged, folds + FOLDS * wave, groups)
+    refitted = data.with_predictions(predictions)
+    topics = [replace(t, automatic=np.where(b, t.automatic, r.automatic)) for t, r, b in zip(topics, refitted, before)]
+    return topics, known | judged, np.where(judged, folds + FOLDS * wave, groups)
+
+
+def _cell_mask(data: PlanData, masks: list[np.ndarray]) -> np.ndarray:
+    """A bool per cell from the topics' runs x K masks."""
+    return np.concatenate([m.ravel() for m in masks])
 
 
 def _size(budget: float, topic: TopicItems) -> int:
@@ -272,7 +324,7 @@ def _topic_plan(tally: Tally, human_f: np.ndarray, automatic: np.ndarray, chosen
 
 def learned_budget_report(gold, runs, judgments, budgets, trials: int, seed: int, level: float = 0.95,
                           beta: float = 3.0, extra=None, advance: Callable[[], None] | None = None,
-                          **settings) -> dict:
+                          design: ActiveDesign | None = None, **settings) -> dict:
     """{"settings", "language_pairs": [{"language_pair", "runs", "topics", "plans": [...]}]}: the
     plans of `simulate_plans` for every language pair, from fully judged runs; `extra` (a function
     of the pairs giving feature columns) adds an automatic assessor's values to the model's features."""
@@ -286,8 +338,9 @@ def learned_budget_report(gold, runs, judgments, budgets, trials: int, seed: int
         pairs = build_pairs(gold, [by_id[r] for r in run_ids], judgments)
         data = PlanData.build(run_ids, topics, pairs, None if extra is None else extra(pairs))
         groups.append({"language_pair": pair, "runs": len(run_ids), "topics": len(topics),
-                       "plans": simulate_plans(data, budgets, trials, seed, level, beta, advance)})
-    return {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level},
+                       "plans": simulate_plans(data, budgets, trials, seed, level, beta, advance, design)})
+    return {"settings": {"budgets": list(budgets), "trials": trials, "seed": seed, "level": level,
+                         "waves": (design or ActiveDesign()).waves},
             "language_pairs": groups}
 
 

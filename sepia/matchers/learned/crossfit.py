@@ -87,19 +87,50 @@ class CrossFitter:
         if count < 2:
             raise CrossFitError(f"{int(judged.sum())} judged pairs in {count} fold: cross-fitting needs two folds")
         checked_labels(labels[judged], count)
+        return self._fitted(groups, judged, count, kind)
+
+    def predict_after(self, earlier: np.ndarray, earlier_groups: np.ndarray, judged: np.ndarray, folds: np.ndarray,
+                      kind: str = "") -> np.ndarray:
+        """The refit after a wave drawn by Poisson sampling: P(the response holds the nugget) for every pair
+        of the wave's candidates from model k, trained on every pair judged in the earlier waves
+        (`earlier`) and the wave's judged pairs (`judged`) outside the candidates' fold k. `folds`: a
+        fold per candidate pair (0, 1, ...; -1 for the others), dealt before the draw, so that neither
+        a candidate's fold nor its prediction depends on whether it was drawn (its model never sees
+        the draws of its own fold). `earlier_groups`: a group per earlier pair (0, 1, ...), whose reuse
+        features never come from their own group (as a fold's in `predict`). The other pairs (the
+        earlier waves', pairs of no candidate) get the mean of the folds' predictions (the earlier
+        waves' from models that saw them: not honest, the caller keeps their earlier predictions)."""
+        labels = self.pairs.labels
+        earlier, judged = np.asarray(earlier, bool), np.asarray(judged, bool) & (folds >= 0)
+        known = earlier | judged
+        if np.isnan(labels[known]).any():
+            raise CrossFitError("a planned pair has no judgment")
+        count = int(folds.max()) + 1 if (folds >= 0).any() else 0
+        if count < 2:
+            raise CrossFitError(f"the wave's candidates in {count} fold: cross-fitting needs two folds")
+        checked_labels(labels[known], count)
+        return self._fitted(np.where(folds >= 0, folds, np.where(earlier, count + earlier_groups, -1)), known, count,
+                            kind)
+
+    def _fitted(self, groups: np.ndarray, known: np.ndarray, count: int, kind: str) -> np.ndarray:
+        """Model k trained on the `known` pairs outside group k predicts group k (k < count); pairs of no
+        fold (group -1, or count and above: earlier waves') get the mean of the models' predictions.
+        A pair's reuse features never come from its own group."""
+        labels = self.pairs.labels
         predictions = np.zeros(len(labels))
         start = self.starts.get(kind)     # the last plan's: a fold's model never starts from another fold's
+        rest = (groups < 0) | (groups >= count)
         for k in range(count):
-            reference = judged & (groups != k)
+            reference = known & (groups != k)
             x = np.hstack([self.features, self.similarities.reuse(groups, reference)])
             train = labels[reference]
             if train.max() <= 0 or train.min() >= 1:
                 raise CrossFitError(f"the judged pairs outside fold {k + 1} hold one decision only: nothing to learn")
             model, self.starts[kind] = fit_newton(x[reference], train, start)
             own = groups == k
-            p = model.probabilities(x[own | ~judged])
-            predictions[own] = p[own[own | ~judged]]
-            predictions[~judged] += p[~judged[own | ~judged]] / count
+            p = model.probabilities(x[own | rest])
+            predictions[own] = p[own[own | rest]]
+            predictions[rest] += p[rest[own | rest]] / count
         return predictions
 
 
