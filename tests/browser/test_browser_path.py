@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from conftest import CASES, log_in
+from conftest import CASES, log_in, shoot
 
 from sepia.cli import main
 from sepia.store.models import AnswerText, Document, Topic
@@ -57,10 +57,10 @@ def flash_text(page) -> str:
 
 
 @pytest.mark.parametrize("lang", ["CS", "CT", "JA"])
-def test_whole_path(chromium, site, artifacts, tmp_path, lang):
+def test_whole_path(chromium, site, tmp_path, lang):
     case = CASES[lang]
     def shot(page, name, full_page=False):
-        page.screenshot(path=str(artifacts / f"{lang}-{name}.png"), full_page=full_page)
+        shoot(page, f"{lang}-{name}.png", full_page=full_page)
 
     # ------------------------------------------------ topic development
     dev = log_in(chromium, site, "dev")

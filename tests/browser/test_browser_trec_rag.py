@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from nuggetizer.core.metrics import calculate_global_metrics
 
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot
 
 from campaign_helpers import schedule
 from sepia.cli import main
@@ -97,9 +97,9 @@ def site(tmp_path):
     store.dispose()
 
 
-def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
+def test_a_trec_rag_campaign(chromium, site, tmp_path):
     def shot(page, name):
-        page.screenshot(path=str(artifacts / f"rag-{name}.png"), full_page=True)
+        shoot(page, f"rag-{name}.png", full_page=True)
 
     store = site.app.extensions["sepia_store"]
     cli = CliRunner()
