@@ -105,11 +105,18 @@ def log_in(chromium, site, username, on_dialog=None, **context):
     context's options (time zone, ...). The log-in form is sent, with its CSRF token, by the
     context's own HTTP client, whose cookies are the browser's: a third of the cost of rendering the
     form and filling it (test_browser_readme fills it in the browser, through tools/readme_screenshots.py)."""
-    from web_helpers import PASSWORD, TOKEN_RE
-
     options = {"viewport": {"width": 1400, "height": 900}, "accept_downloads": True, "locale": "en-US", **context}
     page = chromium.new_context(**options).new_page()
     page.on("dialog", on_dialog or (lambda dialog: dialog.accept()))
+    return switch_user(page, site, username)
+
+
+def switch_user(page, site, username):
+    """The same tab, its cookies cleared, logged in as `username` (as log_in): someone else at the
+    same browser, without the renderer process a new context starts (a third of a second)."""
+    from web_helpers import PASSWORD, TOKEN_RE
+
+    page.context.clear_cookies()
     form = page.context.request.get(f"{site.url}/login")
     token = TOKEN_RE.search(form.text()).group(1)
     sent = page.context.request.post(f"{site.url}/login", max_redirects=0, form={

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from conftest import LiveServer, log_in, sample_campaign_app, shoot
+from conftest import LiveServer, log_in, sample_campaign_app, shoot, switch_user
 
 from sepia.store import controls, disputes, judging
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
@@ -110,6 +110,6 @@ def test_the_assessor_page_for_organisers_only(chromium, site):
     assert "not 2; showing 0.8" in org.locator(".flash-error").inner_text()
 
     for user in ("dev", "par"):
-        page = log_in(chromium, site, user)
+        page = switch_user(org, site, user)  # the organiser's browser, someone else logged in
         assert page.locator("a", has_text="Assessors").count() == 0
         assert page.goto(f"{base}/assessors/report.json").status == 403
