@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import LiveServer, log_in, shoot
+from conftest import LiveServer, log_in, shoot, switch_user
 from test_browser_judging import ANSWERS, DOC, TOPIC, judged_topic_app
 from test_rubric import RUBRIC
 
@@ -72,7 +72,7 @@ def test_grading_with_the_keyboard_only(chromium, site):
         page.keyboard.press("Enter")
     assert "All 2 answers graded" in page.locator("body").inner_text()
 
-    org = log_in(chromium, site, "org")
+    org = switch_user(page, site, "org")  # the assessor's browser, the organiser logged in
     org.goto(f"{site.url}/rubric/")
     scores = org.locator("#rubric-scores tbody tr")
     assert scores.count() == 2
