@@ -20,6 +20,11 @@ from sepia.search import open_engine
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NUGGET_LIST_RE = re.compile(r"<li><kbd>\d</kbd> <span[^>]*>([^<]*)</span></li>")
+# The item on screen in one read: its response's text and the page's HTML (for the nugget list), or
+# null once the topic's queue is done. Read by the page's own script: a locator's first use on each
+# new page costs twice as much.
+ITEM_JS = ("() => { const r = document.querySelector('blockquote.response');"
+           " return r && [r.innerText, document.documentElement.outerHTML]; }")
 
 
 @pytest.fixture
@@ -50,9 +55,9 @@ def judge_queue(page, base, threshold, stop_after=None):
     links = [a.get_attribute("href") for a in page.locator("a", has_text=re.compile("Continue|Review")).all()]
     for link in links:
         page.goto(base + link)
-        while page.locator("blockquote.response").count():
-            text = page.locator("blockquote.response").inner_text()
-            nuggets = NUGGET_LIST_RE.findall(page.content())
+        while item := page.evaluate(ITEM_JS):
+            text, html = item
+            nuggets = NUGGET_LIST_RE.findall(html)
             keys = [str((i + 1) % 10) for i, n in enumerate(nuggets) if shared(n, text) >= threshold]
             for key in keys:
                 page.keyboard.press(key)
