@@ -1,13 +1,18 @@
 """Browser tests: a live SEPIA server over a fresh store and real search indexes, driven with
 Playwright in Debian's Chromium. Skipped cleanly where Chromium or Playwright is missing
-(tools/install-browser.sh installs both)."""
+(tools/install-browser.sh installs both). SEPIA_TEST_SCREENSHOTS=1 saves the tests' pictures of the
+screens in test-artifacts/."""
 from __future__ import annotations
 
+import fcntl
+import functools
 import logging
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
@@ -15,6 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # web_helpers
 
 CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# Pictures of the screens are taken only when asked for: nothing checks them, and each costs the
+# browser a tenth of a second or more.
+SCREENSHOTS = os.environ.get("SEPIA_TEST_SCREENSHOTS") == "1"
 
 
 # The `site` fixture's documents and test_browser_path's cases, per language: documents, key terms, the
@@ -84,26 +92,37 @@ class LiveServer:
         self.thread.join(5)
 
 
-@pytest.fixture
-def artifacts():
-    ARTIFACTS.mkdir(exist_ok=True)
-    return ARTIFACTS
+def shoot(target, name: str, **options) -> None:
+    """A picture of a page (or of an element) as test-artifacts/`name`, when SEPIA_TEST_SCREENSHOTS=1."""
+    if SCREENSHOTS:
+        ARTIFACTS.mkdir(exist_ok=True)
+        target.screenshot(path=str(ARTIFACTS / name), **options)
 
 
 def log_in(chromium, site, username, on_dialog=None, **context):
-    """A fresh browser context logged in as `username`; dialogs (confirm, beforeunload) are accepted
-    unless `on_dialog` handles them. `context` overrides the context's options (time zone, ...)."""
-    from web_helpers import PASSWORD
-
+    """A fresh browser context logged in as `username`, showing the page the log-in leads to; dialogs
+    (confirm, beforeunload) are accepted unless `on_dialog` handles them. `context` overrides the
+    context's options (time zone, ...). The log-in form is sent, with its CSRF token, by the
+    context's own HTTP client, whose cookies are the browser's: a third of the cost of rendering the
+    form and filling it (test_browser_readme fills it in the browser, through tools/readme_screenshots.py)."""
     options = {"viewport": {"width": 1400, "height": 900}, "accept_downloads": True, "locale": "en-US", **context}
     page = chromium.new_context(**options).new_page()
     page.on("dialog", on_dialog or (lambda dialog: dialog.accept()))
-    page.goto(f"{site.url}/login")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    with page.expect_navigation():
-        page.click("button[type=submit]")
-    assert "/login" not in page.url, page.content()
+    return switch_user(page, site, username)
+
+
+def switch_user(page, site, username):
+    """The same tab, its cookies cleared, logged in as `username` (as log_in): someone else at the
+    same browser, without the renderer process a new context starts (a third of a second)."""
+    from web_helpers import PASSWORD, TOKEN_RE
+
+    page.context.clear_cookies()
+    form = page.context.request.get(f"{site.url}/login")
+    token = TOKEN_RE.search(form.text()).group(1)
+    sent = page.context.request.post(f"{site.url}/login", max_redirects=0, form={
+        "csrf_token": token, "username": username, "password": PASSWORD})
+    assert sent.status == 302 and "/login" not in sent.headers["location"], sent.text()
+    page.goto(urljoin(f"{site.url}/login", sent.headers["location"]))
     return page
 
 
@@ -115,49 +134,104 @@ def serving(app):
     app.extensions["sepia_store"].dispose()
 
 
-def accounts_app(tmp_path, name: str, monkeypatch=None):
-    """A web app on a fresh SQLite store holding the test accounts (web_helpers.add_accounts). With
-    `monkeypatch`, SEPIA_HOME is `tmp_path` and SEPIA_DATABASE_URL the store's, for the test's `sepia`
-    commands and the indexes."""
+def _run_folder(tmp_path: Path) -> Path:
+    """The folder of this test run (tmp_path_factory's), shared by its xdist workers: each worker's
+    own is a folder in it."""
+    base = tmp_path.parent
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@functools.lru_cache(maxsize=None)
+def prepared_home(kind: str, run_folder: Path) -> Path:
+    """A SEPIA_HOME holding `store.db`, a migrated store with the test accounts and what
+    PREPARED[kind] adds (with its indexes), made once per test run and copied for each test: running
+    the migrations, and loading and indexing a collection, cost more than the tests that use them."""
+    templates = run_folder / "prepared"
+    templates.mkdir(exist_ok=True)
+    with open(templates / f"{kind}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another worker may be making it
+        if not (templates / kind).exists():
+            _make_home(templates / kind, PREPARED[kind])
+    return templates / kind
+
+
+def _make_home(folder: Path, fill) -> None:
     from web_helpers import add_accounts
 
+    from sepia.store.db import Store
+
+    work = folder.with_name(f"{folder.name}.part")
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir()
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv("SEPIA_HOME", str(work))
+        store = Store(f"sqlite:///{work / 'store.db'}")
+        add_accounts(store)
+        fill(store)
+        with store.engine.connect() as connection:  # everything in store.db, nothing left in the WAL
+            connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.dispose()
+    work.rename(folder)
+
+
+def _sample_collections(*names):
+    def fill(store):
+        from sepia.demo import load_collection, sample_collections
+        from sepia.resources import resource_dir
+
+        for folder in sample_collections(resource_dir("corpora")):
+            if not names or folder.name in names:
+                load_collection(store, folder, progress=False)
+    return fill
+
+
+def _cases(store):
+    from sepia.services.indexing import build_index
+    from sepia.store.models import Document
+
+    with store.transaction() as session:
+        for lang, case in CASES.items():
+            for docid, title, date, text in case["docs"]:
+                session.add(Document(docid=docid, lang=lang, title=title, date=date, text=text))
+    for lang in CASES:
+        build_index(store, lang, rebuild=True, procs=1, progress=False)
+
+
+PREPARED = {
+    "accounts": lambda store: None,
+    "cases": _cases,  # the CASES' documents and their indexes
+    "samples": _sample_collections(),  # every sample collection, loaded as `sepia demo` loads them
+    "sample-cs": _sample_collections("cs"),
+}
+
+
+def accounts_app(tmp_path, name: str, monkeypatch=None, kind: str = "accounts"):
+    """A web app on a store of its own holding the test accounts (web_helpers.add_accounts) and what
+    `kind` of prepared_home adds, its indexes in `tmp_path`. With `monkeypatch`, SEPIA_HOME is
+    `tmp_path` and SEPIA_DATABASE_URL the store's, for the test's `sepia` commands and the indexes."""
     from sepia.web import create_app
 
+    home = prepared_home(kind, _run_folder(tmp_path))
+    shutil.copytree(home, tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("store.db*"))
+    shutil.copyfile(home / "store.db", tmp_path / f"{name}.db")
     url = f"sqlite:///{tmp_path / f'{name}.db'}"
     if monkeypatch is not None:
         monkeypatch.setenv("SEPIA_HOME", str(tmp_path))
         monkeypatch.setenv("SEPIA_DATABASE_URL", url)
-    app = create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
-    add_accounts(app.extensions["sepia_store"])
-    return app
+    return create_app({"DATABASE_URL": url, "SECRET_KEY": "browser-test", "SESSION_COOKIE_SECURE": False})
 
 
 def sample_campaign_app(tmp_path, monkeypatch):
     """`accounts_app` (with SEPIA_HOME and SEPIA_DATABASE_URL set) holding every sample collection,
     loaded as `sepia demo` loads them."""
-    from sepia.demo import load_collection, sample_collections
-    from sepia.resources import resource_dir
-
-    app = accounts_app(tmp_path, "sepia", monkeypatch)
-    for folder in sample_collections(resource_dir("corpora")):
-        load_collection(app.extensions["sepia_store"], folder, progress=False)
-    return app
+    return accounts_app(tmp_path, "sepia", monkeypatch, kind="samples")
 
 
 @pytest.fixture
 def site(tmp_path):
     """A live site holding the CASES' documents, searched with real indexes (a module may define its own)."""
     from sepia.search import open_engine
-    from sepia.services.indexing import build_index
-    from sepia.store.models import Document
 
-    app = accounts_app(tmp_path, "browser")
-    store = app.extensions["sepia_store"]
-    with store.transaction() as session:
-        for lang, case in CASES.items():
-            for docid, title, date, text in case["docs"]:
-                session.add(Document(docid=docid, lang=lang, title=title, date=date, text=text))
-    for lang in CASES:
-        build_index(store, lang, index_dir=tmp_path / "index", rebuild=True, procs=1, progress=False)
+    app = accounts_app(tmp_path, "browser", kind="cases")
     app.config["SEARCH_ENGINE"] = open_engine(tmp_path / "index")
     yield from serving(app)

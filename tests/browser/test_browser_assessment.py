@@ -13,13 +13,18 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from conftest import LiveServer, log_in, sample_campaign_app
+from conftest import LiveServer, log_in, sample_campaign_app, shoot
 
 from sepia.cli import main
 from sepia.search import open_engine
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 NUGGET_LIST_RE = re.compile(r"<li><kbd>\d</kbd> <span[^>]*>([^<]*)</span></li>")
+# The item on screen in one read: its response's text and the page's HTML (for the nugget list), or
+# null once the topic's queue is done. Read by the page's own script: a locator's first use on each
+# new page costs twice as much.
+ITEM_JS = ("() => { const r = document.querySelector('blockquote.response');"
+           " return r && [r.innerText, document.documentElement.outerHTML]; }")
 
 
 @pytest.fixture
@@ -50,9 +55,9 @@ def judge_queue(page, base, threshold, stop_after=None):
     links = [a.get_attribute("href") for a in page.locator("a", has_text=re.compile("Continue|Review")).all()]
     for link in links:
         page.goto(base + link)
-        while page.locator("blockquote.response").count():
-            text = page.locator("blockquote.response").inner_text()
-            nuggets = NUGGET_LIST_RE.findall(page.content())
+        while item := page.evaluate(ITEM_JS):
+            text, html = item
+            nuggets = NUGGET_LIST_RE.findall(html)
             keys = [str((i + 1) % 10) for i, n in enumerate(nuggets) if shared(n, text) >= threshold]
             for key in keys:
                 page.keyboard.press(key)
@@ -64,7 +69,7 @@ def judge_queue(page, base, threshold, stop_after=None):
     return judged
 
 
-def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
+def test_assessment_end_to_end(chromium, site, tmp_path):
     base = site.url
     org = log_in(chromium, site, "org")
     for lang in ("CS", "CT", "JA"):
@@ -82,11 +87,11 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
         section.locator("input[name=overlap]").fill("50")
         with org.expect_navigation():
             section.get_by_role("button", name="Assign").click()
-    org.screenshot(path=str(artifacts / "assessment-pools.png"), full_page=True)
+    shoot(org, "assessment-pools.png", full_page=True)
 
     as1 = log_in(chromium, site, "as1")
     first = judge_queue(as1, base, 0.5, stop_after=5)
-    as1.screenshot(path=str(artifacts / "assessment-judging.png"))
+    shoot(as1, "assessment-judging.png")
     as1.context.close()  # the tab closes in the middle; a new one resumes at the first open item
     as1 = log_in(chromium, site, "as1")
     as1.goto(f"{base}/judge/")
@@ -98,7 +103,7 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
         page.goto(f"{base}/judge/")
         done, total = re.search(r"(\d+) of (\d+) items judged", page.locator(".progress-row").inner_text()).groups()
         assert done == total and int(total) > 0
-    as2.screenshot(path=str(artifacts / "assessment-queue.png"))
+    shoot(as2, "assessment-queue.png")
 
     # The organiser settles every disagreement: the majority the form offers, and each tie chosen (a
     # tie has no default: "Decide" alone does not send the form).
@@ -106,7 +111,7 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
     for pool_id in (1, 2, 3):
         org.goto(f"{base}/pools/{pool_id}/disputes")
         if pool_id == 1:
-            org.screenshot(path=str(artifacts / "assessment-disputes.png"))
+            shoot(org, "assessment-disputes.png")
         while org.locator("section:not(:has(.badge.done)) button:has-text('Decide')").count():
             section = org.locator("section:not(:has(.badge.done))").filter(has=org.locator("button:has-text('Decide')")).first
             choices = section.locator("fieldset.tie input[value='1']")
@@ -116,7 +121,7 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
                 assert org.url == url and section.locator("fieldset.tie input:invalid").count() == 2 * choices.count()
                 if not ties:
                     section.scroll_into_view_if_needed()
-                    org.screenshot(path=str(artifacts / "assessment-dispute-tie.png"))
+                    shoot(org, "assessment-dispute-tie.png")
                 ties += choices.count()
                 for i in range(choices.count()):
                     choices.nth(i).check()
@@ -154,7 +159,7 @@ def test_assessment_end_to_end(chromium, site, artifacts, tmp_path):
     with org.expect_navigation():
         section.get_by_role("button", name="Assign").click()
     as1.goto(f"{base}/judge/4/SEPIA-JA-0001")
-    as1.screenshot(path=str(artifacts / "assessment-relevance.png"))
+    shoot(as1, "assessment-relevance.png")
     as1.goto(f"{base}/judge/")
     for link in [a.get_attribute("href") for a in as1.locator("a", has_text="Continue").all()]:
         as1.goto(base + link)

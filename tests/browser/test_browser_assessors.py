@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from conftest import LiveServer, log_in, sample_campaign_app
+from conftest import LiveServer, log_in, sample_campaign_app, shoot, switch_user
 
 from sepia.store import controls, disputes, judging
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
@@ -66,7 +66,7 @@ def site(tmp_path, monkeypatch):
     store.dispose()
 
 
-def test_the_assessor_page_for_organisers_only(chromium, site, artifacts):
+def test_the_assessor_page_for_organisers_only(chromium, site):
     base = site.url
     as1 = log_in(chromium, site, "as1")
     as1.goto(f"{base}/judge/{site.formal}/{site.dry_topic}")
@@ -80,7 +80,7 @@ def test_the_assessor_page_for_organisers_only(chromium, site, artifacts):
         as1.keyboard.press("Enter")
     feedback = as1.locator("#control-feedback")
     assert "Not the expected answer" in feedback.inner_text() and "both the launch" in feedback.inner_text()
-    as1.screenshot(path=str(artifacts / "assessors-training.png"))
+    shoot(as1, "assessors-training.png")
     with site.app.extensions["sepia_store"].transaction() as session:  # the screen timed the item
         timed = session.scalar(select(Assignment.seconds).join(PoolEntry).where(PoolEntry.control_id.is_not(None)))
     assert timed is not None and 0 < timed < 60
@@ -96,13 +96,13 @@ def test_the_assessor_page_for_organisers_only(chromium, site, artifacts):
     assert org.locator("#kappa table").count() >= 2  # votes and nugget matching
     assert "cs-a1" in org.locator("#kappa").inner_text() and "as2" in org.locator("#kappa").inner_text()
     assert "SEPIA-CS-0001" in org.locator("#disputes").inner_text()
-    org.screenshot(path=str(artifacts / "assessors-page.png"), full_page=True)
+    shoot(org, "assessors-page.png", full_page=True)
     with org.expect_download() as download:
         org.locator("a", has_text="quality.csv").click()
     assert download.value.suggested_filename == "assessors-quality.csv"
     org.goto(f"{base}/pools/1/disputes")  # where control items are kept, and partial support told apart
     assert "κ yes/no" in org.locator("main").inner_text() and org.locator("input[name=control]").count()
-    org.screenshot(path=str(artifacts / "assessors-disputes.png"))
+    shoot(org, "assessors-disputes.png")
     org.goto(f"{base}/assessors/")
     org.fill("input[name=threshold]", "2")
     with org.expect_navigation():
@@ -110,6 +110,6 @@ def test_the_assessor_page_for_organisers_only(chromium, site, artifacts):
     assert "not 2; showing 0.8" in org.locator(".flash-error").inner_text()
 
     for user in ("dev", "par"):
-        page = log_in(chromium, site, user)
+        page = switch_user(org, site, user)  # the organiser's browser, someone else logged in
         assert page.locator("a", has_text="Assessors").count() == 0
         assert page.goto(f"{base}/assessors/report.json").status == 403

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from campaign_helpers import run_xml
-from conftest import LiveServer
+from conftest import LiveServer, shoot
 from conftest import log_in as log_in_as
 from web_helpers import PASSWORD, add_accounts
 
@@ -127,11 +127,11 @@ def release_now(page, set_name):
     assert "released now" in page.locator("#flashes").inner_text()
 
 
-def test_a_whole_campaign(chromium, site, artifacts, tmp_path):
+def test_a_whole_campaign(chromium, site, tmp_path):
     def shot(page, name, at=None):
         if at:
             page.locator(at).scroll_into_view_if_needed()
-        page.screenshot(path=str(artifacts / f"campaign-{name}.png"))
+        shoot(page, f"campaign-{name}.png")
 
     files = tmp_path / "runs"
     files.mkdir()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from conftest import CASES, log_in
+from conftest import CASES, log_in, shoot
 from test_browser_path import save
 
 from sepia.store.models import AnswerText
@@ -72,7 +72,7 @@ def test_mouse_drag_selects_the_passage_with_code_point_offsets(chromium, site):
     page.context.close()
 
 
-def test_unsaved_changes_warn_and_concurrent_saves_conflict(chromium, site, artifacts):
+def test_unsaved_changes_warn_and_concurrent_saves_conflict(chromium, site):
     dialogs = []
     first = log_in(chromium, site, "dev", on_dialog=lambda dialog: (dialogs.append(dialog.type), dialog.dismiss()))
     topic_id = new_topic(first, site, "JA")
@@ -80,8 +80,8 @@ def test_unsaved_changes_warn_and_concurrent_saves_conflict(chromium, site, arti
     second.goto(f"{site.url}/topics/{topic_id}")
 
     first.fill("textarea[name=memo]", "私のメモ")
-    first.evaluate("() => document.querySelector('a[href^=\"/topics/?\"]').click()")
-    first.wait_for_timeout(500)
+    with first.expect_event("dialog"):  # the dialog, dismissed by the handler above
+        first.evaluate("() => document.querySelector('a[href^=\"/topics/?\"]').click()")
     assert "beforeunload" in dialogs
     assert first.url.endswith(topic_id)  # still here, with the text typed
 
@@ -93,7 +93,7 @@ def test_unsaved_changes_warn_and_concurrent_saves_conflict(chromium, site, arti
     assert "Nothing was overwritten" in first.content()
     cells = first.locator("table.conflict td")
     assert cells.nth(0).inner_text() == "私のメモ" and cells.nth(1).inner_text() == "別の人のメモ"
-    first.screenshot(path=str(artifacts / "conflict.png"))
+    shoot(first, "conflict.png")
     with first.expect_navigation():
         first.click("text=Save mine over theirs")
     assert "saved" in first.locator("#flashes").inner_text()

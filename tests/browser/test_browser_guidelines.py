@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from conftest import LiveServer, log_in
+from conftest import LiveServer, log_in, shoot
 from test_browser_judging import TOPIC, judged_topic_app
 
 from sepia.store.models import GuidelineRead, NuggetJudgment
@@ -43,7 +43,7 @@ def _judged(site) -> int:
         return session.scalar(select(func.count()).select_from(NuggetJudgment))
 
 
-def test_guidelines_are_read_beside_the_item_and_a_new_version_acknowledged(chromium, site, artifacts):
+def test_guidelines_are_read_beside_the_item_and_a_new_version_acknowledged(chromium, site):
     org = log_in(chromium, site, "org")
     _write(org, site, V1)
     assert "saved as version 1" in org.locator("body").inner_text()
@@ -74,7 +74,7 @@ def test_guidelines_are_read_beside_the_item_and_a_new_version_acknowledged(chro
     assert "guidelines changed (version 2)" in as1.locator("body").inner_text() and _judged(site) == 3
     assert as1.locator('input[name="nugget"]').nth(1).is_checked()
     assert "only hints at a nugget" in as1.locator("details#guidelines").inner_text()
-    as1.screenshot(path=str(artifacts / "guidelines-judging.png"), full_page=True)
+    shoot(as1, "guidelines-judging.png", full_page=True)
     as1.locator("input[data-guidelines-read]").check()
     with as1.expect_navigation():
         as1.keyboard.press("Enter")
@@ -82,4 +82,4 @@ def test_guidelines_are_read_beside_the_item_and_a_new_version_acknowledged(chro
     with site.app.extensions["sepia_store"].transaction() as session:
         assert session.scalar(select(func.count()).select_from(GuidelineRead)) == 2  # one per version
     org.goto(f"{site.url}/guidelines/")
-    org.screenshot(path=str(artifacts / "guidelines-organiser.png"), full_page=True)
+    shoot(org, "guidelines-organiser.png", full_page=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot
 from web_helpers import DOCUMENTS, add_documents, make_topic
 
 from sepia.formats import model
@@ -48,10 +48,10 @@ def site(tmp_path):
     store.dispose()
 
 
-def test_judging_with_the_keyboard_only(chromium, site, artifacts):
+def test_judging_with_the_keyboard_only(chromium, site):
     page = log_in(chromium, site, "as1")
     page.goto(f"{site.url}/judge/")
-    page.screenshot(path=str(artifacts / "judging-queue.png"))
+    shoot(page, "judging-queue.png")
     page.goto(f"{site.url}/judge/1/{TOPIC}")
     wanted = {ANSWERS[0]: "12", ANSWERS[1]: "", ANSWERS[2]: "3"}
     keystrokes = 0
@@ -60,7 +60,7 @@ def test_judging_with_the_keyboard_only(chromium, site, artifacts):
         for digit in digits:
             page.keyboard.press(digit)
         if step == 0:
-            page.screenshot(path=str(artifacts / "judging-nuggets.png"))
+            shoot(page, "judging-nuggets.png")
         with page.expect_navigation():
             page.keyboard.press("Enter" if digits else "n")
         keystrokes += len(digits) + 1
@@ -71,7 +71,7 @@ def test_judging_with_the_keyboard_only(chromium, site, artifacts):
         matched = sorted(session.execute(select(Nugget.label).join(NuggetJudgment).where(NuggetJudgment.match == 1)).scalars())
     assert matched == ["N001", "N002", "N003"]
     page.goto(f"{site.url}/judge/2/{TOPIC}")
-    page.screenshot(path=str(artifacts / "judging-relevance.png"))
+    shoot(page, "judging-relevance.png")
     for key in ("2", "0"):
         with page.expect_navigation():
             page.keyboard.press(key)

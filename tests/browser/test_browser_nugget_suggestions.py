@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import accounts_app, log_in, serving
+from conftest import accounts_app, log_in, serving, shoot
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from llm_stub import Stub  # noqa: E402
@@ -37,14 +37,14 @@ def site(tmp_path, stub, monkeypatch):
     yield from serving(app)
 
 
-def test_the_nugget_creator_keeps_edits_and_discards_suggestions(chromium, site, stub, artifacts):
+def test_the_nugget_creator_keeps_edits_and_discards_suggestions(chromium, site, stub):
     page = log_in(chromium, site, "org")
     page.goto(f"{site.url}/nuggets/{TOPIC}")
     with page.expect_navigation():
         page.click("button:has-text('Suggest nuggets')")
     cards = page.locator("li.suggestion")
     assert cards.count() == 3
-    page.screenshot(path=str(artifacts / "nugget-suggestions.png"), full_page=True)
+    shoot(page, "nugget-suggestions.png", full_page=True)
     cards.nth(2).locator("button:has-text('Discard')").click()
     assert cards.count() == 2
     cards.nth(1).locator("textarea").fill("设计寿命约为一年")

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select
 
-from conftest import CASES, log_in
+from conftest import CASES, log_in, shoot, switch_user
 
 from sepia.cli import main
 from sepia.store.models import AnswerText, Document, Topic
@@ -57,10 +57,10 @@ def flash_text(page) -> str:
 
 
 @pytest.mark.parametrize("lang", ["CS", "CT", "JA"])
-def test_whole_path(chromium, site, artifacts, tmp_path, lang):
+def test_whole_path(chromium, site, tmp_path, lang):
     case = CASES[lang]
     def shot(page, name, full_page=False):
-        page.screenshot(path=str(artifacts / f"{lang}-{name}.png"), full_page=full_page)
+        shoot(page, f"{lang}-{name}.png", full_page=full_page)
 
     # ------------------------------------------------ topic development
     dev = log_in(chromium, site, "dev")
@@ -139,12 +139,11 @@ def test_whole_path(chromium, site, artifacts, tmp_path, lang):
         assert "added" in flash_text(dev)
     assert dev.locator(".nugget").count() == 2
     shot(dev, "4-nuggets")
-    dev.context.close()
 
     # ------------------------------------------------ two assessors vote alone: N001 vital for both,
     # N002 vital for the first only.
     for assessor, vital in (("as1", [0, 1]), ("as2", [0])):
-        page = log_in(chromium, site, assessor)
+        page = switch_user(dev, site, assessor)  # the same browser, each logged in alone
         assert "0 of 1 topics submitted" in page.inner_text("main")
         with page.expect_navigation():
             page.click(f"a:text('{topic_id}')")
@@ -157,10 +156,9 @@ def test_whole_path(chromium, site, artifacts, tmp_path, lang):
         save(page)
         assert "vote(s) recorded" in flash_text(page)
         assert page.locator(".tally").count() == 2
-        page.context.close()
 
     # ------------------------------------------------ the organiser's matrix and the gold export
-    org = log_in(chromium, site, "org")
+    org = switch_user(dev, site, "org")
     org.goto(f"{site.url}/votes/overview?lang={lang}")
     # Units (not vital, vital) [0,2] and [1,1]: P = (1 + 0) / 2 = .5; shares 1/4 and 3/4 give
     # Pe = 1/16 + 9/16 = .625; kappa = (.5 - .625) / (1 - .625) = -1/3.

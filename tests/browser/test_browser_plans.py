@@ -12,10 +12,9 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import text
 
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot
 
 from sepia.cli import main
-from sepia.demo import load_collection, sample_collections
 from sepia.resources import resource_dir
 from sepia.store.db import Store
 from sepia.store.models import Topic
@@ -26,10 +25,8 @@ CS_TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
 
 @pytest.fixture
 def site(tmp_path, monkeypatch):
-    app = accounts_app(tmp_path, "sepia", monkeypatch)
+    app = accounts_app(tmp_path, "sepia", monkeypatch, kind="sample-cs")
     store = app.extensions["sepia_store"]
-    cs = next(f for f in sample_collections(resource_dir("corpora")) if f.name == "cs")
-    load_collection(store, cs, progress=False)
     with store.transaction() as session:  # the sample's own judgments come back for the planned topics only
         session.execute(text("DELETE FROM nugget_judgment"))
     server = LiveServer(app)
@@ -52,7 +49,7 @@ def build_cs_pool(page, site, name: str, budget: str, fills=None, selects=None) 
         page.click("button:has-text('Build pool')")
 
 
-def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, tmp_path):
+def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, tmp_path):
     page = log_in(chromium, site, "org")
     build_cs_pool(page, site, "CS half", "50%", fills={"seed": "3"})
     chosen = sorted(random.Random(3).sample(CS_TOPICS, 3))
@@ -63,7 +60,7 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
     page.fill("input[name=overlap]", "0")
     with page.expect_navigation():
         page.click("button:has-text('Assign')")
-    page.screenshot(path=str(artifacts / "plans-pools.png"), full_page=True)
+    shoot(page, "plans-pools.png", full_page=True)
     rows = page.locator("table.table tbody tr td.docid").all_inner_texts()
     assert sorted(set(rows)) == chosen
     # The planned topics judged (the sample's judgments of them): the estimates page.
@@ -83,13 +80,13 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
     # the matcher's label sits beside its select, on one line, as on the other short forms
     label, select = (page.locator("label.beside").bounding_box(), page.locator("select[name=matcher]").bounding_box())
     assert select["x"] > label["x"] + 10 and label["height"] < 1.5 * select["height"]
-    page.screenshot(path=str(artifacts / "plans-estimates.png"), full_page=True)
+    shoot(page, "plans-estimates.png", full_page=True)
     # The results page shows the saved estimates, saying they are estimates, and links the page.
     page.goto(f"{site.url}/results/")
     card = page.locator("section[id^=plan-]").first
     assert "Judging plan of CS half" in card.inner_text() and "estimates with 95% intervals" in card.inner_text()
     assert card.locator("[id$=\"-CS-CS\"] svg.interval").count() == 3
-    card.screenshot(path=str(artifacts / "plans-results.png"))
+    shoot(card, "plans-results.png")
     # A rebuild keeps the plan and its estimates.
     page.goto(f"{site.url}/pools/")
     with page.expect_navigation():
@@ -104,10 +101,10 @@ def test_organiser_builds_a_pool_with_a_judging_plan(chromium, site, artifacts, 
     page.goto(f"{site.url}/pools/")
     plan = page.locator(".plan").first
     assert "CS had 6 topics when the plan was drawn and has 5 now" in plan.inner_text()
-    plan.screenshot(path=str(artifacts / "plans-changed.png"))
+    shoot(plan, "plans-changed.png")
 
 
-def test_an_item_level_plan_from_the_form_to_the_judging_screen_and_its_next_wave(chromium, site, artifacts, tmp_path):
+def test_an_item_level_plan_from_the_form_to_the_judging_screen_and_its_next_wave(chromium, site, tmp_path):
     """Each response has its own planned nuggets: two items of a topic show the assessor different
     lists, each only its responses' nuggets; once the plan is judged the pools page draws a wave.
     Screenshots: test-artifacts/plans-item-screen.png, plans-wave.png."""
@@ -146,7 +143,7 @@ def test_an_item_level_plan_from_the_form_to_the_judging_screen_and_its_next_wav
         assert (f"judge these {len(labels)} nuggets, drawn at random for this response from the topic's {len(texts)}"
                 in assessor.inner_text("main"))
         if step == 0:
-            assessor.screenshot(path=str(artifacts / "plans-item-screen.png"), full_page=True)
+            shoot(assessor, "plans-item-screen.png", full_page=True)
         lists.append(labels)
         assessor.keyboard.press("1")
         with assessor.expect_navigation():
@@ -172,12 +169,12 @@ def test_an_item_level_plan_from_the_form_to_the_judging_screen_and_its_next_wav
         form.locator("button:has-text('Draw the next wave')").click()
     assert "wave 1 of the judging plan:" in page.inner_text("#flashes")
     assert "2 waves" in page.locator(".plan").first.inner_text()
-    page.screenshot(path=str(artifacts / "plans-wave.png"), full_page=True)
+    shoot(page, "plans-wave.png", full_page=True)
     with store.transaction() as session:
         assert session.scalar(select(PlanNugget.id).where(PlanNugget.wave == 1)) is not None
 
 
-def test_organiser_adds_topics_to_a_plan_and_shares_them_out(chromium, site, artifacts):
+def test_organiser_adds_topics_to_a_plan_and_shares_them_out(chromium, site):
     """Issue 33: a plan extended from the pools page, the new topics assigned at once; the topics
     shared out before keep their assessors (nobody is handed an item someone holds).
     Screenshot: test-artifacts/plans-added.png."""
@@ -205,10 +202,10 @@ def test_organiser_adds_topics_to_a_plan_and_shares_them_out(chromium, site, art
                     page.locator("table.table tbody tr td:nth-child(2)").all_inner_texts()))
     assert before < after and {t for t, _ in after - before} == set(added)
     assert len({t for t, _ in after}) == len(after)  # one assessor a topic: nothing handed out twice
-    page.screenshot(path=str(artifacts / "plans-added.png"), full_page=True)
+    shoot(page, "plans-added.png", full_page=True)
 
 
-def test_estimates_of_one_judged_topic_rank_no_run(chromium, site, artifacts, tmp_path):
+def test_estimates_of_one_judged_topic_rank_no_run(chromium, site, tmp_path):
     """Issue 33: with 1 of 2 planned topics judged the page ranked the runs with no interval and
     λ 0.00. Now it says in words that an interval needs another judged topic, and shows no ranking,
     on the estimates page and on the results page. Screenshot: test-artifacts/plans-no-interval.png."""
@@ -228,7 +225,7 @@ def test_estimates_of_one_judged_topic_rank_no_run(chromium, site, artifacts, tm
     assert ("No interval yet: an interval needs two judged topics, and 1 of the 2 planned topics is judged; judge 1 "
             "more planned topic") in section.inner_text()
     assert section.locator("table").count() == 0 and "λ" not in section.inner_text()
-    page.screenshot(path=str(artifacts / "plans-no-interval.png"), full_page=True)
+    shoot(page, "plans-no-interval.png", full_page=True)
     page.goto(f"{site.url}/results/")
     card = page.locator("section[id^=plan-]").first
     assert "No interval yet" in card.inner_text() and card.locator("table").count() == 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import accounts_app, log_in, serving
+from conftest import accounts_app, log_in, serving, shoot
 
 from sepia.formats.read import read_file
 from sepia.resources import resource_dir
@@ -24,7 +24,7 @@ def site(tmp_path):
     yield from serving(app)
 
 
-def test_organiser_runs_the_probes(chromium, site, artifacts):
+def test_organiser_runs_the_probes(chromium, site):
     page = log_in(chromium, site, "org")
     page.goto(f"{site.url}/results/")
     page.click("text=adversarial probes")
@@ -35,4 +35,4 @@ def test_organiser_runs_the_probes(chromium, site, artifacts):
     assert rows.count() == 5 and rows.nth(0).locator("td").first.inner_text() == "binarized"
     chart = page.locator("img.chart")
     assert chart.evaluate("img => img.complete && img.naturalWidth > 400")  # the data URI passed the CSP
-    page.screenshot(path=str(artifacts / "probes.png"), full_page=True)
+    shoot(page, "probes.png", full_page=True)

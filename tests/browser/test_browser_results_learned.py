@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import accounts_app, log_in, serving
+from conftest import accounts_app, log_in, serving, shoot
 
 from sepia.formats.judgments import read_judgments
 from sepia.formats.read import read_file
@@ -30,7 +30,7 @@ def site(tmp_path):
     yield from serving(app)
 
 
-def test_organiser_scores_with_the_learned_matcher(chromium, site, artifacts):
+def test_organiser_scores_with_the_learned_matcher(chromium, site):
     page = log_in(chromium, site, "org")
     page.goto(f"{site.url}/results/")
     page.check("input[name=learned]")
@@ -38,4 +38,4 @@ def test_organiser_scores_with_the_learned_matcher(chromium, site, artifacts):
         page.click("button:has-text('Score the stored runs now')")
     assert "automatic (learned)" in page.locator(".flash").first.inner_text()
     assert page.locator("text=CS-CS: automatic (learned) F3").count() == 1
-    page.screenshot(path=str(artifacts / "results-learned.png"), full_page=False)
+    shoot(page, "results-learned.png", full_page=False)

@@ -8,7 +8,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot
 
 from sepia.cli import main
 from sepia.formats.read import read_file
@@ -37,7 +37,7 @@ def site(tmp_path):
     store.dispose()
 
 
-def test_numbers_strict_scored_in_the_browser(chromium, site, artifacts):
+def test_numbers_strict_scored_in_the_browser(chromium, site):
     org = log_in(chromium, site, "org")
     org.goto(f"{site.url}/results/settings")
     form = org.locator("#settings-binarized")
@@ -52,10 +52,10 @@ def test_numbers_strict_scored_in_the_browser(chromium, site, artifacts):
         row = org.locator("#chosen tr", has=org.locator(f"td.docid:text-is('{run['run_id']}')")).first
         assert row.locator("td.num").first.inner_text() == f"{run['score']:.4f}"
     assert org.locator("#settings-binarized select[name=numbers]").input_value() == "strict"  # the choice stays
-    org.screenshot(path=str(artifacts / "results-settings.png"), full_page=True)
+    shoot(org, "results-settings.png", full_page=True)
 
 
-def test_a_team_sees_the_trec_rag_scores_of_the_settings_released(chromium, tmp_path, artifacts):
+def test_a_team_sees_the_trec_rag_scores_of_the_settings_released(chromium, tmp_path):
     """A team's results page in Chromium once numbers strict is released: its run's F3 and TREC RAG
     scores under those settings. Screenshot: test-artifacts/results-settings-team.png."""
     from campaign_helpers import move_window
@@ -78,7 +78,7 @@ def test_a_team_sees_the_trec_rag_scores_of_the_settings_released(chromium, tmp_
         table = page.locator("table", has=page.locator(f"td.docid:text-is('{OWN}')")).filter(
             has=page.locator("th:text-is('vital answered')"))
         assert table.count() == 1 and "TEAMA" not in page.content()
-        page.screenshot(path=str(artifacts / "results-settings-team.png"), full_page=True)
+        shoot(page, "results-settings-team.png", full_page=True)
     finally:
         server.stop()
         app.extensions["sepia_store"].dispose()

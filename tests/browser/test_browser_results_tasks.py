@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from campaign_helpers import move_window, run_xml, schedule
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot
 from web_helpers import add_documents
 
 from sepia.cli import main
@@ -48,12 +48,12 @@ def score_json(site, *args) -> dict:
     return {r["run_id"]: r for r in json.loads(result.stdout)["runs"]}
 
 
-def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp_path):
+def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, tmp_path):
     store = site.app.extensions["sepia_store"]
     org = log_in(chromium, site, "org")
     org.goto(f"{site.url}/")
     assert org.locator("#first-steps li").count() == 7  # an empty store: what to do first
-    org.screenshot(path=str(artifacts / "tasks-first-steps.png"))
+    shoot(org, "tasks-first-steps.png")
 
     topics = read_file(CS / "topics.xml").topics
     with store.transaction() as session:
@@ -78,7 +78,7 @@ def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp
             warnings = par.locator(".flash-warning").all_inner_texts()
             assert any(w.startswith("ir4qa.xml:") and "document NOPE_999 is not in the CS collection" in w
                        for w in warnings), warnings
-            par.screenshot(path=str(artifacts / "tasks-upload-warnings.png"))
+            shoot(par, "tasks-upload-warnings.png")
 
     # The organiser chooses the measures and scores every task.
     org.goto(f"{site.url}/results/")
@@ -97,14 +97,14 @@ def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp
     chart = org.locator("#pair-CS-CS-ir4qa img.chart")
     chart.scroll_into_view_if_needed()
     assert chart.evaluate("img => img.complete && img.naturalWidth > 0")
-    org.screenshot(path=str(artifacts / "tasks-results.png"), full_page=True)
+    shoot(org, "tasks-results.png", full_page=True)
 
     # The chart opened on its own renders: matplotlib's inline styles apply (white ground, blue bars).
     svg = org.context.new_page()
     svg.goto(f"{site.url}/results/charts/ir4qa/CS-CS.svg")
     fill = svg.evaluate("() => getComputedStyle(document.querySelector('#patch_1 path')).fill")
     assert fill == "rgb(255, 255, 255)", fill
-    svg.screenshot(path=str(artifacts / "tasks-chart-alone.png"))
+    shoot(svg, "tasks-chart-alone.png")
 
     # Released (IR4QA only), the team sees its IR4QA row beside the pair's mean and best.
     move_window(store, set_id, "ir4qa", -3, -2, -1)
@@ -114,7 +114,7 @@ def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp
     mine = par.locator("#mine-ir4qa").inner_text()
     assert f"{ir4qa[OWN]['AP']:.4f}" in mine and "CS-CS mean of the released runs" in mine
     assert par.locator("#mine-qa").count() == 0
-    par.screenshot(path=str(artifacts / "tasks-team-results.png"), full_page=True)
+    shoot(par, "tasks-team-results.png", full_page=True)
 
     # The pool form: a language is chosen, an empty pool refused, a pool rebuilt.
     org.goto(f"{site.url}/pools/")
@@ -134,4 +134,4 @@ def test_ir4qa_and_qa_results_warnings_and_charts(chromium, site, artifacts, tmp
     with org.expect_navigation():
         org.get_by_role("button", name="Rebuild").click()  # the confirm is accepted
     assert "Pool CS relevance rebuilt" in org.locator("#flashes").inner_text()
-    org.screenshot(path=str(artifacts / "tasks-pools.png"), full_page=True)
+    shoot(org, "tasks-pools.png", full_page=True)

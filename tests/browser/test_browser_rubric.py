@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import LiveServer, log_in
+from conftest import LiveServer, log_in, shoot, switch_user
 from test_browser_judging import ANSWERS, DOC, TOPIC, judged_topic_app
 from test_rubric import RUBRIC
 
@@ -38,7 +38,7 @@ def _marked(page) -> str:
     return page.locator("fieldset.rubric-dimension.current").get_attribute("data-dimension")
 
 
-def test_grading_with_the_keyboard_only(chromium, site, artifacts):
+def test_grading_with_the_keyboard_only(chromium, site):
     page = log_in(chromium, site, "as1")
     page.goto(f"{site.url}/rubric/judge")
     assert "0 graded, 2 left" in page.locator("h1").inner_text()
@@ -60,7 +60,7 @@ def test_grading_with_the_keyboard_only(chromium, site, artifacts):
                for name in ("correctness", "completeness", "fluency")}
     assert checked == {"correctness": "2", "completeness": "1", "fluency": "3"}
     page.locator("input[data-guidelines-read]").check()
-    page.screenshot(path=str(artifacts / "rubric-grading.png"), full_page=True)
+    shoot(page, "rubric-grading.png", full_page=True)
     first = page.url
     with page.expect_navigation():
         page.keyboard.press("Enter")
@@ -72,11 +72,11 @@ def test_grading_with_the_keyboard_only(chromium, site, artifacts):
         page.keyboard.press("Enter")
     assert "All 2 answers graded" in page.locator("body").inner_text()
 
-    org = log_in(chromium, site, "org")
+    org = switch_user(page, site, "org")  # the assessor's browser, the organiser logged in
     org.goto(f"{site.url}/rubric/")
     scores = org.locator("#rubric-scores tbody tr")
     assert scores.count() == 2
-    org.screenshot(path=str(artifacts / "rubric-organiser.png"), full_page=True)
+    shoot(org, "rubric-organiser.png", full_page=True)
     # The first answer graded 2, 1, 3 and the second 3, 3, 1: (2*2/3 + 1/3 + 1) / 4 = 0.667 and
     # (2*1 + 1 + 0) / 4 = 0.750, in the order the queue gave them.
     values = sorted(scores.nth(i).locator("td").nth(2).inner_text() for i in range(2))

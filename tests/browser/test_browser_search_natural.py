@@ -4,7 +4,7 @@ searched; a quoted phrase without a hit says why and its button searches any of 
 from __future__ import annotations
 
 import pytest
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot
 from web_helpers import make_topic
 
 from sepia.store.models import Document
@@ -35,7 +35,7 @@ def site(tmp_path):
     store.dispose()
 
 
-def test_natural_text_and_the_way_out_of_no_hit(chromium, site, artifacts):
+def test_natural_text_and_the_way_out_of_no_hit(chromium, site):
     page = log_in(chromium, site, "dev")
     page.goto(f"{site.url}/topics/ACLIA2-JA-0001")
     page.fill("#query", "はやぶさの打ち上げ")
@@ -45,13 +45,13 @@ def test_natural_text_and_the_way_out_of_no_hit(chromium, site, artifacts):
     assert sorted(page.locator(".hit").evaluate_all("els => els.map(e => e.dataset.docid)")) == ["JA-1", "JA-2", "JA-3"]
     summary = page.locator("details.parsed summary").inner_text()
     assert 'Searched as any of its words, documents with all of them first: "はやぶさ" OR "打ち上げ"' in summary
-    page.screenshot(path=str(artifacts / "search-natural.png"))
+    shoot(page, "search-natural.png")
 
     page.fill("#query", '"はやぶさの打ち上げ"')
     page.keyboard.press("Enter")
     page.wait_for_selector(".no-hit")
     assert "no JA document matches the whole query" in page.locator(".no-hit").inner_text()
-    page.screenshot(path=str(artifacts / "search-no-hit.png"))
+    shoot(page, "search-no-hit.png")
     page.click("button[data-query]")
     page.wait_for_selector(".hit")
     assert page.locator("#query").input_value() == '"はやぶさ" OR "打ち上げ"'

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from nuggetizer.core.metrics import calculate_global_metrics
 
-from conftest import LiveServer, accounts_app, log_in
+from conftest import LiveServer, accounts_app, log_in, shoot, switch_user
 
 from campaign_helpers import schedule
 from sepia.cli import main
@@ -97,9 +97,9 @@ def site(tmp_path):
     store.dispose()
 
 
-def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
+def test_a_trec_rag_campaign(chromium, site, tmp_path):
     def shot(page, name):
-        page.screenshot(path=str(artifacts / f"rag-{name}.png"), full_page=True)
+        shoot(page, f"rag-{name}.png", full_page=True)
 
     store = site.app.extensions["sepia_store"]
     cli = CliRunner()
@@ -138,7 +138,7 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     assert result.exit_code == 1 and not (tmp_path / "broken.xml").exists()
     assert f"{broken}:1:1: answer sentence 0: citation 40 is not an index into the 12 references" in result.output
     assert f"{broken}:2:1: topic '9' is not among the campaign's topics (topics.tsv)" in result.output
-    par = log_in(chromium, site, "par")
+    par = switch_user(dev, site, "par")  # one browser, each role logged in in turn
     for priority, answers in RUNS.items():
         source = answer_file(tmp_path / f"ag{priority}.jsonl", f"team-x-run-{priority}", answers)
         run_path = tmp_path / f"TEAMX-EN-EN-0{priority}-T.xml"
@@ -156,7 +156,7 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     with store.transaction() as session:
         build_pool(session, "rag", "cclqa", 10)
         assign_pool(session, "rag", ["as1"])
-    judge = log_in(chromium, site, "as1")
+    judge = switch_user(par, site, "as1")
     judge.goto(f"{site.url}/judge/1/RAG2025-EN-1")
     cites = judge.locator("a.docid").all_inner_texts()
     assert cites and all("#" in c for c in cites), cites
@@ -209,7 +209,7 @@ def test_a_trec_rag_campaign(chromium, site, artifacts, tmp_path):
     with store.transaction() as session:
         first = citations(session, "RAG2025-EN-1", "as1")[0]
         save_support(session, "as2", {(first.response_id, first.docid): 0.0})
-    org = log_in(chromium, site, "org")
+    org = switch_user(judge, site, "org")
     org.goto(f"{site.url}/judge/support/RAG2025-EN-1")
     with org.expect_navigation():
         org.get_by_role("link", name="Disputes and agreement").click()
