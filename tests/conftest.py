@@ -131,9 +131,11 @@ def _postgres_schema_url():
     return admin, schema, f"{POSTGRES_URL}{separator}options=-csearch_path%3D{schema}"
 
 
-# The fixtures that migrate a test's store before the test sees it: such a test is given an emptied
-# PostgreSQL schema at head from its process's pool (SchemaPool) instead of a new one.
-MIGRATED_AT_SETUP = {"store", "campaign_store"}
+# The fixtures that migrate a test's store first thing, before the test sees it (these here; `web` of
+# test_web_hardening_two, `disputed` of test_web_adjudication_race and `store_with_collection` of
+# test_hostile_files, through Store(store_url)): such a test is given an emptied PostgreSQL schema at
+# head from its process's pool (SchemaPool) instead of a new one.
+MIGRATED_AT_SETUP = {"store", "campaign_store", "web", "disputed", "store_with_collection"}
 
 
 class SchemaPool:
