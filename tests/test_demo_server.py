@@ -39,7 +39,7 @@ def test_make_demo_serves_without_the_development_warning(tmp_path):
             try:
                 page = urllib.request.urlopen(f"http://127.0.0.1:{port}/login", timeout=5).read().decode()
             except OSError:
-                time.sleep(0.5)
+                time.sleep(0.1)
         assert page is not None and "password" in page.lower()
     finally:
         process.send_signal(signal.SIGINT)

@@ -53,6 +53,27 @@ def test_kendall_tau_between_rankings():
     assert np.isnan(kendall_tau([1.0], [2.0]))
 
 
+def test_kendall_tau_is_scipys_tau_b_to_the_last_bit(monkeypatch):
+    """Counted pair by pair: SciPy's float exactly, with ties, NaNs left out and undefined cases; past
+    PAIRWISE_TAU_ITEMS, SciPy's own."""
+    from scipy import stats
+
+    from sepia.metaeval import ranking
+
+    rng = np.random.default_rng(7)
+    cases = [(rng.random(n), rng.random(n)) for n in (2, 3, 10, 34, 60) for _ in range(20)]
+    cases += [(rng.integers(0, 4, n).astype(float), rng.integers(0, 3, n).astype(float)) for n in (2, 5, 40) for _ in range(20)]
+    cases += [([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]), ([1.0, np.nan, 2.0, 3.0], [3.0, 1.0, np.inf, 1.0])]
+    for a, b in cases:
+        a, b = np.asarray(a), np.asarray(b)
+        keep = np.isfinite(a) & np.isfinite(b)
+        expected = float(stats.kendalltau(a[keep], b[keep]).statistic) if keep.sum() > 1 else float("nan")
+        assert kendall_tau(a, b) == expected or (np.isnan(expected) and np.isnan(kendall_tau(a, b))), (a, b)
+    monkeypatch.setattr(ranking, "PAIRWISE_TAU_ITEMS", 3)
+    a, b = rng.random(5), rng.random(5)
+    assert kendall_tau(a, b) == float(stats.kendalltau(a, b).statistic)
+
+
 # humans [1, 2, 3, 3, 5], metric [1, 3, 2, 3.5, 5]: of the 10 pairs,
 # (2,3) items 1-2 are discordant, (3,3) is a human tie the metric splits, the other 8 are concordant.
 HUMAN = [1, 2, 3, 3, 5]

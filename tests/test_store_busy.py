@@ -46,9 +46,10 @@ def test_a_write_waits_behind_a_writer_that_holds_the_lock_past_ten_seconds(tmp_
 @pytest.mark.slow
 def test_votes_while_teams_upload_runs_on_the_production_start_get_no_busy_answer():
     """tools/load_uploads.py on SQLite: assessors vote alone, then while two teams upload 2 MB runs one after another
-    over the API (the mixed writers of issue 34's load); it exits 1 on any 5xx, 503 "busy" included."""
-    command = [sys.executable, "tools/load_uploads.py", "--seconds", "4", "--assessors", "8", "--uploaders", "2",
-               "--upload-topics", "30", "--workers", "2", "--threads", "4"]
+    over the API (the mixed writers of issue 34's load); it exits 1 on any 5xx, 503 "busy" included. The assessors
+    vote alone for a second (enough for saves: each starts its first vote at once) and with the uploads for four."""
+    command = [sys.executable, "tools/load_uploads.py", "--seconds", "4", "--alone-seconds", "1", "--assessors", "8",
+               "--uploaders", "2", "--upload-topics", "30", "--workers", "2", "--threads", "4"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0 and "FAILED" not in result.stdout, result.stdout + result.stderr[-3000:]
     phases = {line.split("\t")[0]: line.split("\t") for line in result.stdout.splitlines()[2:4]}

@@ -42,14 +42,18 @@ def ir4qa_runs(folder):
 
 @pytest.mark.slow
 def test_evaluate_store_prints_what_the_files_give_for_every_matcher(campaign_store):
+    """Every format on SQLite; on PostgreSQL the JSON (every figure unrounded) only: what a backend
+    does, reading the gold standard, runs and judgments and saving the scores, is the same whatever
+    the format, which the same code then applies to the same results on both."""
     assert len(COLLECTIONS) == 3
+    outputs = ("table", "json", "tsv") if campaign_store.engine.dialect.name == "sqlite" else ("json",)
     for folder in COLLECTIONS:
         files = collection_files(folder)
         runs = cclqa_runs(folder)
         selection = [a for path in runs for a in ("--run-id", path.stem)]
         for matcher, variants in SETTINGS.items():
             for flags in variants:
-                for output in ("table", "json", "tsv"):
+                for output in outputs:
                     common = ["--matcher", matcher, *flags, "--format", output]
                     judgments = ["--judgments", files["judgments"]] if matcher == "human" else []
                     from_files = run("evaluate", "--gold", files["gold"], *runs, *judgments, *common)

@@ -2,12 +2,12 @@
 process comes up, and all of them share one secret key that is never read half-written."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import textwrap
-import time
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -16,14 +16,14 @@ from sepia.web.security import SecretKeyError, load_secret_key
 
 WORKERS = 4
 
-# Each worker imports SEPIA, waits for a common moment, then builds the application as a server
-# worker does; it prints the secret key it got.
+# Each worker imports SEPIA, says so, waits for the word to go (sent to all once all have imported),
+# then builds the application as a server worker does; it prints the secret key it got.
 WORKER = textwrap.dedent("""
-    import json, sys, time
+    import json, sys
     from sepia.web import create_app
-    url, start = sys.argv[1], float(sys.argv[2])
-    time.sleep(max(0.0, start - time.time()))
-    app = create_app({"DATABASE_URL": url})
+    print("imported", flush=True)
+    sys.stdin.readline()
+    app = create_app({"DATABASE_URL": sys.argv[1]})
     print(json.dumps({"key": app.config["SECRET_KEY"]}))
 """)
 
@@ -31,11 +31,17 @@ WORKER = textwrap.dedent("""
 def start_workers(url: str, home) -> list[subprocess.CompletedProcess]:
     env = {**os.environ, "SEPIA_HOME": str(home)}
     env.pop("SEPIA_SECRET_KEY", None)
-    start = time.time() + 4  # long enough for every worker to have imported SEPIA
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, url, str(start)], env=env,
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, url], env=env, stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(WORKERS)]
-    return [subprocess.CompletedProcess(p.args, p.wait(timeout=120), *p.communicate()) for p in procs]
+    for p in procs:
+        p.stdout.readline()  # "imported" ("" from one that failed: its error shows below)
+    for p in procs:
+        with contextlib.suppress(BrokenPipeError):
+            p.stdin.write("go\n")
+            p.stdin.flush()
+    answers = [p.communicate(timeout=120) for p in procs]
+    return [subprocess.CompletedProcess(p.args, p.returncode, out, err) for p, (out, err) in zip(procs, answers)]
 
 
 @pytest.mark.slow

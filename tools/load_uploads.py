@@ -6,10 +6,10 @@ teams upload 16 MB runs over the API, beside the same p95 without uploads, on on
     .venv/bin/python tools/load_uploads.py --database-url postgresql+psycopg://postgres@127.0.0.1:5432/test
 
 The production start of docs/web.md (gunicorn, W workers x T threads) on a fresh store; A assessors
-vote topic after topic (tools/load_voting.py's assessors) for S seconds alone, then S seconds again
-while U uploaders each send a run of UPLOAD_TOPICS x 1,000 documents (16 MB at 240) to /api/runs
-with one personal token, one after another. Printed: the saves' count, p50 and p95 in each phase,
-their ratio, and the uploads' statuses and times. Issue 20 saw a save wait 8.8 s instead of 10 ms
+vote topic after topic (tools/load_voting.py's assessors) for S seconds alone (or --alone-seconds),
+then S seconds again while U uploaders each send a run of UPLOAD_TOPICS x 1,000 documents (16 MB at
+240) to /api/runs with one personal token, one after another. Printed: the saves' count, p50 and p95
+in each phase, their ratio, and the uploads' statuses and times. Issue 20 saw a save wait 8.8 s instead of 10 ms
 on SQLite (an upload's pending write held the store while 16 MB were validated) and uploads with
 one token serialise on PostgreSQL. Exit status 1 when a request failed with a 5xx.
 """
@@ -51,9 +51,9 @@ def uploader(port: int, number: int, data: bytes, clock: Clock, uploads: Uploads
             uploads.seconds.append(time.perf_counter() - started)
 
 
-def phase(port: int, args, topics: list[str], runs: list[bytes], seed: int) -> tuple[Tally, Uploads]:
+def phase(port: int, args, topics: list[str], runs: list[bytes], seed: int, seconds: float) -> tuple[Tally, Uploads]:
     tally, uploads = Tally(), Uploads()
-    clock = Clock(args.assessors + len(runs), args.seconds)
+    clock = Clock(args.assessors + len(runs), seconds)
     threads = [threading.Thread(target=assessor, args=(port, f"assessor{i:02d}", topics, clock, tally, seed + i))
                for i in range(args.assessors)]
     threads += [threading.Thread(target=uploader, args=(port, n, run, clock, uploads)) for n, run in enumerate(runs)]
@@ -74,6 +74,7 @@ def main() -> int:
     parser.add_argument("--uploaders", type=int, default=2)
     parser.add_argument("--upload-topics", type=int, default=240, help="x 1,000 documents: 240 make 16 MB")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
+    parser.add_argument("--alone-seconds", type=float, help="length of the phase without uploads (default: --seconds)")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="sepia-load-uploads-"))
     url, drop = fresh_database(args.database_url, home)
@@ -82,12 +83,14 @@ def main() -> int:
     topics = sorted(seed_store(url, args.assessors, 400, 5))  # more topics than anyone votes on in a phase
     seed_campaign(url, args.upload_topics)
     runs = [ir4qa_run(f"BENCH-CS-CS-0{n + 1}-T", args.upload_topics, 1000) for n in range(args.uploaders)]
+    alone_seconds = args.alone_seconds or args.seconds
     backend = "PostgreSQL" if args.database_url and not args.database_url.startswith("sqlite") else "SQLite"
     print(f"# {backend}: gunicorn {args.workers} workers x {args.threads} threads, {args.assessors} assessors, "
-          f"{args.seconds:g} s a phase; {args.uploaders} uploaders of {len(runs[0]) / 2**20:.1f} MB runs, one token")
+          f"{alone_seconds:g} s alone, {args.seconds:g} s with {args.uploaders} uploaders of "
+          f"{len(runs[0]) / 2**20:.1f} MB runs, one token")
     with production_server(env, args.workers, args.threads) as server:
-        alone, _ = phase(server.port, args, topics, [], 1)
-        loaded, uploads = phase(server.port, args, topics, runs, 1001)
+        alone, _ = phase(server.port, args, topics, [], 1, alone_seconds)
+        loaded, uploads = phase(server.port, args, topics, runs, 1001, args.seconds)
     drop()
     print("phase\tsaves\tp50 ms\tp95 ms\tuploads\tupload statuses\tupload s (mean)")
     failed = False

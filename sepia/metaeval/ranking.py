@@ -22,13 +22,32 @@ from scipy import stats
 TIE_MODES = ("acc_eq", "no_human_ties")
 
 
+PAIRWISE_TAU_ITEMS = 1000  # up to this many items tau-b is counted pair by pair (n^2 / 2 signs in memory)
+
+
 def kendall_tau(a, b) -> float:
-    """Kendall's tau-b between two score vectors over the same items (NaN where undefined)."""
+    """Kendall's tau-b between two score vectors over the same items (NaN where undefined).
+
+    Up to PAIRWISE_TAU_ITEMS items, the pairs' signs are counted here: the same integers and the same
+    division as SciPy's `kendalltau`, so the same float, without the p-value SciPy computes too (an
+    exact one for up to 33 items without ties): 0.1-0.2 ms instead of 1.6-3 ms for 10-60 runs, and
+    the budget's trials call it thousands of times."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     keep = np.isfinite(a) & np.isfinite(b)
-    if keep.sum() < 2:
+    n = int(keep.sum())
+    if n < 2:
         return float("nan")
-    return float(stats.kendalltau(a[keep], b[keep]).statistic)
+    a, b = a[keep], b[keep]
+    if n > PAIRWISE_TAU_ITEMS:
+        return float(stats.kendalltau(a, b).statistic)
+    first, second = np.triu_indices(n, 1)
+    sign_a, sign_b = np.sign(a[first] - a[second]), np.sign(b[first] - b[second])
+    untied_a, untied_b = int(np.count_nonzero(sign_a)), int(np.count_nonzero(sign_b))
+    if not untied_a or not untied_b:
+        return float("nan")
+    concordant_minus_discordant = int((sign_a * sign_b).sum())
+    tau = concordant_minus_discordant / np.sqrt(untied_a) / np.sqrt(untied_b)  # SciPy's tot - xtie, tot - ytie
+    return float(min(1.0, max(-1.0, tau)))
 
 
 def tau_ap(reference, estimate) -> float:
