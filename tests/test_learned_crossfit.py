@@ -242,14 +242,14 @@ def test_budget_command_json_has_one_object_per_plan_kind_and_budget():
                                      "--judgments", str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets",
                                      "30", "--trials", "2"]).output
     assert "items learned" in text and "active learned" in text and max(len(line) for line in text.splitlines()) <= 100
-    assert "in one wave, the model refitted" in text
+    assert "in one more wave, the model refitted on every judgment after it." in text
 
 
 def test_budget_command_draws_the_active_plans_waves_asked_for():
     command = ["metaeval", "budget", "--gold", str(CS / "gold.xml"), "--runs", str(CS / "runs"), "--judgments",
                str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets", "50", "--trials", "2"]
     text = CliRunner().invoke(main, [*command, "--waves", "3"]).output
-    assert "in 2 waves, the model refitted" in text and "active learned" in text
+    assert "in 2 more waves, the model refitted on every judgment after each." in text and "active learned" in text
     refused = CliRunner().invoke(main, [*command, "--waves", "1"])
     assert refused.exit_code == 2 and "--waves" in refused.output
 

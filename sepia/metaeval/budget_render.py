@@ -112,7 +112,8 @@ PLAN_LABELS = {("topics", "binarized"): "topics BINARIZED", ("topics", "learned"
 
 
 def _later_waves(waves: int) -> str:
-    return "one wave" if waves == 2 else f"{waves - 1} waves"
+    return "one more wave, the model refitted on every judgment after it" if waves == 2 else \
+        f"{waves - 1} more waves, the model refitted on every judgment after each"
 
 
 def learned_budget_text(report: dict) -> str:
@@ -128,8 +129,8 @@ def learned_budget_text(report: dict) -> str:
                   "(power-tuned lambda); learned: the learned matcher trained on the plan's judgments only,",
                   "cross-fitted (5 folds of topics or items); active: half of each response's sample first,",
                   "the model cross-fitted on it, the rest drawn where it is unsure (inverse-probability",
-                  f"weighted) in {_later_waves(s.get('waves', 2))}, the model refitted on every judgment after",
-                  "each. Run means, then differences of two runs (diff.):"]
+                  f"weighted) in {_later_waves(s.get('waves', 2))}.",
+                  "Run means, then differences of two runs (diff.):"]
         if report.get("feature"):
             lines += [f"The learned model's features include the {report['feature']} matcher's values."]
         table = [["budget", "plan", "judgments", "coverage", "width", "r", "tau", "diff.cov", "width", "r", "decided"]]
