@@ -50,7 +50,7 @@ lint: setup
 # those marked slow, then the rest (tests/conftest.py; --no-loadscope-reorder keeps that order, where
 # xdist would otherwise start the files with the most tests); the slowest 25 are listed at the end.
 test: lint
-	@echo "== test: about 3,000 tests on every core, the longest first (5.9 min on a quiet 2-core machine; README)"
+	@echo "== test: about 3,000 tests on every core, the longest first (5.0 min on a quiet 2-core machine; README)"
 	$(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.

@@ -252,7 +252,8 @@ def test_cli_replace_keeps_the_plan_unless_a_new_one_is_drawn(plan_campaign):
 
 def _holders(session) -> dict[int, list[str]]:
     held: dict[int, list[str]] = {}
-    for entry_id, assessor in session.execute(select(Assignment.entry_id, Assignment.assessor)):
+    for entry_id, assessor in session.execute(select(Assignment.entry_id, Assignment.assessor)
+                                              .order_by(Assignment.entry_id, Assignment.assessor)):
         held.setdefault(entry_id, []).append(assessor)
     return held
 
