@@ -49,9 +49,12 @@ lint: setup
 # On every core, a test file to a worker (pytest-xdist), the longest first: the browser tests, then
 # those marked slow, then the rest (tests/conftest.py; --no-loadscope-reorder keeps that order, where
 # xdist would otherwise start the files with the most tests); the slowest 25 are listed at the end.
+# Bytecode is written even where the environment sets PYTHONDONTWRITEBYTECODE: without it every
+# worker rewrites every test module's asserts (10 s of collection, 4 s with) and every server or
+# command a test starts compiles SEPIA again.
 test: lint
 	@echo "== test: about 3,000 tests on every core, the longest first (5.0 min on a quiet 2-core machine; README)"
-	$(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
+	PYTHONDONTWRITEBYTECODE= $(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.
 lock:
