@@ -53,7 +53,7 @@ lint: setup
 # worker rewrites every test module's asserts (10 s of collection, 4 s with) and every server or
 # command a test starts compiles SEPIA again.
 test: lint
-	@echo "== test: about 3,000 tests on every core, the longest first (5-5.2 min on a quiet 2-core machine; README)"
+	@echo "== test: about 3,000 tests on every core, the longest first (4.9 min on a quiet 2-core machine; README)"
 	PYTHONDONTWRITEBYTECODE= $(BEAT) --label "still testing" -- $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # Resolve the newest versions pyproject.toml allows in a scratch environment and pin them all.
