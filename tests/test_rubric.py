@@ -219,22 +219,31 @@ def test_answers_are_shared_out_topic_by_topic_as_pool_items_are(store):
         store_rubric.save_answer(session, graded, "as3", {"correctness": 1, "completeness": 2, "fluency": 3})
         with pytest.raises(ValueError, match="overlap needs at least two assessors"):
             store_rubric.assign_answers(session, ["as1"], 0.5)
+        assert not store_rubric.shared_out(session) and store_rubric.progress(session, rubric) == []
         # By hand: as3 graded a T1 answer, so T1 stays with as3 (its other answer to as3) and its
         # second assessor is the next in as3's order, as1. T2 and T3, held by nobody, go to the least
         # loaded (as3 has one topic): T2 in turn 1 (as2, as3, as1) to as2, T3 in turn 2 (as3, as1,
         # as2) to as1, each overlap to the next assessor (as3, as2). Added: the 5 answers nobody held,
         # and one answer of each topic again (half of 2), to the topic's second assessor.
         assert store_rubric.assign_answers(session, ["as1", "as2", "as3"], 0.5, seed=7) == 5 + 3
+        assert store_rubric.shared_out(session)
         queues = {a: store_rubric.queue(session, a, rubric)[0] for a in ("as1", "as2", "as3", "as9")}
         assert {a: sorted(topic[i] for i in q) for a, q in queues.items()} == {
             "as1": ["T1", "T3", "T3"], "as2": ["T2", "T2", "T3"], "as3": ["T1", "T2"], "as9": []}
         assert graded not in queues["as3"]  # the answer as3 graded: held, never handed to as3
         for q in queues.values():  # a topic's answers together in each queue
             assert [topic[i] for i in q] == sorted((topic[i] for i in q), key=[topic[i] for i in q].index)
-        assert store_rubric.assigned(session) == {"as1": 3, "as2": 3, "as3": 2}
         assert store_rubric.assign_answers(session, ["as1", "as2", "as3"], 0.5, seed=7) == 0  # nothing lacking
         store_rubric.save_answer(session, queues["as1"][0], "as1", {"correctness": 1, "completeness": 2, "fluency": 3})
         assert store_rubric.queue(session, "as1", rubric) == (queues["as1"][1:], 1)
+        # Graded: an assessor's grades of their own assigned answers only; as3 graded an answer
+        # assigned to as1 (for the overlap), which is neither as1's nor (unassigned to as3) as3's.
+        assert graded in queues["as1"]
+        assert store_rubric.progress(session, rubric) == [store_rubric.Progress("as1", 3, 1),
+                                                          store_rubric.Progress("as2", 3, 0),
+                                                          store_rubric.Progress("as3", 2, 0)]
+        assert store_rubric.is_assigned(session, queues["as1"][0], "as1")
+        assert not store_rubric.is_assigned(session, next(i for i in queues["as2"] if i not in queues["as1"]), "as1")
 
 
 def _invoke(*args):

@@ -6,8 +6,9 @@ from __future__ import annotations
 import io as bytes_io
 import re
 
+import pytest
 from test_rubric import R1, R2, RUBRIC, _add_runs
-from web_helpers import browser_for
+from web_helpers import browser_for, web_app_on
 
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
@@ -111,12 +112,27 @@ def test_a_grades_file_over_the_limit_gets_the_page_message_not_the_servers_413(
     assert "1 grades imported from big.tsv." in fits.get_data(as_text=True)
 
 
-def test_the_organiser_shares_the_answers_out_and_each_assessor_grades_only_theirs(app, web_store):
-    _answers(web_store)  # 3 topics x 2 runs
-    org, as1, as2 = browser_for(app, "org"), browser_for(app, "as1"), browser_for(app, "as2")
+@pytest.fixture
+def web(store_url):
+    """The web tool on a fresh store of each backend holding the answers (the access rule on PostgreSQL too)."""
+    application = web_app_on(store_url, _answers)
+    yield application
+    application.extensions["sepia_store"].dispose()
+
+
+def test_the_organiser_shares_the_answers_out_and_each_assessor_grades_only_theirs(web):
+    store = web.extensions["sepia_store"]  # 3 topics x 2 runs
+    org, as1, as2 = browser_for(web, "org"), browser_for(web, "as1"), browser_for(web, "as2")
     org.post("/rubric/", {"text": RUBRIC})
     assert "every assessor grades every answer" in org.get("/rubric/").get_data(as_text=True)
     assert "0 graded, 6 left" in as2.get("/rubric/judge").get_data(as_text=True)
+    assert "0 graded, 6 left" in org.get("/rubric/judge").get_data(as_text=True)  # organisers grade too
+    with store.transaction() as session:
+        answers = {store_rubric.answer(session, i, "org").topic_id: i
+                   for i in store_rubric.queue(session, "org", store_rubric.require(session))[0]}
+    # Not shared out yet: anyone with the role opens any answer (saving, tests above).
+    assert org.get(f"/rubric/judge/{answers['T1']}").status_code == as2.get(f"/rubric/judge/{answers['T1']}"
+                                                                              ).status_code == 200
     refused = org.post("/rubric/assign", {"assessors": ["as1"], "overlap": "50"}, follow_redirects=True)
     assert "The answers were not shared out: overlap needs at least two assessors." in refused.get_data(as_text=True)
     assert as1.post("/rubric/assign", {"assessors": ["as1", "as2"], "overlap": "0"}).status_code == 403
@@ -129,3 +145,23 @@ def test_the_organiser_shares_the_answers_out_and_each_assessor_grades_only_thei
     assert "0 graded, 2 left" in queue
     answer_id = int(re.search(r'href="/rubric/judge/(\d+)"', queue).group(1))
     assert "<h1>T2 " in as2.get(f"/rubric/judge/{answer_id}").get_data(as_text=True)
+
+    # as2's answer is not in as1's queue: refused as a pool item assigned to another is, nothing stored.
+    grades = {"grade:correctness": "3", "grade:completeness": "2", "grade:fluency": "1"}
+    for response in (as1.get(f"/rubric/judge/{answer_id}"), as1.post(f"/rubric/judge/{answer_id}", grades)):
+        assert response.status_code == 404 and "This answer is not in your queue." in response.get_data(as_text=True)
+    # Organisers judge no pool item, and grade no answer once they are shared out: the judging screens' 403.
+    for response in (org.get(f"/rubric/judge/{answer_id}"), org.post(f"/rubric/judge/{answer_id}", grades)):
+        assert response.status_code == 403 and "Your role does not give access" in response.get_data(as_text=True)
+    with store.transaction() as session:
+        assert store_rubric.grades(session) == []
+    assert as2.post(f"/rubric/judge/{answer_id}", grades).status_code == 302  # their own: saved
+    with store.transaction() as session:
+        assert [(g.topic_id, g.assessor) for g in store_rubric.grades(session)] == [("T2", "as2")] * 3
+
+    # The organiser's queue: not an empty one of their own but the assessors', as the Pools page shows.
+    page = org.get("/rubric/judge").get_data(as_text=True)
+    assert "1 of 6 assigned answers graded" in page and "Start grading" not in page
+    assert re.findall(r"<tr><td>(\w+)</td><td class=\"num\">(\d)</td><td class=\"num\">(\d)</td>", page) == [
+        ("as1", "0", "4"), ("as2", "1", "2")]
+    assert "Grading progress" in org.get("/rubric/").get_data(as_text=True)

@@ -133,14 +133,30 @@ def _order(assessor: str, run_topic_id: int) -> str:
     return hashlib.sha256(f"{assessor}:{run_topic_id}".encode()).hexdigest()
 
 
+def _graded(rubric: Rubric):
+    """(answer, assessor) of every answer an assessor graded on every dimension of RUBRIC."""
+    return (select(GradeRow.run_topic_id, GradeRow.assessor).where(GradeRow.dimension.in_(rubric.names))
+            .group_by(GradeRow.run_topic_id, GradeRow.assessor).having(func.count() == len(rubric.names)))
+
+
+def shared_out(session: Session) -> bool:
+    """Whether the organiser has shared the answers out (`assign_answers`): from then on each
+    assessor grades only the answers assigned to them."""
+    return session.scalar(select(RubricAssignment.id).limit(1)) is not None
+
+
+def is_assigned(session: Session, run_topic_id: int, assessor: str) -> bool:
+    return session.scalar(select(RubricAssignment.id).where(RubricAssignment.run_topic_id == run_topic_id,
+                                                            RubricAssignment.assessor == assessor)) is not None
+
+
 def queue(session: Session, assessor: str, rubric: Rubric) -> tuple[list[int], int]:
     """(answers ASSESSOR has not graded on every dimension of RUBRIC (the current one, which the
     caller holds already), in their order; answers graded). Once answers are shared out
     (`assign_answers`), an assessor's are those assigned to them, in their assigned order."""
-    done = set(session.scalars(select(GradeRow.run_topic_id).where(GradeRow.assessor == assessor,
-                                                                  GradeRow.dimension.in_(rubric.names))
-                               .group_by(GradeRow.run_topic_id).having(func.count() == len(rubric.names))))
-    if session.scalar(select(RubricAssignment.id).limit(1)) is not None:
+    graded = _graded(rubric).subquery()
+    done = set(session.scalars(select(graded.c.run_topic_id).where(graded.c.assessor == assessor)))
+    if shared_out(session):
         mine = session.scalars(select(RubricAssignment.run_topic_id).where(RubricAssignment.assessor == assessor)
                                .order_by(RubricAssignment.position)).all()
         return [i for i in mine if i not in done], len(done)
@@ -148,10 +164,21 @@ def queue(session: Session, assessor: str, rubric: Rubric) -> tuple[list[int], i
     return sorted((i for i in ids if i not in done), key=lambda i: _order(assessor, i)), len(done)
 
 
-def assigned(session: Session) -> dict[str, int]:
-    """Assessor -> how many answers are assigned to them (empty while the answers are not shared out)."""
-    return dict(session.execute(select(RubricAssignment.assessor, func.count()).group_by(RubricAssignment.assessor)
-                                .order_by(RubricAssignment.assessor)).all())
+@dataclass(frozen=True)
+class Progress:
+    assessor: str
+    assigned: int
+    graded: int   # of those assigned, graded on every dimension of the current rubric
+
+
+def progress(session: Session, rubric: Rubric) -> list[Progress]:
+    """Each assessor's answers assigned and graded (none while the answers are not shared out), by name."""
+    graded = _graded(rubric).subquery()
+    rows = session.execute(select(RubricAssignment.assessor, func.count(), func.count(graded.c.run_topic_id))
+                           .outerjoin(graded, (graded.c.run_topic_id == RubricAssignment.run_topic_id)
+                                      & (graded.c.assessor == RubricAssignment.assessor))
+                           .group_by(RubricAssignment.assessor).order_by(RubricAssignment.assessor))
+    return [Progress(*row) for row in rows]
 
 
 def assign_answers(session: Session, assessors: list[str], overlap: float = 0.0, seed: int = 0) -> int:

@@ -38,8 +38,9 @@ def rubric_number(value: float, digits: int = 3) -> str:
 @roles_required("organiser")
 def index():
     found = store_rubric.current(db())
-    report = None
+    report, shared = None, []
     if found is not None:
+        shared = store_rubric.progress(db(), found.rubric)
         rubric, grades = found.rubric, store_rubric.grades(db())
         answers, incomplete = answer_scores(rubric, grades)
         agreed = agreement(rubric, grades)
@@ -47,7 +48,7 @@ def index():
                   "pairs": agreed.pairs, "disputes": agreed.disputes[:DISPUTES_SHOWN],
                   "runs": run_scores(rubric, answers), "incomplete": incomplete}
     return render_template("rubric/index.html", current=found, report=report, tolerance=TOLERANCE,
-                           assessors=active_assessors(db()), assigned=store_rubric.assigned(db()))
+                           assessors=active_assessors(db()), shared=shared)
 
 
 @bp.route("/", methods=["POST"])
@@ -125,13 +126,29 @@ def import_grades():
 @bp.route("/judge")
 @roles_required("assessor", "organiser")
 def judge():
-    """How many answers this user graded and has left, and the way to the next."""
+    """How many answers this user graded and has left, and the way to the next; once the answers are
+    shared out, an organiser (who grades none then) sees each assessor's, as on the Pools page."""
     try:
         rubric = store_rubric.require(db())
     except RubricError:
         return render_template("rubric/queue.html", rubric=None, todo=[], done=0)
+    if g.user.role == "organiser" and store_rubric.shared_out(db()):
+        return render_template("rubric/queue.html", rubric=rubric, shared=store_rubric.progress(db(), rubric))
     todo, done = store_rubric.queue(db(), g.user.username, rubric)
     return render_template("rubric/queue.html", rubric=rubric, todo=todo, done=done)
+
+
+def _may_grade(run_topic_id: int) -> None:
+    """Once the answers are shared out, grading follows the assignments as a pool's judging does: an
+    assessor opens and saves only the answers assigned to them (another's: 404, as a pool item not in
+    their queue), and an organiser none (403, as organisers are refused the judging screens). Before,
+    every assessor and organiser grades every answer."""
+    if not store_rubric.shared_out(db()):
+        return
+    if g.user.role != "assessor":
+        abort(403)
+    if not store_rubric.is_assigned(db(), run_topic_id, g.user.username):
+        abort(404, "This answer is not in your queue.")
 
 
 def _screen(run_topic_id: int, given: dict[str, int] | None = None, status: int = 200):
@@ -151,6 +168,7 @@ def _screen(run_topic_id: int, given: dict[str, int] | None = None, status: int 
 @bp.route("/judge/<int:run_topic_id>")
 @roles_required("assessor", "organiser")
 def screen(run_topic_id: int):
+    _may_grade(run_topic_id)
     return _screen(run_topic_id)
 
 
@@ -159,6 +177,7 @@ def screen(run_topic_id: int):
 def grade(run_topic_id: int):
     given = {key[len(FIELD):]: int(value) for key, value in request.form.items()
              if key.startswith(FIELD) and value.isascii() and value.isdigit() and len(value) == 1}
+    _may_grade(run_topic_id)
     if not store_rubric.is_answer(db(), run_topic_id):
         abort(404, "No such answer to grade.")
     try:
