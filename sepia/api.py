@@ -163,13 +163,11 @@ def evaluate_stored(*, store: str | None = None, run_ids: Sequence[str] = (), la
 
     chosen = settings(**options)
     _check_measures(measures)
-    opened = Store(store)
     try:
-        scored = score_stored_runs(opened, chosen, list(run_ids) or None, list(lang_pairs) or None, save=save)
+        with Store(store) as opened:
+            scored = score_stored_runs(opened, chosen, list(run_ids) or None, list(lang_pairs) or None, save=save)
     except NothingToScore as exc:
         raise ValueError(str(exc)) from None
-    finally:
-        opened.dispose()
     return Evaluation(scored, chosen, tuple(measures), [0] * len(scored))
 
 
@@ -653,13 +651,11 @@ def plan_estimates(*, pool: str, store: str | None = None, level: float = 0.95, 
         raise ValueError("the estimates correct an automatic matcher: choose binarized, softmatch, exact or a plug-in")
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, not {level}")
-    opened = Store(store)
     try:
-        report, warnings = estimate_plan(opened, chosen, pool, level)
+        with Store(store) as opened:
+            report, warnings = estimate_plan(opened, chosen, pool, level)
     except (ImportRefused, NothingToScore) as exc:
         raise ValueError(str(exc)) from None
-    finally:
-        opened.dispose()
     return PlanEstimates(report, warnings)
 
 

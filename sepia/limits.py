@@ -16,6 +16,14 @@ MEASURE = 40  # evaluation_result.measure: a measure's name, parameters and all
 INTEGER = 2**31 - 1  # INTEGER columns (ranks, vote counts)
 
 
+def too_large(limit: int, size: int | None = None) -> str:
+    """A file over `limit` bytes, in the words every upload and command uses. `size` only when it was
+    measured (a file's stat): an upload is read no further than one byte past the limit, so its size
+    is not known, and none is made up."""
+    measured = f" of {size:,} bytes" if size is not None else ""
+    return f"file{measured} is larger than the limit of {limit:,} bytes"
+
+
 def too_long(what: str, value: str, limit: int) -> str | None:
     """The problem with a value too long for its column, or None when it fits."""
     if len(value) > limit:

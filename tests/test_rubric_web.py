@@ -106,7 +106,7 @@ def test_a_grades_file_over_the_limit_gets_the_page_message_not_the_servers_413(
 
     too_large = upload(header + row * (16 * 1024 // len(row) + 1))  # 16,384 + a row: one row too many
     assert too_large.status_code == 200
-    assert "big.tsv was not imported, nothing of it stored: the file is larger than 16,384 bytes." in \
+    assert "big.tsv was not imported, nothing of it stored: the file is larger than the limit of 16,384 bytes." in \
         too_large.get_data(as_text=True)
     fits = upload(header + row)
     assert "1 grades imported from big.tsv." in fits.get_data(as_text=True)

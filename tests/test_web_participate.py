@@ -96,13 +96,25 @@ def test_the_team_window_and_topics_are_checked(app, web_store):
 
 
 def test_a_run_over_the_request_limit_gets_the_page_message_not_the_servers_413(app, web_store):
+    from sepia.services.logins import digest
+    from sepia.store.models import User
+
     campaign(web_store)
+    with web_store.transaction() as session:
+        par = session.scalar(select(User).where(User.username == "par"))
+        session.add(ApiToken(user_id=par.id, name="x", token_hash=digest("sepia_par")))
     app.config["MAX_CONTENT_LENGTH"] = 80 * 1024  # below MAX_RUN_BYTES: runs up to 80 KiB less the 64 KiB margin
     data = run_xml("cclqa", "TEAMX-CS-CS-01-T", {CS1: ["病毒" * 3000]})
     assert 16 * 1024 < len(data) < 80 * 1024
     response = upload(browser_for(app, "par"), data)
     assert response.status_code == 422
-    assert "bytes; runs of at most 16,384 bytes are accepted." in response.get_data(as_text=True)
+    page = response.get_data(as_text=True)
+    assert "The file is larger than the limit of 16,384 bytes." in page
+    assert "16,385" not in page  # what was read of it (one byte past the limit), not its size
+    api = app.test_client().post("/api/runs", data=data, headers={"Authorization": "Bearer sepia_par"},
+                                 content_type="application/xml")
+    assert api.status_code == 422
+    assert api.get_json()["problems"] == ["The file is larger than the limit of 16,384 bytes."]
     assert submissions(web_store) == []
 
 

@@ -18,6 +18,7 @@ from sepia.formats.errors import FormatError, Problem
 from sepia.formats.registry import detect_format, named, run_kind
 from sepia.formats.validate import validate_bytes
 from sepia.formats.xmlsafe import parse_xml
+from sepia.limits import too_large
 from sepia.services.documents import missing_in
 from sepia.store.bulk import fill_large_binary, large_binary
 from sepia.store.exchange.runs import import_run
@@ -86,7 +87,7 @@ def submit_run(session: Session, team: str | None, username: str, filename: str,
     if team is None:
         raise SubmissionRefused(["Your account belongs to no team: ask an organiser to put it in one."])
     if len(data) > max_bytes:
-        raise SubmissionRefused([f"The file has {len(data):,} bytes; runs of at most {max_bytes:,} bytes are accepted."])
+        raise SubmissionRefused([f"The {too_large(max_bytes)}."])
     xml, notes = _run_xml(session, team, filename, data)
     missing = missing_in(session)
     run, problems = validate_bytes(xml, filename, missing=missing)

@@ -65,12 +65,8 @@ def store_session() -> Iterator:
     """One transaction on the store (SEPIA_DATABASE_URL), its connections closed after it."""
     from sepia.store.db import Store
 
-    store = Store()
-    try:
-        with store.transaction() as session:
-            yield session
-    finally:
-        store.dispose()
+    with Store() as store, store.transaction() as session:
+        yield session
 
 
 def login_name() -> str:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from sepia.store.db import Store
+from sepia.commands.common import store_session
 from sepia.store.errors import ImportRefused
 
 
@@ -52,7 +52,7 @@ def control_add(pool_name, items, nuggets, level, reason):
     from sepia.store.pools import get_pool
 
     try:
-        with Store().transaction() as session:
+        with store_session() as session:
             pool = get_pool(session, pool_name)
             for item in items:
                 entry = _entry(session, pool, item)
@@ -76,7 +76,7 @@ def control_mix(pool_name, rate, training):
     from sepia.store.pools import get_pool
 
     try:
-        with Store().transaction() as session:
+        with store_session() as session:
             pool = get_pool(session, pool_name)
             added = mix_controls(session, pool, rate)
             pool.training = training
@@ -96,7 +96,7 @@ def control_accuracy(threshold, output):
     from sepia.store.controls import accuracy
 
     try:
-        with Store().transaction() as session:
+        with store_session() as session:
             rows = [r.as_dict() for r in accuracy(session, threshold)]
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--threshold") from None

@@ -30,11 +30,12 @@ def add(lang, paths, encoding, max_document_bytes, progress):
     (each reported as PATH:LINE: message; the others are stored), 2 when nothing could be read."""
     from sepia.corpus.ingest import IngestError
     from sepia.services.documents import ingest
-    from sepia.store.db import open_store
+    from sepia.store.db import Store
 
     try:
-        report = ingest(open_store(), lang, paths, encoding=encoding, progress=progress,
-                        max_document_bytes=max_document_bytes)
+        with Store() as store:
+            report = ingest(store, lang, paths, encoding=encoding, progress=progress,
+                            max_document_bytes=max_document_bytes)
     except IngestError as exc:
         click.echo(f"error: {exc}", err=True)
         raise SystemExit(2) from None
@@ -51,9 +52,9 @@ def add(lang, paths, encoding, max_document_bytes, progress):
 def show(docid, as_json):
     """Print one stored document."""
     from sepia.services.documents import get_document
-    from sepia.store.db import open_store
+    from sepia.commands.common import store_session
 
-    with open_store().transaction() as session:
+    with store_session() as session:
         doc = get_document(session, docid)
         if doc is None:
             click.echo(f"error: no document {docid}", err=True)
@@ -70,9 +71,9 @@ def show(docid, as_json):
 def stats():
     """Documents stored per language."""
     from sepia.services.documents import document_counts
-    from sepia.store.db import open_store
+    from sepia.commands.common import store_session
 
-    with open_store().transaction() as session:
+    with store_session() as session:
         counts = document_counts(session)
     for lang in LANGUAGES:
         click.echo(f"{lang}\t{counts.get(lang, 0)}")

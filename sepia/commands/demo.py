@@ -24,6 +24,7 @@ def demo(home, serve, host, port, progress):
     from sepia.demo import load_collection, reset_data_dir, sample_collections, score_ir4qa, score_qa, score_store
     from sepia.qa.report import table as qa_table
     from sepia.scoring.report import table
+    from sepia.services.accounts import seed_demo_accounts
     from sepia.store.db import Store
 
     if serve:
@@ -35,38 +36,37 @@ def demo(home, serve, host, port, progress):
     os.environ["SEPIA_HOME"] = str(home)  # the store, the indexes and the web tool all live there
     os.environ.pop("SEPIA_DATABASE_URL", None)
     reset_data_dir(home)
-    store = Store()
     corpora = resource_dir("corpora")
     click.echo(f"SEPIA demo: building the sample campaign in {home}")
     folders = sample_collections(corpora)
-    for folder in folders:
-        report = load_collection(store, folder, progress)
-        click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} nuggets, "
-                   f"{report.answer_texts} answer texts, {len(report.runs)} runs, {report.judgments} judgments, "
-                   f"{report.relevance_judgments} relevance judgments")
-    results = score_store(store)
-    for matcher, scores in results.items():
-        click.echo("")
-        click.echo(table(scores, f"== {_title(matcher)}, pyramid weights, C = mean nugget length =="), nl=False)
-    ir_results = score_ir4qa(store)
-    if ir_results:
-        click.echo("")
-        click.echo(ir4qa_table(ir_results.runs, "== IR4QA: AP, Q-measure and nDCG@1000, gain = relevance level =="),
-                   nl=False)
-    qa_results = score_qa(store)
-    if qa_results:
-        click.echo("")
-        click.echo(qa_table(qa_results, "== Question Analysis: answer-type accuracy against the topics' answer types =="),
-                   nl=False)
-    if serve:
-        _serve(store, host, port)
+    with Store() as store:
+        for folder in folders:
+            report = load_collection(store, folder, progress)
+            click.echo(f"  {report.lang}: {report.documents} documents, {report.topics} topics, {report.nuggets} "
+                       f"nuggets, {report.answer_texts} answer texts, {len(report.runs)} runs, {report.judgments} "
+                       f"judgments, {report.relevance_judgments} relevance judgments")
+        results = score_store(store)
+        for matcher, scores in results.items():
+            click.echo("")
+            click.echo(table(scores, f"== {_title(matcher)}, pyramid weights, C = mean nugget length =="), nl=False)
+        ir_results = score_ir4qa(store)
+        if ir_results:
+            click.echo("")
+            click.echo(ir4qa_table(ir_results.runs, "== IR4QA: AP, Q-measure and nDCG@1000, gain = relevance level =="),
+                       nl=False)
+        qa_results = score_qa(store)
+        if qa_results:
+            click.echo("")
+            click.echo(qa_table(qa_results, "== Question Analysis: answer-type accuracy against the topics' answer "
+                                            "types =="), nl=False)
+        accounts = seed_demo_accounts(store) if serve else []
+    if serve:  # the web tool opens the store itself
+        _serve(accounts, host, port)
 
 
-def _serve(store, host: str, port: int) -> None:
-    from sepia.services.accounts import seed_demo_accounts
+def _serve(accounts, host: str, port: int) -> None:
     from sepia.web.demo import THREADS, run_production_server
 
-    accounts = seed_demo_accounts(store)
     click.echo("")
     click.echo(f"The web tool is at http://{host}:{port}/ - log in with one of these demo accounts:")
     for username, password, role in accounts:

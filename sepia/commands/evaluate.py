@@ -62,8 +62,9 @@ def evaluate(gold_path, run_paths, more_runs, matcher, auto_judgment_specs, judg
         from sepia.services.scores import score_stored_runs
         from sepia.store.db import Store
 
-        for result in score_or_exit(score_stored_runs, Store(), settings, run_ids, lang_pairs, save=save):
-            out.add(result)
+        with Store() as store:
+            for result in score_or_exit(score_stored_runs, store, settings, run_ids, lang_pairs, save=save):
+                out.add(result)
     else:
         _score_files(out, gold_path, expand_run_paths(run_paths + more_runs), judgments_path, settings,
                      auto_judgment_specs)

@@ -26,13 +26,18 @@ def index():
 @click.option("--progress/--no-progress", default=True)
 def build(langs, rebuild, engine_name, procs, progress):
     """Index the store's documents; without --rebuild only documents not yet indexed are added."""
+    from sepia.store.db import Store
+
+    with Store() as store:
+        _build(store, langs, rebuild, engine_name, procs, progress)
+
+
+def _build(store, langs, rebuild, engine_name, procs, progress) -> None:
     from sepia.commands.common import warn
     from sepia.search.engine import ENGINE_FILE, IndexBusy, configured_engine, open_engine, remember_engine
     from sepia.services.documents import document_counts
     from sepia.services.indexing import StoredDocuments
-    from sepia.store.db import open_store
 
-    store = open_store()
     current = configured_engine()
     engine_name = (engine_name or current).lower()
     old = open_engine(engine=current)
@@ -73,14 +78,15 @@ def stats():
     """Documents, terms, size and documents waiting to be indexed, per language."""
     from sepia.search.engine import open_engine
     from sepia.services.indexing import StoredDocuments
-    from sepia.store.db import open_store
+    from sepia.store.db import Store
 
-    documents = StoredDocuments(open_store())
-    engine = open_engine()
-    click.echo(f"engine: {engine.name}", err=True)
-    click.echo("lang\tdocuments\tpending\tsegments\tterms\ttokens\tMB")
-    for lang in LANGUAGES:
-        s = engine.stats(lang, documents)
-        if s is not None:
-            click.echo(f"{s.lang}\t{s.documents}\t{s.pending}\t{s.segments}\t{s.terms}\t{s.tokens}\t"
-                       f"{s.bytes / 1e6:.1f}")
+    with Store() as store:
+        documents = StoredDocuments(store)
+        engine = open_engine()
+        click.echo(f"engine: {engine.name}", err=True)
+        click.echo("lang\tdocuments\tpending\tsegments\tterms\ttokens\tMB")
+        for lang in LANGUAGES:
+            s = engine.stats(lang, documents)
+            if s is not None:
+                click.echo(f"{s.lang}\t{s.documents}\t{s.pending}\t{s.segments}\t{s.terms}\t{s.tokens}\t"
+                           f"{s.bytes / 1e6:.1f}")

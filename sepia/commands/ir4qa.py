@@ -70,8 +70,9 @@ def evaluate_ir4qa_command(qrels_path, run_paths, more_runs, gains, cutoff, meas
             from sepia.services.scores import score_stored_ir4qa
             from sepia.store.db import Store
 
-            results = score_or_exit(score_stored_ir4qa, Store(), gains, cutoff, run_ids, lang_pairs, save=save,
-                                    **options)
+            with Store() as store:
+                results = score_or_exit(score_stored_ir4qa, store, gains, cutoff, run_ids, lang_pairs, save=save,
+                                        **options)
             gain_list, runs = results.gains, results.runs
         else:
             gain_list, runs = _score_files(qrels_path, expand_run_paths(run_paths + more_runs), gains, cutoff, options)

@@ -26,8 +26,9 @@ def nuggetize(topic_ids, matcher_options, most, output):
     from sepia.services.nugget_suggestions import suggestions
     from sepia.store.db import Store
 
-    store = Store()
-    found = {topic_id: made_or_exit(suggestions, store, topic_id, matcher_options, most)[0] for topic_id in topic_ids}
+    with Store() as store:
+        found = {topic_id: made_or_exit(suggestions, store, topic_id, matcher_options, most)[0]
+                 for topic_id in topic_ids}
     if output == "json":
         click.echo(json.dumps({t: [{"text": s.text, "docids": list(s.docids)} for s in found[t]] for t in found},
                               ensure_ascii=False, indent=1))

@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 import click
 
-from sepia.commands.common import sharing_options
+from sepia.commands.common import sharing_options, store_session
 from sepia.store.db import Store
 from sepia.store.errors import ImportRefused
 from sepia.store.plans import MAX_SEED
@@ -74,7 +74,7 @@ def pool_build(name, kind, lang, depth, priorities, max_priority, replace, sugge
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--budget") from None
     try:
-        with Store().transaction() as session:
+        with store_session() as session:
             kept = _kept_plan(session, name) if replace and planned is None and kind == "cclqa" else None
             built = build_pool(session, name, kind, depth or DEFAULT_DEPTH[kind], max_priority, replace, lang,
                                priorities)
@@ -133,18 +133,18 @@ def pool_plan(name, add, seed, output):
     """Show pool NAME's judging plan: per stratum the topics planned and judged; --add N draws more."""
     from sepia.store.plans import add_topics, get_plan, plan_status
 
-    store = Store()
     wave = None
     try:
-        with store.transaction() as session:
-            items = get_plan(session, name).unit == "items"
-        if add and items:
-            from sepia.services.plan_waves import draw_wave
+        with Store() as store:
+            with store.transaction() as session:
+                items = get_plan(session, name).unit == "items"
+            if add and items:
+                from sepia.services.plan_waves import draw_wave
 
-            wave = draw_wave(store, name, add, seed)
-        with store.transaction() as session:
-            added = add_topics(session, name, add, seed) if add and not items else []
-            status = plan_status(session, name)
+                wave = draw_wave(store, name, add, seed)
+            with store.transaction() as session:
+                added = add_topics(session, name, add, seed) if add and not items else []
+                status = plan_status(session, name)
     except ImportRefused as exc:
         _refused(exc)
     if output == "json":
@@ -189,7 +189,7 @@ def pool_export(name, output):
     """Print pool NAME: a TSV with a header line (one line per pooled response or document), or JSON
     with each topic's nuggets and items."""
     try:
-        with Store().transaction() as session:
+        with store_session() as session:
             if output == "json":
                 click.echo(json.dumps(pool_document(session, name), ensure_ascii=False, indent=1))
                 return
@@ -207,7 +207,7 @@ def pool_export(name, output):
 def pool_assign(name, assessors, overlap, seed):
     """Share pool NAME's items out to the assessors (topics in turn, OVERLAP doubled)."""
     try:
-        with Store().transaction() as session:
+        with store_session() as session:
             added = assign_pool(session, name, list(assessors), overlap, seed)
     except ImportRefused as exc:
         _refused(exc)

@@ -35,7 +35,8 @@ def evaluate_qa_command(topics_path, run_paths, more_runs, from_store, run_ids, 
         from sepia.services.qa_scores import score_stored_qa
         from sepia.store.db import Store
 
-        results = score_or_exit(score_stored_qa, Store(), run_ids, lang_pairs, save=save)
+        with Store() as store:
+            results = score_or_exit(score_stored_qa, store, run_ids, lang_pairs, save=save)
     else:
         results = _score_files(topics_path, expand_run_paths(run_paths + more_runs))
     for message in dict.fromkeys(w for r in results for w in r.warnings):

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from sepia import config
 from sepia.campaign.submission import stored_topics
-from sepia.commands.common import warn, write_output
+from sepia.commands.common import store_session, warn, write_output
 from sepia.formats import model
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.judgments import judgments_to_tsv
@@ -126,25 +126,25 @@ def import_(files, format_name, replace, assessor):
     transaction per file, topic sets first. Every file is checked before anything is written; a run
     for topics that are neither stored nor in a topic set given is imported with a warning (the web
     refuses a team's upload of it)."""
-    store = Store()
-    staging = JudgmentsStaging(store)
-    try:
-        # topic sets first, so that the runs and judgments of the same command find their topics
-        loaded = sorted(_read_all(store, files, format_name, staging),
-                        key=lambda item: not isinstance(item[1], model.TopicSet))
-        _warn_unknown_topics(store, loaded)
-        for path, obj, data in loaded:
-            try:
-                with staging.transaction() if isinstance(obj, JudgmentsFile) else store.transaction() as session:
-                    what = _import_one(session, path, obj, data, replace, assessor)
-                click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
-            except ImportRefused as exc:
-                for reason in exc.reasons:
-                    click.echo(f"{path}: {reason}", err=True)
-                click.echo(f"{path}: nothing imported from this file", err=True)
-                sys.exit(1)
-    finally:
-        staging.close()
+    with Store() as store:
+        staging = JudgmentsStaging(store)
+        try:
+            # topic sets first, so that the runs and judgments of the same command find their topics
+            loaded = sorted(_read_all(store, files, format_name, staging),
+                            key=lambda item: not isinstance(item[1], model.TopicSet))
+            _warn_unknown_topics(store, loaded)
+            for path, obj, data in loaded:
+                try:
+                    with staging.transaction() if isinstance(obj, JudgmentsFile) else store.transaction() as session:
+                        what = _import_one(session, path, obj, data, replace, assessor)
+                    click.echo(f"{path}: imported {what}")  # once committed: a full disk may refuse the commit
+                except ImportRefused as exc:
+                    for reason in exc.reasons:
+                        click.echo(f"{path}: {reason}", err=True)
+                    click.echo(f"{path}: nothing imported from this file", err=True)
+                    sys.exit(1)
+        finally:
+            staging.close()
 
 
 def _warn_unknown_topics(store: Store, loaded) -> None:
@@ -188,7 +188,7 @@ _lang = click.option("--lang", type=click.Choice(["EN", "CS", "CT", "JA"]), help
 @_out
 def export_topics(lang, out):
     """The topic set (topics XML), all languages or one."""
-    with Store().transaction() as session:
+    with store_session() as session:
         _write(to_xml(topics_io.export_topics(session, lang)), out)
 
 
@@ -197,7 +197,7 @@ def export_topics(lang, out):
 @_out
 def export_gold(lang, out):
     """The gold standard (nuggets and their votes, gold XML), all languages or one."""
-    with Store().transaction() as session:
+    with store_session() as session:
         _write(to_xml(gold_io.export_gold(session, lang)), out)
 
 
@@ -207,7 +207,7 @@ def export_gold(lang, out):
 @_out
 def export_run(run_id, kind, out):
     """One run as its submission XML (CCLQA, IR4QA or QA, by --kind)."""
-    with Store().transaction() as session:
+    with store_session() as session:
         run = runs_io.export_run(session, run_id, kind)
     if run is None:
         raise click.UsageError(f"no {kind} run {run_id} in the store")
@@ -222,7 +222,7 @@ def export_run(run_id, kind, out):
 @_out
 def export_judgments(run_id, individual, out):
     """Nugget judgments as the TSV that `sepia evaluate --judgments` reads."""
-    with Store().transaction() as session:
+    with store_session() as session:
         _write(judgments_to_tsv(stored_judgments(session, run_id, individual=individual)), out)
 
 
@@ -236,7 +236,7 @@ def export_support(individual, out):
     from sepia.formats.judgments import SUPPORT_HEADER
     from sepia.store.support import support_judgments
 
-    with Store().transaction() as session:
+    with store_session() as session:
         _write(judgments_to_tsv(support_judgments(session, individual), SUPPORT_HEADER), out)
 
 
@@ -256,7 +256,7 @@ def export_qrels(lang, by_assessor, trec, topics_map, out):
         raise click.UsageError("--trec writes one combined level per document; it does not go with --by-assessor")
     if topics_map and not trec:
         raise click.UsageError("--topics-map goes with --trec")
-    with Store().transaction() as session:
+    with store_session() as session:
         rows = relevance.relevance_rows(session, lang) if by_assessor else relevance.official_rows(session, lang)
     if trec:
         from sepia.commands.common import load_or_exit
@@ -277,7 +277,7 @@ def db():
 @db.command("upgrade")
 def db_upgrade():
     """Create or migrate the store's tables to the current schema."""
-    Store()
+    Store().dispose()  # opening it migrates
     click.echo(f"store is up to date: {_safe_url()}")
 
 
@@ -288,7 +288,7 @@ def db_info():
 
     from sepia.store import models
 
-    with Store().transaction() as session:
+    with store_session() as session:
         click.echo(f"store: {_safe_url()}")
         click.echo(f"data directory: {config.sepia_home()}")
         for name, table in (("topics", models.Topic), ("nuggets", models.Nugget), ("votes", models.Vote),

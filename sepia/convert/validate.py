@@ -10,6 +10,7 @@ from sepia import config
 from sepia.formats.docids import MissingDocuments
 from sepia.formats.errors import FormatError, Problem
 from sepia.formats.validate import is_judgments, validate_file
+from sepia.limits import too_large
 
 RAG_ANSWERS = "rag-answers"
 RAG_TOPICS = "rag-topics"
@@ -63,7 +64,7 @@ def validate_jsonl(path: str | Path, format_name: str, max_bytes: int | None = N
     try:
         size = Path(path).stat().st_size
         if size > limit:
-            return None, [Problem(name, 1, 1, f"file is {size:,} bytes, over the limit of {limit:,} (--max-size)")]
+            return None, [Problem(name, 1, 1, f"{too_large(limit, size)} (--max-size)")]
         data = Path(path).read_bytes()
         convert = convert_rag_answers if format_name == RAG_ANSWERS else convert_rag_topics
         return convert(path, data=data), []

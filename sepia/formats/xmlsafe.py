@@ -16,6 +16,7 @@ from lxml import etree
 from sepia import config
 from sepia.formats.compressed import compressed_problem
 from sepia.formats.errors import FormatError, Problem, capped
+from sepia.limits import too_large
 
 _DANGEROUS = re.compile(rb"<!(DOCTYPE|ENTITY)", re.IGNORECASE)
 _ENCODING_DECL = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
@@ -131,8 +132,8 @@ def load_xml(path: str | Path, max_bytes: int | None = None) -> LoadedXml:
     try:
         size = Path(path).stat().st_size
         if size > limit:
-            raise FormatError([Problem(name, 1, 1, f"file is {size:,} bytes, over the limit of {limit:,}"
-                                       " (raise it with SEPIA_MAX_XML_BYTES or --max-size)")])
+            raise FormatError([Problem(name, 1, 1, f"{too_large(limit, size)} (raise it with SEPIA_MAX_XML_BYTES "
+                                       "or --max-size)")])
         data = Path(path).read_bytes()
     except OSError as exc:
         raise FormatError([Problem(name, 0, 0, f"cannot read file: {exc.strerror or exc}")]) from None

@@ -46,9 +46,5 @@ def missing_in_configured_store(lang: str | None, docids: list[str]) -> set[str]
     from sepia.services.documents import missing_in  # the store's modules, only when there is one to ask
     from sepia.store.db import Store
 
-    store = Store(config.database_url())
-    try:
-        with store.transaction() as session:
-            return missing_in(session)(lang, docids)
-    finally:
-        store.dispose()
+    with Store(config.database_url()) as store, store.transaction() as session:
+        return missing_in(session)(lang, docids)

@@ -129,12 +129,18 @@ def hold(session: Session, column, *where) -> None:
 
 
 class Store:
-    """One database: its engine, a session factory, and transactions that commit or roll back whole."""
+    """One database: its engine, a session factory, and transactions that commit or roll back whole.
+    As a context manager (`with Store() as store:`) it is disposed at the end, so that a command
+    leaves no connection open behind it (PostgreSQL counts them against max_connections)."""
 
     def __init__(self, url: str | None = None, migrate: bool = True):
         self.engine = make_engine(url)
         if migrate:
-            upgrade(self.engine)
+            try:
+                upgrade(self.engine)
+            except BaseException:  # a store that failed to open is nobody's to dispose of
+                self.engine.dispose()
+                raise
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
@@ -146,6 +152,8 @@ class Store:
     def dispose(self) -> None:
         self.engine.dispose()
 
+    def __enter__(self) -> Store:
+        return self
 
-def open_store(url: str | None = None) -> Store:
-    return Store(url)
+    def __exit__(self, *_exc) -> None:
+        self.dispose()

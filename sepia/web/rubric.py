@@ -10,6 +10,7 @@ from flask import Blueprint, Response, abort, flash, g, redirect, render_templat
 
 from sepia.formats.errors import FormatError
 from sepia.formats.rubric import RubricError, grades_tsv, parse_grades
+from sepia.limits import too_large
 from sepia.metaeval.rubric_agreement import TOLERANCE, agreement
 from sepia.scoring.rubric import answer_scores, run_scores
 from sepia.services.accounts import active_assessors
@@ -100,7 +101,7 @@ def import_grades():
     data = upload.read(limit + 1)
     try:
         if len(data) > limit:
-            raise RubricError(f"the file is larger than {limit:,} bytes")
+            raise RubricError(f"the {too_large(limit)}")
         text = data.decode("utf-8")
         found = parse_grades(text, store_rubric.require(db()), upload.filename)
         stored = store_rubric.import_grades(db(), found)
