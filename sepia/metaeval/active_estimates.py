@@ -42,7 +42,7 @@ less one, at least one).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -164,6 +164,14 @@ def second_wave_variance(topic: TopicItems, residual: np.ndarray, pi: np.ndarray
     at = anchor(topic, drawn & (pi >= 1))
     return variance_through_f(topic, at @ topic.weights, at.sum(axis=1), poisson_covariance(topic, residual, pi, drawn),
                               beta)
+
+
+def refitted_candidates(topics: list[TopicItems], refitted: list[TopicItems], earlier: list[np.ndarray]) -> list[TopicItems]:
+    """The topics of a wave's estimate after the model is refitted on its judgments: the refitted
+    predictions for the wave's candidates, the `earlier` waves' items (runs x K) keeping the values
+    of `topics` (with pi = 1 their term is their human value y; the refit's predictions of them come
+    from models that saw them)."""
+    return [replace(t, automatic=np.where(e, t.automatic, r.automatic)) for t, r, e in zip(topics, refitted, earlier)]
 
 
 def combined_weight(first: Totals, second: Totals) -> float:
