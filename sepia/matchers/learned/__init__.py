@@ -90,7 +90,8 @@ def refitted(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[J
     candidates (every item, a run's answers against one nugget, of a response the first wave plans,
     outside the first wave; `first`: its (run, topic, nugget)) are dealt into folds before looking
     at the draw, with numpy's generator seeded [seed, 1] (`seed` the wave's: the same folds every
-    time, from a stream other than the draw's); model k, trained on the first wave's judged pairs (in
+    time, from a stream other than the draw's; the items taken topic by topic, run by run and nugget
+    by nugget, as the simulation's cells, so that a seed deals the simulation's folds); model k, trained on the first wave's judged pairs (in
     `cross_fitted`'s folds, as groups of the reuse features) and the judged candidates outside fold k,
     predicts fold k. `judgments`: the plan's, both waves. Probabilities for the candidates' pairs only
     (no candidate's from a model that saw its fold's draws or judgments). CrossFitError (one line)
@@ -106,7 +107,6 @@ def refitted(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[J
     earlier = np.array([i in first for i in items], bool) & ~np.isnan(pairs.labels)
     candidate = np.array([(r, t) in responses and (r, t, n) not in first for r, t, n in items], bool)
     groups = unit_folds(_units(pairs, "item"), earlier, np.random.default_rng(0))   # `cross_fitted`'s first-wave folds
-    # the items numbered as the simulation's cells (topic, run, nugget), so that a seed deals the same folds
     place = {(t.topic_id, n.nugget_id): (i, j) for i, t in enumerate(gold.topics) for j, n in enumerate(t.nuggets)}
     order = {item: i for i, item in enumerate(sorted(set(items), key=lambda x: (place[x[1], x[2]][0], x[0],
                                                                                 place[x[1], x[2]][1])))}
