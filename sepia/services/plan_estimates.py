@@ -132,7 +132,9 @@ def _judgments(count: int) -> str:
 
 def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
     """`estimate_plan` for an item-level plan: (the report, JSON-ready, with "matcher" and "pool";
-    warnings). ImportRefused until every response's planned nuggets of the first wave are judged."""
+    warnings). ImportRefused until every response's planned nuggets of the first wave are judged. A
+    learned matcher without a model is trained on the first wave's judgments (cross-fitted) and, for
+    the second wave's estimate, refitted on both waves' (`_refitted`)."""
     with store.transaction() as session:
         topics, planned, warnings = judged_item_plan(session, pool_name)
         wave_seed = get_plan(session, pool_name).wave_seed
@@ -169,7 +171,7 @@ def _refitted(gold, runs, judgments, planned: dict[str, Sample], pool_name: str,
               warnings: list[str]) -> LearnedMatcher | None:
     """The learned model refitted after the plan's second wave (`refitted`, its folds from the wave's
     seed); None, with a warning, when it cannot be (the second wave's estimate then keeps the first
-    wave's model: as valid, a little less precise)."""
+    wave's model, as valid)."""
     keep = "the second wave's estimate uses the model trained on the first wave"
     if seed is None:
         warnings.append(f"pool {pool_name}: the second wave was drawn before its seed was stored, so the learned model "
