@@ -18,8 +18,8 @@ Two estimates of each topic's F, combined:
   where a first-wave item has pi = 1 (given the first wave it is certainly judged) and f is the
   model trained on the first wave, or that model refitted on both waves over folds of the second
   wave's candidates dealt before its draw (`refitted_candidates`), so that no item's f depends on
-  its own draw or judgment. Given the first wave this is unbiased
-  for the human sums (Horvitz-Thompson), so its variance is the expectation of the conditional one.
+  its own draw or judgment. Given the first wave this is unbiased for the human sums
+  (Horvitz-Thompson), so its variance is the expectation of the conditional one.
   The two sums' covariance is estimated by sum over the judged items of (1 - pi) / pi^2 (g r)(h r)
   (r = y - lambda f, g and h = w or 1; first-wave items add nothing) and pushed through F itself,
   clips included (`second_wave_variance`, `sepia.metaeval.clipped_variance`: F's variance over the

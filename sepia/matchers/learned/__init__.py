@@ -91,11 +91,11 @@ def refitted(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[J
     outside the first wave; `first`: its (run, topic, nugget)) are dealt into folds before looking
     at the draw, with numpy's generator seeded [seed, 1] (`seed` the wave's: the same folds every
     time, from a stream other than the draw's; the items taken topic by topic, run by run and nugget
-    by nugget, as the simulation's cells, so that a seed deals the simulation's folds); model k, trained on the first wave's judged pairs (in
-    `cross_fitted`'s folds, as groups of the reuse features) and the judged candidates outside fold k,
-    predicts fold k. `judgments`: the plan's, both waves. Probabilities for the candidates' pairs only
-    (no candidate's from a model that saw its fold's draws or judgments). CrossFitError (one line)
-    when the judgments cannot train it."""
+    by nugget, as the simulation's cells, so that a seed deals the simulation's folds); model k,
+    trained on the first wave's judged pairs (in `cross_fitted`'s folds, as groups of the reuse
+    features) and the judged candidates outside fold k, predicts fold k. `judgments`: the plan's,
+    both waves. Probabilities for the candidates' pairs only (no candidate's from a model that saw
+    its fold's draws or judgments). CrossFitError (one line) when the judgments cannot train it."""
     import numpy as np
 
     from sepia.matchers.learned.crossfit import CrossFitter, unit_folds
