@@ -73,11 +73,12 @@ def _estimates(report) -> list[list[float]]:
 
 
 def _simulated(gold, runs, judgments, pairs: dict, level=0.95, beta=3.0) -> list[list[float]]:
-    """Per language pair, the runs' and ranked pairs' estimates and ends (end to end) as the simulation's active plan
-    computes them on these waves (`learned_plans._active_plan`): one PlanData of every run (the CS-CS and
-    EN-CS runs answer the same topics: their items stacked), the first wave's model cross-fitted in
-    `cross_fitted`'s folds, `_refit` with the folds from numpy's generator seeded [SEED, 1], the waves'
-    totals with power-tuned lambdas, and their combination (`wave_weights`, `waves_interval`)."""
+    """Per language pair, the runs' and ranked pairs' estimates and ends (end to end) as the
+    simulation's active plan computes them on these waves (`learned_plans._active_plan`): one PlanData
+    of every run (the CS-CS and EN-CS runs answer the same topics: their items stacked), the first
+    wave's model cross-fitted in `cross_fitted`'s folds, `_refit` with the folds from numpy's
+    generator seeded [SEED, 1], the waves' totals with power-tuned lambdas, and their combination
+    (`wave_weights`, `waves_interval`)."""
     scores = item_scores(gold, runs, judgments, "binarized")
     run_ids = [r for ids, _ in scores.values() for r in ids]
     stacked = [replace(parts[0], **{f: np.concatenate([getattr(p, f) for p in parts])
