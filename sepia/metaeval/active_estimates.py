@@ -16,8 +16,10 @@ Two estimates of each topic's F, combined:
       S_g = sum over all items of g lambda f + sum over the judged items of g (y - lambda f) / pi,
 
   where a first-wave item has pi = 1 (given the first wave it is certainly judged) and f is the
-  model trained on the first wave, fixed once it is judged. Given the first wave this is unbiased
-  for the human sums (Horvitz-Thompson), so its variance is the expectation of the conditional one.
+  model trained on the first wave, or that model refitted on both waves over folds of the second
+  wave's candidates dealt before its draw (`refitted_candidates`), so that no item's f depends on
+  its own draw or judgment. Given the first wave this is unbiased for the human sums
+  (Horvitz-Thompson), so its variance is the expectation of the conditional one.
   The two sums' covariance is estimated by sum over the judged items of (1 - pi) / pi^2 (g r)(h r)
   (r = y - lambda f, g and h = w or 1; first-wave items add nothing) and pushed through F itself,
   clips included (`second_wave_variance`, `sepia.metaeval.clipped_variance`: F's variance over the
@@ -42,7 +44,7 @@ less one, at least one).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -164,6 +166,14 @@ def second_wave_variance(topic: TopicItems, residual: np.ndarray, pi: np.ndarray
     at = anchor(topic, drawn & (pi >= 1))
     return variance_through_f(topic, at @ topic.weights, at.sum(axis=1), poisson_covariance(topic, residual, pi, drawn),
                               beta)
+
+
+def refitted_candidates(topics: list[TopicItems], refitted: list[TopicItems], earlier: list[np.ndarray]) -> list[TopicItems]:
+    """The topics of a wave's estimate after the model is refitted on its judgments: the refitted
+    predictions for the wave's candidates, the `earlier` waves' items (runs x K) keeping the values
+    of `topics` (with pi = 1 their term is their human value y; the refit's predictions of them come
+    from models that saw them)."""
+    return [replace(t, automatic=np.where(e, t.automatic, r.automatic)) for t, r, e in zip(topics, refitted, earlier)]
 
 
 def combined_weight(first: Totals, second: Totals) -> float:

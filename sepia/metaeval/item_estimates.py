@@ -15,8 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, second_wave_lambda,
-                                             second_wave_totals)
+from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, refitted_candidates,
+                                             second_wave_lambda, second_wave_totals)
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
@@ -38,13 +38,15 @@ def planned_for(sample: Sample, run_id: str) -> dict[str, Drawn]:
 
 
 def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], level: float, beta: float,
-                        run_ids: list[str], tuned: bool = False) -> dict:
+                        run_ids: list[str], tuned: bool = False, refitted: list[TopicItems] | None = None) -> dict:
     """One language pair's group of the `calibrate` report from its topics' items and the plan: per
     run the estimate of its mean F over the topics with its interval (the item-level jackknife; for
     an active plan, the first wave's estimate and the second wave's inverse-probability-weighted one
     combined by their variances; Satterthwaite's degrees of freedom), per pair of runs (ranked by
     estimate) the difference. `tuned`: power-tuned lambdas (`item_lambda`, and the second wave's)
-    instead of 1. ValueError (one line) when a response of a run that answers a topic has no planned
+    instead of 1. `refitted`: the topics with the model refitted after the second wave, whose
+    predictions of the wave's candidates are the second wave's f (the first wave's estimate keeps
+    `topics`'). ValueError (one line) when a response of a run that answers a topic has no planned
     pair, or the plan has more than two waves."""
     T = len(topics)
     automatic = np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
@@ -62,8 +64,9 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
         known = [e for e, _ in masks]
         pi = [np.where(p > 0, p, 1.0) for _, p in masks]
         drawn = [e | (p > 0) for e, p in masks]
-        lam_two = second_wave_lambda(topics, pi, drawn) if tuned else 1.0
-        one, two = first_wave_totals(topics, known, beta, lam), second_wave_totals(topics, pi, drawn, beta, lam_two)
+        second = topics if refitted is None else refitted_candidates(topics, refitted, known)
+        lam_two = second_wave_lambda(second, pi, drawn) if tuned else 1.0
+        one, two = first_wave_totals(topics, known, beta, lam), second_wave_totals(second, pi, drawn, beta, lam_two)
         weight, lam = combined_weight(one, two), lam_two
 
         def interval(pairs=None):
@@ -149,17 +152,21 @@ def _estimates(estimate, half, automatic, topics: int, lam: float) -> list[Estim
 
 
 def estimate_items(gold, runs, judgments, settings, planned: dict[str, Sample], level: float,
-                   matcher=None, tuned: bool = False) -> dict:
+                   matcher=None, tuned: bool = False, refit=None) -> dict:
     """The `calibrate` report of an item-level plan; `matcher` an object in place of settings.matcher
     (a learned matcher that has seen the runs); `tuned`: a power-tuned lambda (`item_lambda`) instead
-    of 1, for a predictor that may be worse than none (one trained on the plan's own judgments)."""
+    of 1, for a predictor that may be worse than none (one trained on the plan's own judgments);
+    `refit`: a matcher whose values of the second wave's candidates are that wave's f (the learned
+    model refitted after it, `sepia.matchers.learned.refitted`)."""
     options = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "matcher"}
     scores = item_scores(gold, runs, judgments, matcher or settings.matcher, **options)
+    refitted = item_scores(gold, runs, judgments, refit, **options) if refit is not None else {}
     groups = []
     for pair, (run_ids, topics) in scores.items():
+        second = [t for t in refitted[pair][1] if t.topic_id in planned] if refitted else None
         topics = [t for t in topics if t.topic_id in planned]
         if topics:
             groups.append({"language_pair": pair, **item_plan_estimates(topics, planned, level, settings.beta,
-                                                                         run_ids, tuned)})
+                                                                         run_ids, tuned, second)})
     return {"level": level, "unit": "items", "language_pairs": groups}
 

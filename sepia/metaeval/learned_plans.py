@@ -31,7 +31,8 @@ from typing import Callable
 import numpy as np
 
 from sepia.metaeval.active import draw, inclusion_probabilities
-from sepia.metaeval.active_estimates import first_wave_totals, item_uncertainty, second_wave_lambda, second_wave_totals
+from sepia.metaeval.active_estimates import (first_wave_totals, item_uncertainty, refitted_candidates, second_wave_lambda,
+                                             second_wave_totals)
 from sepia.metaeval.active_waves import wave_weights, waves_interval
 from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
@@ -273,14 +274,13 @@ def _refit(data: PlanData, topics: list[TopicItems], before: list[np.ndarray], o
     candidate = _cell_mask(data, open_)[data.cell]
     folds = unit_folds(data.cell, candidate, rng)
     judged = _cell_mask(data, drawn)[data.cell] & candidate & ~np.isnan(data.fitter.pairs.labels)
+    after = known | judged, np.where(judged, folds + FOLDS * wave, groups)
     try:
         predictions = data.fitter.predict_after(known, groups, judged, folds, "refit")
     except CrossFitError:
         fallbacks["active"] += 1
-        return topics, known | judged, np.where(judged, folds + FOLDS * wave, groups)
-    refitted = data.with_predictions(predictions)
-    topics = [replace(t, automatic=np.where(b, t.automatic, r.automatic)) for t, r, b in zip(topics, refitted, before)]
-    return topics, known | judged, np.where(judged, folds + FOLDS * wave, groups)
+        return topics, *after
+    return refitted_candidates(topics, data.with_predictions(predictions), before), *after
 
 
 def _cell_mask(data: PlanData, masks: list[np.ndarray]) -> np.ndarray:

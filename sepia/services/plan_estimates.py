@@ -8,12 +8,14 @@ import statistics
 from dataclasses import replace
 
 from sepia.metaeval.calibrate import calibrate, run_topic_scores
-from sepia.metaeval.item_estimates import estimate_items, planned_for
+from sepia.metaeval.item_estimates import Sample, estimate_items, planned_for
 from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.matchers.base import Matcher
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.matchers.learned import cross_fitted, fits_on_plan
+from sepia.matchers.learned import cross_fitted, fits_on_plan, refitted
+from sepia.matchers.learned.crossfit import CrossFitError
+from sepia.matchers.learned.matcher import LearnedMatcher
 from sepia.services.scores import NothingToScore, stored_run_ids
 from sepia.store.exchange.gold import export_gold
 from sepia.store.exchange.judgments import export_judgments
@@ -130,19 +132,25 @@ def _judgments(count: int) -> str:
 
 def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> tuple[dict, list[str]]:
     """`estimate_plan` for an item-level plan: (the report, JSON-ready, with "matcher" and "pool";
-    warnings). ImportRefused until every response's planned nuggets of the first wave are judged."""
+    warnings). ImportRefused until every response's planned nuggets of the first wave are judged. A
+    learned matcher without a model is trained on the first wave's judgments (cross-fitted) and, for
+    the second wave's estimate, refitted on both waves' (`_refitted`)."""
     with store.transaction() as session:
         topics, planned, warnings = judged_item_plan(session, pool_name)
+        wave_seed = get_plan(session, pool_name).wave_seed
         gold = export_gold(session)
         runs = [export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
         judgments = export_judgments(session)
     matcher: Matcher | None = None
-    try:  # a learned matcher: trained on the first wave's planned items, cross-fitted (as the simulation: the
-        # second wave's estimate needs a model fixed before its draw), or a model fixed before the plan
+    refit = None
+    try:  # a learned matcher: trained on the first wave's planned items, cross-fitted, and refitted after the
+        # second wave for its estimate (as the simulation); or a model fixed before the plan
         if fits_on_plan(settings):
-            planned_judgments = [j for j in judgments if (d := planned_for(planned.get(j.topic_id, {}), j.run_id)
-                                                          .get(j.nugget_id)) is not None and d.wave == 0]
-            matcher = cross_fitted(gold, runs, planned_judgments, "item")
+            inside = [(j, d.wave) for j in judgments
+                      if (d := planned_for(planned.get(j.topic_id, {}), j.run_id).get(j.nugget_id)) is not None]
+            matcher = cross_fitted(gold, runs, [j for j, wave in inside if wave == 0], "item")
+            if any(wave for _, wave in inside):
+                refit = _refitted(gold, runs, [j for j, _ in inside], planned, pool_name, wave_seed, warnings)
         else:
             automatic = Evaluator(gold, settings)
             if automatic.learns:
@@ -151,9 +159,29 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     except ValueError as exc:
         raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
     report = json_ready(estimate_items(gold, runs, judgments, settings, {t: planned.get(t, {}) for t in topics},
-                                       level, matcher, tuned=fits_on_plan(settings)))
+                                       level, matcher, tuned=fits_on_plan(settings), refit=refit))
     if not report["language_pairs"]:
         raise NothingToScore(f"pool {pool_name}: no topic of the plan belongs to the stored runs' language pairs")
     for group in report["language_pairs"]:
         group.update(planned=group["topics"], mean_width=None, projected_width=None)
     return {**report, "matcher": settings.matcher, "pool": pool_name}, warnings
+
+
+def _refitted(gold, runs, judgments, planned: dict[str, Sample], pool_name: str, seed: int | None,
+              warnings: list[str]) -> LearnedMatcher | None:
+    """The learned model refitted after the plan's second wave (`refitted`, its folds from the wave's
+    seed); None, with a warning, when it cannot be (the second wave's estimate then keeps the first
+    wave's model, as valid)."""
+    keep = "the second wave's estimate uses the model trained on the first wave"
+    if seed is None:
+        warnings.append(f"pool {pool_name}: the second wave was drawn before its seed was stored, so the learned model "
+                        f"is not refitted on it; {keep}")
+        return None
+    first = {(r, t, n) for t, sample in planned.items() for r, drawn in sample.items() if r is not None
+             for n, d in drawn.items() if d.wave == 0}
+    try:
+        return refitted(gold, runs, judgments, first, seed)
+    except CrossFitError as exc:
+        warnings.append(f"pool {pool_name}: the learned model cannot be refitted on both waves' judgments ({exc}); "
+                        f"{keep}")
+        return None

@@ -79,11 +79,50 @@ def cross_fitted(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequen
 
     pairs = build_pairs(gold, runs, judgments)
     judged = ~np.isnan(pairs.labels)
+    predictions = CrossFitter(pairs).predict(judged, unit_folds(_units(pairs, unit), judged, np.random.default_rng(seed)))
+    return LearnedMatcher(dict(zip(pairs.keys, predictions.tolist())))
+
+
+def refitted(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Sequence[Judgment],
+             first: set[tuple[str, str, str]], seed: int) -> LearnedMatcher:
+    """An active item-level plan's model refitted after its second wave, as `sepia metaeval budget`'s
+    simulation refits it (`sepia.metaeval.learned_plans`, `CrossFitter.predict_after`): the wave's
+    candidates (every item, a run's answers against one nugget, of a response the first wave plans,
+    outside the first wave; `first`: its (run, topic, nugget)) are dealt into folds before looking
+    at the draw, with numpy's generator seeded [seed, 1] (`seed` the wave's: the same folds every
+    time, from a stream other than the draw's; the items taken topic by topic, run by run and nugget
+    by nugget, as the simulation's cells, so that a seed deals the simulation's folds); model k,
+    trained on the first wave's judged pairs (in `cross_fitted`'s folds, as groups of the reuse
+    features) and the judged candidates outside fold k, predicts fold k. `judgments`: the plan's,
+    both waves. Probabilities for the candidates' pairs only (no candidate's from a model that saw
+    its fold's draws or judgments). CrossFitError (one line) when the judgments cannot train it."""
+    import numpy as np
+
+    from sepia.matchers.learned.crossfit import CrossFitter, unit_folds
+    from sepia.matchers.learned.pairs import build_pairs
+
+    pairs = build_pairs(gold, runs, judgments)
+    items = [(k[0], k[1], k[3]) for k in pairs.keys]
+    responses = {(r, t) for r, t, _ in first}
+    earlier = np.array([i in first for i in items], bool) & ~np.isnan(pairs.labels)
+    candidate = np.array([(r, t) in responses and (r, t, n) not in first for r, t, n in items], bool)
+    groups = unit_folds(_units(pairs, "item"), earlier, np.random.default_rng(0))   # `cross_fitted`'s first-wave folds
+    place = {(t.topic_id, n.nugget_id): (i, j) for i, t in enumerate(gold.topics) for j, n in enumerate(t.nuggets)}
+    order = {item: i for i, item in enumerate(sorted(set(items), key=lambda x: (place[x[1], x[2]][0], x[0],
+                                                                                place[x[1], x[2]][1])))}
+    folds = unit_folds(np.array([order[i] for i in items], int), candidate, np.random.default_rng([seed, 1]))
+    judged = candidate & ~np.isnan(pairs.labels)     # `judgments` hold the plan's pairs only: the wave's draws
+    predictions = CrossFitter(pairs).predict_after(earlier, groups, judged, folds, "refit")
+    return LearnedMatcher({k: p for k, p, c in zip(pairs.keys, predictions.tolist(), candidate) if c})
+
+
+def _units(pairs, unit: str):
+    """A sampling unit per pair (numbered in the pairs' order): its topic, or its item."""
+    import numpy as np
+
     names = [(k[1],) if unit == "topic" else (k[0], k[1], k[3]) for k in pairs.keys]
     ids = {name: i for i, name in enumerate(dict.fromkeys(names))}
-    units = np.array([ids[name] for name in names], int)
-    predictions = CrossFitter(pairs).predict(judged, unit_folds(units, judged, np.random.default_rng(seed)))
-    return LearnedMatcher(dict(zip(pairs.keys, predictions.tolist())))
+    return np.array([ids[name] for name in names], int)
 
 
 def fits_on_plan(settings) -> bool:
