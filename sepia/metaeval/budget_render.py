@@ -108,7 +108,7 @@ def _wrapped(text: str) -> list[str]:
 LEARNED_AIMS = {30: (0.85, 0.10, COVERAGE_AIM), 20: (0.80, None, (COVERAGE_AIM[0], 1.0))}
 PLAN_LABELS = {("topics", "binarized"): "topics BINARIZED", ("topics", "learned"): "topics learned",
                ("items", "binarized"): "items BINARIZED", ("items", "learned"): "items learned",
-               ("active", "learned"): "active learned"}
+               ("active", "learned"): "active learned", ("shrunk", "learned"): "active shrunk"}
 
 
 def _later_waves(waves: int) -> str:
