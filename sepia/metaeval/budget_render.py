@@ -146,10 +146,14 @@ def learned_budget_text(report: dict) -> str:
         count = len(s["budgets"])
         lines += [f"Learned predictions: {seconds:.0f} s of CPU for {s['trials']} plans of each kind at "
                   f"{count} budget{'s' if count != 1 else ''}."]
-        fallbacks = sum(r["fallbacks"] for r in group["plans"] if r["fallbacks"])
+        fallbacks = sum(r["fallbacks"] for r in group["plans"] if r["fallbacks"] and r["plan"] != "shrunk")
         if fallbacks:
             lines += [f"{fallbacks} learned plans had too few judgments (or one decision only) to train the "
                       "model: BINARIZED", "stands in for them."]
+        unshrunk = sum(r["fallbacks"] or 0 for r in group["plans"] if r["plan"] == "shrunk")
+        if unshrunk:
+            lines += [f"{unshrunk} active plans were not shrunk (too few runs, or judgments, to hold runs out): "
+                      "their", "estimates as they are."]
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean width; "
                   "r = the", "predictor's correlation with the human values (per topic, per pair of runs; per item "
                   "for items);", "tau = Kendall's tau-b of the estimates against the full human values; decided = "

@@ -197,7 +197,7 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
             costs["active"] += _active_plan(data, budget, active_rng, beta, level, pairs, truth,
                                             tallies["active", "learned"], fallbacks, design, refit_rng,
                                             tallies["shrunk", "learned"], anchor_rng)
-            costs["shrunk"], fallbacks["shrunk"] = costs["active"], fallbacks["active"]   # the same plans
+            costs["shrunk"] = costs["active"]   # the same plans
             seconds += time.process_time() - started
             if advance:
                 advance()
@@ -274,9 +274,16 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
     tally.correlations.append(item_correlation(topics))
     tally.difference_correlations.append(tally.correlations[-1])
     if shrunk is not None and anchor_rng is not None:
-        model = topic_f(data.with_predictions(data.fitter.predict_held_out(known, data.run_folds(anchor_rng))),
-                        beta).mean(axis=1)
-        shrunk_figures(shrunk, *means, model, pairs, truth, level)
+        try:
+            held_out = data.fitter.predict_held_out(known, data.run_folds(anchor_rng))
+            shrunk_figures(shrunk, *means, topic_f(data.with_predictions(held_out), beta).mean(axis=1), pairs, truth,
+                           level)
+        except CrossFitError:   # too few runs (or judgments) to hold runs out: the estimates as they are
+            fallbacks["shrunk"] += 1
+            shrunk.add("means", *means, truth)
+            if len(pairs):
+                shrunk.add("differences", *waves_interval([w.differences(pairs) for w in waves], weights, T, level),
+                           truth[pairs[:, 0]] - truth[pairs[:, 1]])
         shrunk.correlations.append(tally.correlations[-1])
         shrunk.difference_correlations.append(tally.correlations[-1])
     return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))

@@ -91,6 +91,9 @@ def cva(m2, alpha: float = 0.05) -> np.ndarray:
     return out
 
 
+MIN_UNITS = 3
+
+
 @dataclass(frozen=True)
 class Shrunk:
     """The shrunk estimates and their robust intervals' half-widths, with what made them: w per unit,
@@ -107,14 +110,16 @@ def shrink(estimate, se, anchor, level: float = 0.95) -> Shrunk:
     the estimates on `anchor` (the model's own estimates), by the empirical Bayes weight, with the
     robust EBCI half-widths at `level` (average coverage over the units). mu_2 is the mean square of
     the estimates about the line, the sampling variance not subtracted (see the module's note): an
-    upper bound of the biases' spread. Units with se 0 keep their estimate, half-width 0."""
+    upper bound of the biases' spread. Units with se 0 keep their estimate, half-width 0; fewer than
+    MIN_UNITS units (a line through two fits them exactly), or estimates all on the line: no
+    shrinkage, the normal interval."""
     y, se, x = (np.asarray(v, float) for v in (estimate, se, anchor))
     design = np.column_stack([np.ones_like(x), x])
     delta = np.linalg.lstsq(design, y, rcond=None)[0]
     fitted = design @ delta
     mu2 = float(np.mean((y - fitted) ** 2))
-    if mu2 <= 0 or not se.any():      # the line through every estimate, or no sampling error
-        return Shrunk(y.copy(), np.zeros_like(y), np.ones_like(y), mu2, delta)
+    if len(y) < MIN_UNITS or mu2 <= np.finfo(float).eps * np.mean(y ** 2):   # no spread about the line: as they are
+        return Shrunk(y.copy(), norm.ppf((1 + level) / 2) * se, np.ones_like(y), mu2, delta)
     weight = mu2 / (mu2 + se ** 2)
     half = cva(se ** 2 / mu2, 1 - level) * weight * se
     return Shrunk(fitted + weight * (y - fitted), half, weight, mu2, delta)

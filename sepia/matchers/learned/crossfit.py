@@ -117,9 +117,11 @@ class CrossFitter:
         pairs outside its group (`groups`: 0, 1, ... for every pair; e.g. its run's fold), its reuse
         features never from its own group: a run's predictions from models that never saw its
         judgments."""
-        judged = np.asarray(judged, bool)
-        checked_labels(self.pairs.labels[judged], int(groups.max()) + 1)
-        return self._fitted(groups, judged, int(groups.max()) + 1, "held out")
+        judged, count = np.asarray(judged, bool), int(groups.max(initial=0)) + 1
+        if count < 2:
+            raise CrossFitError(f"{count} group: predictions held out of their group need two")
+        checked_labels(self.pairs.labels[judged], count)
+        return self._fitted(groups, judged, count, "held out")
 
     def _fitted(self, groups: np.ndarray, known: np.ndarray, count: int, kind: str) -> np.ndarray:
         """Model k trained on the `known` pairs outside group k predicts group k (k < count); pairs of no
