@@ -119,3 +119,29 @@ def test_a_held_out_model_that_cannot_be_trained_leaves_the_estimates_unshrunk_w
                 row.pop(k, None)
     assert plain == shrunk
     assert "SHRUNK" not in _evaluate(runner, "table").stdout
+
+
+def test_the_estimates_page_shows_the_shrunk_estimates_beside_the_others(app, tmp_path, monkeypatch):
+    """The web tool's estimates page, estimated with the learned matcher, shows the command's shrunk
+    values and intervals for the runs and pairs, what they are, and why a language pair has none."""
+    import re
+
+    from web_helpers import browser_for
+
+    monkeypatch.setenv("SEPIA_DATABASE_URL", f"sqlite:///{tmp_path / 'web.db'}")    # the app's store
+    runner = CliRunner()
+    assert runner.invoke(main, ["import", str(CS / "topics.xml"), str(CS / "gold.xml"),
+                                *map(str, sorted((CS / "runs").glob("*.xml")))]).exit_code == 0
+    _drawn_plan(runner, tmp_path)
+    assert runner.invoke(main, ["import", "--replace", str(CS / "judgments.tsv")]).exit_code == 0
+    cs, _ = json.loads(_evaluate(runner).stdout)["language_pairs"]
+    org = browser_for(app, "org")
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    assert org.post(f"/pools/{pool_id}/estimates", {"matcher": "learned"}).status_code == 302
+    page = org.get(f"/pools/{pool_id}/estimates").get_data(as_text=True)
+    assert "<th class=\"num\">Shrunk</th><th class=\"num\">Shrunk interval</th>" in page
+    for row in cs["runs"] + cs["pairs"]:
+        assert f"<td class=\"num\">{row['shrunk']:.4f}</td>" in page
+        assert f"{row['shrunk_low']:.4f} – {row['shrunk_high']:.4f}" in page
+    assert "the intervals cover 95% on average over the runs, not each run" in page
+    assert "Not shrunk: 1 run: shrinkage across the runs needs at least 3." in page

@@ -102,7 +102,9 @@ def render(report: dict, output: str) -> str:
 def calibrate_tsv(report: dict) -> str:
     from sepia.metaeval.render import fmt
 
-    shrunk = SHRUNK if _shrunk(report) else ()    # an item plan's with the learned matcher: appended
+    from sepia.metaeval.item_estimates import shrunk_columns_of
+
+    shrunk = shrunk_columns_of(report)      # an item plan's with the learned matcher: appended
     lines = ["\t".join(["language_pair", "run_id", "other_run_id", "automatic", "estimate", "low", "high", "lambda",
                         "judged", "topics", "decided", *shrunk])]
     for group in report["language_pairs"]:
@@ -118,6 +120,7 @@ def calibrate_tsv(report: dict) -> str:
 
 
 def calibrate_text(report: dict) -> str:
+    from sepia.metaeval.item_estimates import SHRUNK, shrunk_columns_of
     from sepia.metaeval.render import align, fmt
     from sepia.services.plan_estimates import no_interval
 
@@ -129,7 +132,7 @@ def calibrate_text(report: dict) -> str:
              f"human judgments of {sample}, finite-population correction, {level} intervals)",
              "Intervals are clipped to the values a mean can take ([0, 1]; [-1, 1] for differences), which keeps "
              "their coverage; the estimates are not, so that they stay unbiased."]
-    if _shrunk(report):
+    if shrunk_columns_of(report):
         lines.append(f"SHRUNK: empirical Bayes toward the model's held-out estimates; {level} coverage averaged over runs")
     for group in report["language_pairs"]:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
@@ -164,11 +167,3 @@ def calibrate_text(report: dict) -> str:
                 rows += [[f"{p['a']} - {p['b']}", *(fmt(p[k], 4) for k in shrunk)] for p in group["pairs"]]
                 lines += align(rows, indent="")
     return "\n".join(lines) + "\n"
-
-
-SHRUNK = ("shrunk", "shrunk_low", "shrunk_high")   # an item plan's columns with the learned matcher fitted on it
-
-
-def _shrunk(report: dict) -> bool:
-    """Whether some run of the report has shrunk estimates."""
-    return any("shrunk" in r for group in report["language_pairs"] for r in group["runs"])

@@ -108,6 +108,13 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
 
 
 MIN_SHRUNK = 3    # runs: the line through the runs' estimates leaves no spread to estimate with fewer
+SHRUNK = ("shrunk", "shrunk_low", "shrunk_high")     # a run's or pair's shrunk estimate and interval
+
+
+def shrunk_columns_of(report: dict) -> tuple[str, ...]:
+    """SHRUNK when some run of a report has shrunk estimates, else none."""
+    return SHRUNK if any("shrunk" in r for group in report["language_pairs"] for r in group["runs"]) else ()
+
 
 
 def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, order: list[int], pairs: np.ndarray,
