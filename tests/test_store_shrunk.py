@@ -145,3 +145,14 @@ def test_the_estimates_page_shows_the_shrunk_estimates_beside_the_others(app, tm
         assert f"{row['shrunk_low']:.4f} – {row['shrunk_high']:.4f}" in page
     assert "the intervals cover 95% on average over the runs, not each run" in page
     assert "Not shrunk: 1 run: shrinkage across the runs needs at least 3." in page
+
+
+def test_runs_without_an_interval_are_not_shrunk():
+    from sepia.metaeval.item_estimates import shrunk_columns
+
+    rows = [{"run_id": r} for r in "abc"]
+    pairs = np.array([(0, 1), (0, 2), (1, 2)])
+    got = shrunk_columns(np.array([0.3, 0.2, 0.1]), np.array([np.nan, 0.1, 0.1]), np.array([0.3, 0.2, 0.2]),
+                         [0, 1, 2], pairs, rows, [{}, {}, {}], 0.95)
+    assert got == {"shrinkage": {"skipped": "a run's estimate has no interval (too few topics)"}}
+    assert rows == [{"run_id": r} for r in "abc"]

@@ -125,10 +125,12 @@ def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, o
     standard error the half-width over the normal quantile; the differences of two runs (`pairs`, in
     the order of `differences`) shrunk as units of their own. Added to the rows as shrunk,
     shrunk_low, shrunk_high (the interval clipped as the others); the group's entry: the line and
-    mu_2, or why there are none (fewer than MIN_SHRUNK runs)."""
+    mu_2, or why there are none (fewer than MIN_SHRUNK runs, or a run without an interval)."""
     if len(estimate) < MIN_SHRUNK:
         return {"shrinkage": {"skipped": f"{len(estimate)} run{'' if len(estimate) == 1 else 's'}: shrinkage "
                                          f"across the runs needs at least {MIN_SHRUNK}"}}
+    if not (np.isfinite(estimate).all() and np.isfinite(half).all() and np.isfinite(anchor).all()):
+        return {"shrinkage": {"skipped": "a run's estimate has no interval (too few topics)"}}
     se = half / norm.ppf((1 + level) / 2)
     runs = shrink(estimate, se, anchor, level)
     _add_shrunk(rows, runs, order, MEAN_RANGE)
