@@ -156,3 +156,14 @@ def test_runs_without_an_interval_are_not_shrunk():
                          [0, 1, 2], pairs, rows, [{}, {}, {}], 0.95)
     assert got == {"shrinkage": {"skipped": "a run's estimate has no interval (too few topics)"}}
     assert rows == [{"run_id": r} for r in "abc"]
+
+
+def test_a_lone_run_has_no_held_out_model():
+    from sepia.matchers.learned import held_out_runs
+    from sepia.matchers.learned.crossfit import CrossFitError
+
+    gold, runs = _cs()
+    judgments = read_judgments(str(CS / "judgments.tsv"))
+    with pytest.raises(CrossFitError, match="one run: no other run's judgments to learn from"):
+        held_out_runs(gold, runs[:1], [j for j in judgments if j.run_id == runs[0].run_id], SEED)
+    assert len(held_out_runs(gold, runs[:2], judgments, SEED).probabilities) > 0

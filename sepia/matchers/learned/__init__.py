@@ -131,9 +131,9 @@ def held_out_runs(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Seque
     from sepia.matchers.learned.pairs import build_pairs
 
     pairs = build_pairs(gold, runs, judgments)
-    if not len(pairs.keys):
-        raise CrossFitError("no response to learn from")
     run_of = np.unique([k[0] for k in pairs.keys], return_inverse=True)[1]
+    if len(pairs.keys) == 0 or run_of.max() < 1:     # a lone run's model would have nothing to learn from
+        raise CrossFitError("one run: no other run's judgments to learn from")
     folds = (np.random.default_rng([seed, 2]).permutation(run_of.max() + 1) % FOLDS)[run_of]
     predictions = CrossFitter(pairs).predict_held_out(~np.isnan(pairs.labels), folds)
     return LearnedMatcher(dict(zip(pairs.keys, predictions.tolist())))
