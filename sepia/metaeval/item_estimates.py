@@ -21,7 +21,7 @@ from sepia.metaeval.active_estimates import (combined_interval, combined_weight,
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
-from sepia.metaeval.shrinkage import Shrunk, shrink
+from sepia.metaeval.shrinkage import MIN_UNITS, Shrunk, shrink
 
 
 class Drawn(NamedTuple):
@@ -107,14 +107,12 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
             **counts, **shrinkage, "runs": rows, "pairs": differences}
 
 
-MIN_SHRUNK = 3    # runs: the line through the runs' estimates leaves no spread to estimate with fewer
 SHRUNK = ("shrunk", "shrunk_low", "shrunk_high")     # a run's or pair's shrunk estimate and interval
 
 
 def shrunk_columns_of(report: dict) -> tuple[str, ...]:
     """SHRUNK when some run of a report has shrunk estimates, else none."""
     return SHRUNK if any("shrunk" in r for group in report["language_pairs"] for r in group["runs"]) else ()
-
 
 
 def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, order: list[int], pairs: np.ndarray,
@@ -125,10 +123,10 @@ def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, o
     standard error the half-width over the normal quantile; the differences of two runs (`pairs`, in
     the order of `differences`) shrunk as units of their own. Added to the rows as shrunk,
     shrunk_low, shrunk_high (the interval clipped as the others); the group's entry: the line and
-    mu_2, or why there are none (fewer than MIN_SHRUNK runs, or a run without an interval)."""
-    if len(estimate) < MIN_SHRUNK:
+    mu_2, or why there are none (fewer than MIN_UNITS runs, or a run without an interval)."""
+    if len(estimate) < MIN_UNITS:
         return {"shrinkage": {"skipped": f"{len(estimate)} run{'' if len(estimate) == 1 else 's'}: shrinkage "
-                                         f"across the runs needs at least {MIN_SHRUNK}"}}
+                                         f"across the runs needs at least {MIN_UNITS}"}}
     if not (np.isfinite(estimate).all() and np.isfinite(half).all() and np.isfinite(anchor).all()):
         return {"shrinkage": {"skipped": "a run's estimate has no interval (too few topics)"}}
     se = half / norm.ppf((1 + level) / 2)
