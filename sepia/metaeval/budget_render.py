@@ -130,6 +130,9 @@ def learned_budget_text(report: dict) -> str:
                   "cross-fitted (5 folds of topics or items); active: half of each response's sample first,",
                   "the model cross-fitted on it, the rest drawn where it is unsure (inverse-probability",
                   f"weighted) in {_later_waves(s.get('waves', 2))}.",
+                  "active shrunk: those estimates shrunk toward the model's own estimates of the runs, from",
+                  "models that never saw their judgments (empirical Bayes; robust intervals, whose coverage",
+                  "is averaged over the runs, not every run's own).",
                   "Run means, then differences of two runs (diff.):"]
         if report.get("feature"):
             lines += [f"The learned model's features include the {report['feature']} matcher's values."]
