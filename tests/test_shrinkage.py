@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import brentq
 from scipy.stats import ncx2, norm
 
-from sepia.metaeval.shrinkage import cva, rejection, rho, shrink, tangency
+from sepia.metaeval.shrinkage import MIN_UNITS, cva, rejection, rho, shrink, tangency
 
 
 def brute_rho(m2: float, chi: float) -> float:
@@ -59,9 +59,9 @@ def test_tangency_touches():
 
 
 def test_shrink_by_hand():
-    y = np.array([0.30, 0.42, 0.25, 0.51, 0.38, 0.33])
-    sd = np.array([0.03, 0.02, 0.04, 0.025, 0.03, 0.05])
-    p = np.array([0.28, 0.40, 0.30, 0.45, 0.41, 0.30])
+    y = np.array([0.30, 0.42, 0.25, 0.51, 0.38, 0.33, 0.12, 0.47, 0.29, 0.36])
+    sd = np.array([0.03, 0.02, 0.04, 0.025, 0.03, 0.05, 0.035, 0.02, 0.045, 0.03])
+    p = np.array([0.28, 0.40, 0.30, 0.45, 0.41, 0.30, 0.15, 0.44, 0.27, 0.30])
     out = shrink(y, sd, p, 0.95)
     slope, intercept = np.polyfit(p, y, 1)
     fitted = intercept + slope * p
@@ -76,14 +76,16 @@ def test_shrink_by_hand():
 
 
 def test_shrink_degenerate():
-    y = np.array([0.2, 0.4, 0.3])
-    exact = shrink(y, np.zeros(3), np.array([0.1, 0.3, 0.2]))        # no sampling error: nothing moves
+    y, p = np.linspace(0.2, 0.5, MIN_UNITS), np.linspace(0.1, 0.4, MIN_UNITS) ** 2
+    exact = shrink(y, np.zeros(MIN_UNITS), p)                           # no sampling error: nothing moves
     assert exact.estimate == pytest.approx(y) and not exact.half.any()
-    se = np.array([0.02, 0.03])
-    two = shrink(y[:2], se, np.array([0.1, 0.2]))                    # a line through two fits them exactly
-    assert two.estimate == pytest.approx(y[:2]) and two.half == pytest.approx(norm.ppf(0.975) * se)
-    on_line = shrink(y, np.full(3, 0.02), 2 * y)
-    assert on_line.estimate == pytest.approx(y) and on_line.half == pytest.approx(np.full(3, norm.ppf(0.975) * 0.02))
+    se = np.full(MIN_UNITS - 1, 0.02)
+    rng = np.random.default_rng(1)
+    few = shrink(rng.random(MIN_UNITS - 1), se, rng.random(MIN_UNITS - 1))   # too few to estimate the spread
+    assert few.half == pytest.approx(norm.ppf(0.975) * se) and (few.weight == 1).all()
+    y = rng.random(MIN_UNITS)
+    on_line = shrink(y, np.full(MIN_UNITS, 0.02), 2 * y)
+    assert on_line.estimate == pytest.approx(y) and on_line.half == pytest.approx(norm.ppf(0.975) * 0.02)
 
 
 def _simulated(correlation: float, plans: int = 150, n: int = 200):

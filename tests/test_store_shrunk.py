@@ -2,7 +2,8 @@
 --matcher learned`): each run's estimate and each difference of two runs equal to `shrink` applied by
 hand to the stored estimates, their standard errors (half-width over the normal quantile) and the
 model's own estimate of each run, computed here from `CrossFitter.predict_held_out` with the runs
-dealt into folds from the wave's seed; none, said so, for a language pair of fewer than 3 runs; none,
+dealt into folds from the wave's seed (shrinkage allowed from 3 runs for the CS sample); none,
+said so, for a language pair of fewer runs than shrinkage.MIN_UNITS; none,
 with a warning and nothing else changed, when the held-out model cannot be trained."""
 import json
 from dataclasses import replace
@@ -65,6 +66,26 @@ def _by_hand(group: dict, anchor: dict[str, float], level=0.95) -> tuple[list, l
             [(e, max(-1.0, e - h), min(1.0, e + h)) for e, h in zip(two.estimate, two.half)])
 
 
+@pytest.fixture
+def few_runs(monkeypatch):
+    """Shrinkage allowed from 3 runs, so that the CS sample's CS-CS runs carry the computation
+    (the default, shrinkage.MIN_UNITS, asks for more: see the test after these)."""
+    monkeypatch.setattr("sepia.metaeval.shrinkage.MIN_UNITS", 3)
+    monkeypatch.setattr("sepia.metaeval.item_estimates.MIN_UNITS", 3)
+
+
+def test_the_sample_campaigns_three_runs_are_too_few_to_shrink(plan_campaign, tmp_path):
+    from sepia.metaeval.shrinkage import MIN_UNITS
+
+    runner = CliRunner()
+    _drawn_plan(runner, tmp_path)
+    assert runner.invoke(main, ["import", "--replace", str(CS / "judgments.tsv")]).exit_code == 0
+    cs, _ = json.loads(_evaluate(runner).stdout)["language_pairs"]
+    assert cs["shrinkage"] == {"skipped": f"3 runs: shrinkage across the runs needs at least {MIN_UNITS}"}
+    assert not any(k in row for row in cs["runs"] + cs["pairs"] for k in SHRUNK)
+
+
+@pytest.mark.usefixtures("few_runs")
 def test_a_stored_active_plans_shrunk_estimates_are_shrink_of_its_estimates(plan_campaign, tmp_path):
     runner = CliRunner()
     pairs = _drawn_plan(runner, tmp_path)
@@ -95,6 +116,7 @@ def test_a_stored_active_plans_shrunk_estimates_are_shrink_of_its_estimates(plan
     assert json.loads(_evaluate(runner).stdout) == report
 
 
+@pytest.mark.usefixtures("few_runs")
 def test_a_held_out_model_that_cannot_be_trained_leaves_the_estimates_unshrunk_with_a_warning(
         plan_campaign, tmp_path, monkeypatch):
     from sepia.matchers import learned
@@ -121,6 +143,7 @@ def test_a_held_out_model_that_cannot_be_trained_leaves_the_estimates_unshrunk_w
     assert "SHRUNK" not in _evaluate(runner, "table").stdout
 
 
+@pytest.mark.usefixtures("few_runs")
 def test_the_estimates_page_shows_the_shrunk_estimates_beside_the_others(app, tmp_path, monkeypatch):
     """The web tool's estimates page, estimated with the learned matcher, shows the command's shrunk
     values and intervals for the runs and pairs, what they are, and why a language pair has none."""
@@ -147,6 +170,7 @@ def test_the_estimates_page_shows_the_shrunk_estimates_beside_the_others(app, tm
     assert "Not shrunk: 1 run: shrinkage across the runs needs at least 3." in page
 
 
+@pytest.mark.usefixtures("few_runs")
 def test_runs_without_an_interval_are_not_shrunk():
     from sepia.metaeval.item_estimates import shrunk_columns
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 
 from sepia.metaeval.render import align, fmt
+from sepia.metaeval.shrinkage import MIN_UNITS
 from sepia.text.plural import counted
 
 WIDTH = 100  # the report's lines, tables included, fit this many columns
@@ -155,8 +156,8 @@ def learned_budget_text(report: dict) -> str:
                       "model: BINARIZED", "stands in for them."]
         unshrunk = sum(r["fallbacks"] or 0 for r in group["plans"] if r["plan"] == "shrunk")
         if unshrunk:
-            lines += [f"{unshrunk} active plans were not shrunk (too few runs, or judgments, to hold runs out): "
-                      "their", "estimates as they are."]
+            lines += [f"{unshrunk} active plans were not shrunk (fewer than {MIN_UNITS} runs, or too few judgments to "
+                      "hold", "runs out): their estimates as they are."]
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean width; "
                   "r = the", "predictor's correlation with the human values (per topic, per pair of runs; per item "
                   "for items);", "tau = Kendall's tau-b of the estimates against the full human values; decided = "

@@ -38,7 +38,7 @@ from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
-from sepia.metaeval.shrinkage import shrink
+from sepia.metaeval.shrinkage import MIN_UNITS, shrink
 from scipy.stats import norm
 from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, unit_folds
 from sepia.matchers.learned.pairs import Pairs
@@ -275,10 +275,12 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
     tally.difference_correlations.append(tally.correlations[-1])
     if shrunk is not None and anchor_rng is not None:
         try:
+            if runs < MIN_UNITS:
+                raise CrossFitError(f"{runs} runs: shrinkage across the runs needs {MIN_UNITS}")
             held_out = data.fitter.predict_held_out(known, data.run_folds(anchor_rng))
             shrunk_figures(shrunk, *means, topic_f(data.with_predictions(held_out), beta).mean(axis=1), pairs, truth,
                            level)
-        except CrossFitError:   # too few runs (or judgments) to hold runs out: the estimates as they are
+        except CrossFitError:   # too few runs to shrink, or judgments to hold runs out: the estimates as they are
             fallbacks["shrunk"] += 1
             shrunk.add("means", *means, truth)
             if len(pairs):
