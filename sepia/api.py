@@ -617,14 +617,19 @@ class PlanEstimates(_Table):
 
     def to_records(self) -> list[dict[str, Any]]:
         """One record per language pair and run (`other_run_id` None) or pair of runs (`decided`: the
-        interval of A - B excludes 0), the columns of `--format tsv`."""
+        interval of A - B excludes 0), the columns of `--format tsv` (shrunk, shrunk_low and shrunk_high
+        when the report has them, None for a language pair of runs not shrunk)."""
+        from sepia.metaeval.item_estimates import shrunk_columns_of
+
         records = []
+        shrunk = shrunk_columns_of(self.report)
         for group in self.report["language_pairs"]:
             for row in [*group["runs"], *group["pairs"]]:
                 records.append({"language_pair": group["language_pair"], "run_id": row.get("run_id", row.get("a")),
                                 "other_run_id": row.get("b"),
                                 **{k: row[k] for k in ("automatic", "estimate", "low", "high", "lambda", "judged",
-                                                       "topics")}, "decided": row.get("decided")})
+                                                       "topics")}, "decided": row.get("decided"),
+                                **{k: row.get(k) for k in shrunk}})
         return records
 
     def to_json(self) -> str:

@@ -317,7 +317,7 @@ def test_budget_with_the_learned_matcher_gives_the_commands_plans():
     assert ours["settings"] == printed["settings"] and ours["feature"] is None
     assert {(r["plan"], r["matcher"]) for r in result.to_records()} == {
         ("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"),
-        ("active", "learned")}
+        ("active", "learned"), ("shrunk", "learned")}
 
 
 def test_budget_refuses_what_cannot_be_simulated(tmp_path):

@@ -108,6 +108,24 @@ def test_a_refit_candidates_prediction_never_depends_on_its_folds_draws_or_judgm
     assert not np.allclose(after[folds == 0], before[folds == 0])
 
 
+def test_a_runs_held_out_predictions_never_depend_on_its_judgments():
+    """`predict_held_out` by runs' folds (the shrunk estimates' anchor): flipping every judgment of a
+    fold's runs leaves their predictions the same to the last bit, and moves the other runs'."""
+    pairs, _ = _synthetic(runs=10, topics=6)
+    rng = np.random.default_rng(6)
+    judged = rng.random(len(pairs)) < 0.5
+    run = np.array([int(k[0][1:]) for k in pairs.keys])
+    groups = (rng.permutation(10) % 5)[run]
+    before = CrossFitter(pairs).predict_held_out(judged, groups)
+    for k in range(5):
+        own = groups == k
+        flipped = Pairs(pairs.keys, pairs.features, pairs.aligned, pairs.labels.copy(), pairs.blocks)
+        flipped.labels[own & judged] = 1 - flipped.labels[own & judged]
+        after = CrossFitter(flipped).predict_held_out(judged, groups)
+        assert np.array_equal(after[own], before[own])
+        assert not np.allclose(after[~own], before[~own])
+
+
 def test_unjudged_pairs_get_the_mean_of_the_folds_models():
     pairs, _ = _synthetic(runs=5, topics=4)
     rng = np.random.default_rng(3)
@@ -186,10 +204,10 @@ def test_item_lambda_is_the_within_sample_regression_slope():
 
 
 def test_coverage_by_simulation():
-    pairs, topics = _synthetic()
-    data = PlanData.build([f"R{r}" for r in range(8)], topics, pairs)
-    (_, topic_learned, _, items_learned, active) = simulate_plans(data, [50], 60, seed=0)
-    for plan in (items_learned, active):
+    pairs, topics = _synthetic(runs=12)
+    data = PlanData.build([f"R{r}" for r in range(12)], topics, pairs)
+    (_, topic_learned, _, items_learned, active, shrunk) = simulate_plans(data, [50], 60, seed=0)
+    for plan in (items_learned, active, shrunk):
         assert plan["fallbacks"] == 0
         assert 0.88 <= plan["means"]["coverage"] <= 1
         assert 0.88 <= plan["differences"]["coverage"] <= 1
@@ -204,7 +222,7 @@ def test_active_designs_cover_by_simulation(design):
     each: 88% coverage or more, the item-level plan's judgments in expectation."""
     pairs, topics = _synthetic()
     data = PlanData.build([f"R{r}" for r in range(8)], topics, pairs)
-    (*_, items_learned, active) = simulate_plans(data, [50], 60, seed=0, design=design)
+    (*_, items_learned, active, _) = simulate_plans(data, [50], 60, seed=0, design=design)
     assert active["fallbacks"] == 0
     assert 0.88 <= active["means"]["coverage"] <= 1 and 0.88 <= active["differences"]["coverage"] <= 1
     assert active["judgments"] == pytest.approx(items_learned["judgments"], rel=0.05)
@@ -234,14 +252,14 @@ def test_budget_command_json_has_one_object_per_plan_kind_and_budget():
     cs = [p for p in plans if p["language_pair"] == "CS-CS"]
     assert {(p["plan"], p["matcher"]) for p in cs} == {("topics", "binarized"), ("topics", "learned"),
                                                        ("items", "binarized"), ("items", "learned"),
-                                                       ("active", "learned")}
+                                                       ("active", "learned"), ("shrunk", "learned")}
     for plan in cs:
         assert plan["budget"] == 50 and set(plan["means"]) == {"coverage", "width", "tau", "decided"}
         assert set(plan["differences"]) == {"coverage", "width", "tau", "decided"}
     text = CliRunner().invoke(main, ["metaeval", "budget", "--gold", str(CS / "gold.xml"), "--runs", str(CS / "runs"),
                                      "--judgments", str(CS / "judgments.tsv"), "--matcher", "learned", "--budgets",
                                      "30", "--trials", "2"]).output
-    assert "items learned" in text and "active learned" in text and max(len(line) for line in text.splitlines()) <= 100
+    assert "items learned" in text and "active learned" in text and "active shrunk" in text and max(len(line) for line in text.splitlines()) <= 100
     assert "in one more wave, the model refitted on every judgment after it." in text
 
 

@@ -102,20 +102,25 @@ def render(report: dict, output: str) -> str:
 def calibrate_tsv(report: dict) -> str:
     from sepia.metaeval.render import fmt
 
-    lines = ["language_pair\trun_id\tother_run_id\tautomatic\testimate\tlow\thigh\tlambda\tjudged\ttopics\tdecided"]
+    from sepia.metaeval.item_estimates import shrunk_columns_of
+
+    shrunk = shrunk_columns_of(report)      # an item plan's with the learned matcher: appended
+    lines = ["\t".join(["language_pair", "run_id", "other_run_id", "automatic", "estimate", "low", "high", "lambda",
+                        "judged", "topics", "decided", *shrunk])]
     for group in report["language_pairs"]:
         for r in group["runs"]:
             lines.append("\t".join([group["language_pair"], r["run_id"], "", *(fmt(r[k], 4) for k in
                                    ("automatic", "estimate", "low", "high", "lambda")), str(r["judged"]),
-                                    str(r["topics"]), ""]))
+                                    str(r["topics"]), "", *(fmt(r.get(k), 4) for k in shrunk)]))
         for p in group["pairs"]:
             lines.append("\t".join([group["language_pair"], p["a"], p["b"], *(fmt(p[k], 4) for k in
                                    ("automatic", "estimate", "low", "high", "lambda")), str(p["judged"]),
-                                    str(p["topics"]), str(p["decided"]).lower()]))
+                                    str(p["topics"]), str(p["decided"]).lower(), *(fmt(p.get(k), 4) for k in shrunk)]))
     return "\n".join(lines) + "\n"
 
 
 def calibrate_text(report: dict) -> str:
+    from sepia.metaeval.item_estimates import SHRUNK, shrunk_columns_of
     from sepia.metaeval.render import align, fmt
     from sepia.services.plan_estimates import no_interval
 
@@ -127,6 +132,8 @@ def calibrate_text(report: dict) -> str:
              f"human judgments of {sample}, finite-population correction, {level} intervals)",
              "Intervals are clipped to the values a mean can take ([0, 1]; [-1, 1] for differences), which keeps "
              "their coverage; the estimates are not, so that they stay unbiased."]
+    if shrunk_columns_of(report):
+        lines.append(f"SHRUNK: empirical Bayes toward the model's held-out estimates; {level} coverage averaged over runs")
     for group in report["language_pairs"]:
         state = ("every topic judged: the estimate is the human F3" if group["complete"]
                  else f"{group['judged_nuggets']} of the {group['nuggets']} nuggets judged on every topic" if "judged_nuggets" in group
@@ -141,14 +148,22 @@ def calibrate_text(report: dict) -> str:
             lines.append(f"mean interval width {group['mean_width']:.3f} now, {group['projected_width']:.3f} projected "
                          f"once the {group['planned']} planned topics are judged"
                          + (f" ({group['judgments_left']} more judgments)" if "judgments_left" in group else ""))
-        rows = [["RUN", "AUTOMATIC", "ESTIMATE", "LOW", "HIGH", "LAMBDA"]]
-        rows += [[r["run_id"], *(fmt(r[k], 4) for k in ("automatic", "estimate", "low", "high")), fmt(r["lambda"], 2)]
-                 for r in group["runs"]]
+        shrunk = SHRUNK if "shrunk" in (group["runs"] or [{}])[0] else ()
+        rows = [["RUN", "AUTOMATIC", "ESTIMATE", "LOW", "HIGH", "LAMBDA", *("SHRUNK", "LOW", "HIGH")[:len(shrunk)]]]
+        rows += [[r["run_id"], *(fmt(r[k], 4) for k in ("automatic", "estimate", "low", "high")), fmt(r["lambda"], 2),
+                  *(fmt(r[k], 4) for k in shrunk)] for r in group["runs"]]
         lines += align(rows, indent="")
+        if skipped := group.get("shrinkage", {}).get("skipped"):
+            lines.append(f"Not shrunk: {skipped}.")
         if group["pairs"]:
             lines += ["", "Differences A - B (decided: the interval excludes 0)"]
             rows = [["A - B", "AUTOMATIC", "ESTIMATE", "LOW", "HIGH", "DECIDED"]]
             rows += [[f"{p['a']} - {p['b']}", *(fmt(p[k], 4) for k in ("automatic", "estimate", "low", "high")),
                       "yes" if p["decided"] else "no"] for p in group["pairs"]]
             lines += align(rows, indent="")
+            if shrunk:     # a table of its own: two run IDs leave no room for more columns in 100
+                lines += ["", "Differences A - B shrunk across the pairs"]
+                rows = [["A - B", "SHRUNK", "LOW", "HIGH"]]
+                rows += [[f"{p['a']} - {p['b']}", *(fmt(p[k], 4) for k in shrunk)] for p in group["pairs"]]
+                lines += align(rows, indent="")
     return "\n".join(lines) + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 import textwrap
 
 from sepia.metaeval.render import align, fmt
+from sepia.metaeval.shrinkage import MIN_UNITS
 from sepia.text.plural import counted
 
 WIDTH = 100  # the report's lines, tables included, fit this many columns
@@ -108,7 +109,7 @@ def _wrapped(text: str) -> list[str]:
 LEARNED_AIMS = {30: (0.85, 0.10, COVERAGE_AIM), 20: (0.80, None, (COVERAGE_AIM[0], 1.0))}
 PLAN_LABELS = {("topics", "binarized"): "topics BINARIZED", ("topics", "learned"): "topics learned",
                ("items", "binarized"): "items BINARIZED", ("items", "learned"): "items learned",
-               ("active", "learned"): "active learned"}
+               ("active", "learned"): "active learned", ("shrunk", "learned"): "active shrunk"}
 
 
 def _later_waves(waves: int) -> str:
@@ -130,6 +131,9 @@ def learned_budget_text(report: dict) -> str:
                   "cross-fitted (5 folds of topics or items); active: half of each response's sample first,",
                   "the model cross-fitted on it, the rest drawn where it is unsure (inverse-probability",
                   f"weighted) in {_later_waves(s.get('waves', 2))}.",
+                  "active shrunk: those estimates shrunk toward the model's own estimates of the runs, from",
+                  "models that never saw their judgments (empirical Bayes; robust intervals, whose coverage",
+                  "is averaged over the runs, not every run's own).",
                   "Run means, then differences of two runs (diff.):"]
         if report.get("feature"):
             lines += [f"The learned model's features include the {report['feature']} matcher's values."]
@@ -146,10 +150,14 @@ def learned_budget_text(report: dict) -> str:
         count = len(s["budgets"])
         lines += [f"Learned predictions: {seconds:.0f} s of CPU for {s['trials']} plans of each kind at "
                   f"{count} budget{'s' if count != 1 else ''}."]
-        fallbacks = sum(r["fallbacks"] for r in group["plans"] if r["fallbacks"])
+        fallbacks = sum(r["fallbacks"] for r in group["plans"] if r["fallbacks"] and r["plan"] != "shrunk")
         if fallbacks:
             lines += [f"{fallbacks} learned plans had too few judgments (or one decision only) to train the "
                       "model: BINARIZED", "stands in for them."]
+        unshrunk = sum(r["fallbacks"] or 0 for r in group["plans"] if r["plan"] == "shrunk")
+        if unshrunk:
+            lines += [f"{unshrunk} active plans were not shrunk (fewer than {MIN_UNITS} runs, or too few judgments to "
+                      "hold", "runs out): their estimates as they are."]
     lines += ["", f"coverage = share of {level} intervals containing the full human value; width = mean width; "
                   "r = the", "predictor's correlation with the human values (per topic, per pair of runs; per item "
                   "for items);", "tau = Kendall's tau-b of the estimates against the full human values; decided = "

@@ -14,12 +14,14 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.stats import norm
 
 from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, refitted_candidates,
                                              second_wave_lambda, second_wave_totals)
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
+from sepia.metaeval.shrinkage import MIN_UNITS, Shrunk, shrink
 
 
 class Drawn(NamedTuple):
@@ -38,7 +40,8 @@ def planned_for(sample: Sample, run_id: str) -> dict[str, Drawn]:
 
 
 def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], level: float, beta: float,
-                        run_ids: list[str], tuned: bool = False, refitted: list[TopicItems] | None = None) -> dict:
+                        run_ids: list[str], tuned: bool = False, refitted: list[TopicItems] | None = None,
+                        anchor: list[TopicItems] | None = None) -> dict:
     """One language pair's group of the `calibrate` report from its topics' items and the plan: per
     run the estimate of its mean F over the topics with its interval (the item-level jackknife; for
     an active plan, the first wave's estimate and the second wave's inverse-probability-weighted one
@@ -46,11 +49,12 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
     estimate) the difference. `tuned`: power-tuned lambdas (`item_lambda`, and the second wave's)
     instead of 1. `refitted`: the topics with the model refitted after the second wave, whose
     predictions of the wave's candidates are the second wave's f (the first wave's estimate keeps
-    `topics`'). ValueError (one line) when a response of a run that answers a topic has no planned
-    pair, or the plan has more than two waves."""
+    `topics`'). `anchor`: the topics with the model's predictions from models that never saw the
+    run's judgments, toward whose mean F the estimates are shrunk (`shrunk_columns`). ValueError (one
+    line) when a response of a run that answers a topic has no planned pair, or the plan has more than
+    two waves."""
     T = len(topics)
-    automatic = np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
-                               for t in topics) / T)
+    automatic = _mean_f(topics, beta)
     planned = {t.topic_id: planned.get(t.topic_id, {}) for t in topics}   # a topic nobody answers may have none
     waves = max((d.wave for sample in planned.values() for drawn in sample.values() for d in drawn.values()), default=0)
     if waves > 1:
@@ -89,6 +93,8 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
         for (a, b), d in zip(pairs, _estimates(difference[0][:, 0], difference[1][:, 0], d_automatic, T, lam)):
             differences.append({"a": run_ids[a], "b": run_ids[b], **shown(d, DIFFERENCE_RANGE),
                                 "decided": bool(d.low > 0 or d.high < 0)})
+    shrinkage = {} if anchor is None else shrunk_columns(estimate[:, 0], half[:, 0], _mean_f(anchor, beta), order,
+                                                         pairs, rows, differences, level)
     judged = [(e | (p > 0))[t.answered] for t, (e, p) in zip(topics, masks)]
     complete = all(j.all() for j in judged)
     if all(None in planned[t.topic_id] for t in topics):   # one sample for every response of a topic
@@ -98,7 +104,50 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
         counts = {"judged_items": int(sum(j.sum() for j in judged)), "items_total": int(sum(j.size for j in judged)),
                   "waves": waves + 1, **({"first_wave_weight": weight} if weight is not None else {})}
     return {"topics": T, "judged": T, "judged_topics": [t.topic_id for t in topics], "complete": complete,
-            **counts, "runs": rows, "pairs": differences}
+            **counts, **shrinkage, "runs": rows, "pairs": differences}
+
+
+SHRUNK = ("shrunk", "shrunk_low", "shrunk_high")     # a run's or pair's shrunk estimate and interval
+
+
+def shrunk_columns_of(report: dict) -> tuple[str, ...]:
+    """SHRUNK when some run of a report has shrunk estimates, else none."""
+    return SHRUNK if any("shrunk" in r for group in report["language_pairs"] for r in group["runs"]) else ()
+
+
+def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, order: list[int], pairs: np.ndarray,
+                   rows: list[dict], differences: list[dict], level: float) -> dict:
+    """The runs' estimates (`estimate`, intervals +- `half`, in run order; `rows` ranked by `order`)
+    shrunk toward the line on the model's own estimates (`anchor`), with robust empirical Bayes
+    intervals (`sepia.metaeval.shrinkage`), as the simulation's `learned_plans.shrunk_figures`: the
+    standard error the half-width over the normal quantile; the differences of two runs (`pairs`, in
+    the order of `differences`) shrunk as units of their own. Added to the rows as shrunk,
+    shrunk_low, shrunk_high (the interval clipped as the others); the group's entry: the line and
+    mu_2, or why there are none (fewer than MIN_UNITS runs, or a run without an interval)."""
+    if len(estimate) < MIN_UNITS:
+        return {"shrinkage": {"skipped": f"{len(estimate)} run{'' if len(estimate) == 1 else 's'}: shrinkage "
+                                         f"across the runs needs at least {MIN_UNITS}"}}
+    if not (np.isfinite(estimate).all() and np.isfinite(half).all() and np.isfinite(anchor).all()):
+        return {"shrinkage": {"skipped": "a run's estimate has no interval (too few topics)"}}
+    se = half / norm.ppf((1 + level) / 2)
+    runs = shrink(estimate, se, anchor, level)
+    _add_shrunk(rows, runs, order, MEAN_RANGE)
+    a, b = pairs[:, 0], pairs[:, 1]
+    between = shrink(estimate[a] - estimate[b], np.hypot(se[a], se[b]), anchor[a] - anchor[b], level)
+    _add_shrunk(differences, between, list(range(len(pairs))), DIFFERENCE_RANGE)
+    return {"shrinkage": {"intercept": float(runs.delta[0]), "slope": float(runs.delta[1]), "mu2": runs.mu2}}
+
+
+def _add_shrunk(rows: list[dict], shrunk: Shrunk, order: list[int], bounds: tuple[float, float]) -> None:
+    for row, i in zip(rows, order):
+        e, h = float(shrunk.estimate[i]), float(shrunk.half[i])
+        row.update(shrunk=e, shrunk_low=float(np.clip(e - h, *bounds)), shrunk_high=float(np.clip(e + h, *bounds)))
+
+
+def _mean_f(topics: list[TopicItems], beta: float) -> np.ndarray:
+    """Per run the mean over the topics of F from the items' automatic values."""
+    return np.asarray(sum(f_from_sums(t.automatic @ t.weights, t.automatic.sum(axis=1), t, beta)
+                          for t in topics) / len(topics))
 
 
 def _drawn(topic: TopicItems, sample: Sample, run_id: str) -> dict[str, Drawn]:
@@ -152,21 +201,25 @@ def _estimates(estimate, half, automatic, topics: int, lam: float) -> list[Estim
 
 
 def estimate_items(gold, runs, judgments, settings, planned: dict[str, Sample], level: float,
-                   matcher=None, tuned: bool = False, refit=None) -> dict:
+                   matcher=None, tuned: bool = False, refit=None, anchor=None) -> dict:
     """The `calibrate` report of an item-level plan; `matcher` an object in place of settings.matcher
     (a learned matcher that has seen the runs); `tuned`: a power-tuned lambda (`item_lambda`) instead
     of 1, for a predictor that may be worse than none (one trained on the plan's own judgments);
     `refit`: a matcher whose values of the second wave's candidates are that wave's f (the learned
-    model refitted after it, `sepia.matchers.learned.refitted`)."""
+    model refitted after it, `sepia.matchers.learned.refitted`); `anchor`: a matcher whose values of
+    each run come from models that never saw its judgments (`sepia.matchers.learned.held_out_runs`),
+    toward whose estimates the runs' are shrunk."""
     options = {f.name: getattr(settings, f.name) for f in fields(settings) if f.name != "matcher"}
     scores = item_scores(gold, runs, judgments, matcher or settings.matcher, **options)
     refitted = item_scores(gold, runs, judgments, refit, **options) if refit is not None else {}
+    anchored = item_scores(gold, runs, judgments, anchor, **options) if anchor is not None else {}
     groups = []
     for pair, (run_ids, topics) in scores.items():
         second = [t for t in refitted[pair][1] if t.topic_id in planned] if refitted else None
+        own = [t for t in anchored[pair][1] if t.topic_id in planned] if anchored else None
         topics = [t for t in topics if t.topic_id in planned]
         if topics:
             groups.append({"language_pair": pair, **item_plan_estimates(topics, planned, level, settings.beta,
-                                                                         run_ids, tuned, second)})
+                                                                         run_ids, tuned, second, own)})
     return {"level": level, "unit": "items", "language_pairs": groups}
 

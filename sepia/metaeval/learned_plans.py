@@ -38,11 +38,13 @@ from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
+from sepia.metaeval.shrinkage import MIN_UNITS, shrink
+from scipy.stats import norm
 from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, unit_folds
 from sepia.matchers.learned.pairs import Pairs
 
 KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"),
-         ("active", "learned"))
+         ("active", "learned"), ("shrunk", "learned"))
 FIRST_WAVE = 0.5   # share of an active plan's judgments drawn uniformly, before the model exists
 FLOOR = 0.5        # an item's least second-wave probability, as a share of the wave's uniform rate
 
@@ -80,6 +82,11 @@ class PlanData:
         cell = np.array([offsets[t] + row[k[0]] * len(topics[t].weights) + column[t][k[3]]
                          for t, k in zip(topic, pairs.keys)], int)
         return cls(run_ids, topics, CrossFitter(pairs, extra), cell, topic, offsets)
+
+    def run_folds(self, rng: np.random.Generator) -> np.ndarray:
+        """A fold per pair: its run's, the runs dealt at random into FOLDS folds."""
+        runs = np.unique([k[0] for k in self.fitter.pairs.keys], return_inverse=True)[1]
+        return (rng.permutation(runs.max() + 1) % FOLDS)[runs]
 
     @property
     def cell_count(self) -> int:
@@ -150,9 +157,10 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
         rng = np.random.default_rng([seed, round(100 * budget)])   # a budget draws the same plans in any company
         active_rng = np.random.default_rng([seed, round(100 * budget), 1])   # leaves the other plans as they were
         refit_rng = np.random.default_rng([seed, round(100 * budget), 2])   # leaves the active plans' draws too
+        anchor_rng = np.random.default_rng([seed, round(100 * budget), 3])  # and their refits
         tallies = {kind: Tally() for kind in KINDS}
-        costs = {"topics": 0.0, "items": 0.0, "active": 0.0}
-        fallbacks = {"topics": 0, "items": 0, "active": 0}
+        costs = {"topics": 0.0, "items": 0.0, "active": 0.0, "shrunk": 0.0}
+        fallbacks = {"topics": 0, "items": 0, "active": 0, "shrunk": 0}
         seconds = 0.0
         for _ in range(trials):
             started = time.process_time()
@@ -187,7 +195,9 @@ def simulate_plans(data: PlanData, budgets, trials: int, seed: int, level: float
                 tally.difference_correlations.append(tally.correlations[-1])   # the same items
             started = time.process_time()
             costs["active"] += _active_plan(data, budget, active_rng, beta, level, pairs, truth,
-                                            tallies["active", "learned"], fallbacks, design, refit_rng)
+                                            tallies["active", "learned"], fallbacks, design, refit_rng,
+                                            tallies["shrunk", "learned"], anchor_rng)
+            costs["shrunk"] = costs["active"]   # the same plans
             seconds += time.process_time() - started
             if advance:
                 advance()
@@ -211,14 +221,17 @@ def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, f
 
 def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, pairs: np.ndarray,
                  truth: np.ndarray, tally: Tally, fallbacks: dict, design: ActiveDesign | None,
-                 refit_rng: np.random.Generator) -> int:
+                 refit_rng: np.random.Generator, shrunk: Tally | None = None,
+                 anchor_rng: np.random.Generator | None = None) -> int:
     """One active plan at the item-level plan's judgments (in expectation): a first wave of each
     response's own uniform sample of FIRST_WAVE of its nuggets, the model cross-fitted on it, then
     `design.waves` - 1 waves sharing the rest of the judgments, each drawn from the items not yet
     judged with probabilities proportional to the uncertainty of the model known before it (at least
     FLOOR of the wave's uniform rate); with `design.refit`, the model refitted after each wave on every
     judgment so far (`_refit`, its folds from `refit_rng`). The waves' estimates are combined
-    (`active_waves`); the figures added to `tally`. Returns the judgments it took."""
+    (`active_waves`); the figures added to `tally`, and to `shrunk` those of the same estimates shrunk
+    across the runs toward the model's own (`shrunk_figures`; the runs' folds for the model's own
+    estimates from `anchor_rng`). Returns the judgments it took."""
     design = design or ActiveDesign()
     sizes = [_size(budget, t) for t in data.topics]
     firsts = [min(k, max(2, round(design.first * k))) for k in sizes]
@@ -253,13 +266,45 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
         waves.append(second_wave_totals(topics, pi, drawn, beta, second_wave_lambda(topics, pi, drawn)))
     weights = wave_weights(waves)
     T = len(topics)
-    tally.add("means", *waves_interval(waves, weights, T, level), truth)
+    means = waves_interval(waves, weights, T, level)
+    tally.add("means", *means, truth)
     if len(pairs):
         tally.add("differences", *waves_interval([w.differences(pairs) for w in waves], weights, T, level),
                   truth[pairs[:, 0]] - truth[pairs[:, 1]])
     tally.correlations.append(item_correlation(topics))
     tally.difference_correlations.append(tally.correlations[-1])
+    if shrunk is not None and anchor_rng is not None:
+        try:
+            if runs < MIN_UNITS:
+                raise CrossFitError(f"{runs} runs: shrinkage across the runs needs {MIN_UNITS}")
+            held_out = data.fitter.predict_held_out(known, data.run_folds(anchor_rng))
+            shrunk_figures(shrunk, *means, topic_f(data.with_predictions(held_out), beta).mean(axis=1), pairs, truth,
+                           level)
+        except CrossFitError:   # too few runs to shrink, or judgments to hold runs out: the estimates as they are
+            fallbacks["shrunk"] += 1
+            shrunk.add("means", *means, truth)
+            if len(pairs):
+                shrunk.add("differences", *waves_interval([w.differences(pairs) for w in waves], weights, T, level),
+                           truth[pairs[:, 0]] - truth[pairs[:, 1]])
+        shrunk.correlations.append(tally.correlations[-1])
+        shrunk.difference_correlations.append(tally.correlations[-1])
     return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))
+
+
+def shrunk_figures(tally: Tally, estimate: np.ndarray, half: np.ndarray, model: np.ndarray, pairs: np.ndarray,
+                   truth: np.ndarray, level: float) -> None:
+    """An active plan's run means (`estimate`, intervals +- `half`) shrunk toward the line through the
+    model's own estimates of the runs (`model`, from models that never saw the run's judgments), with
+    robust empirical Bayes intervals (`sepia.metaeval.shrinkage`; the standard error is the
+    interval's half-width over the normal quantile, so it keeps Satterthwaite's degrees of freedom);
+    the differences of two runs shrunk in the same way, as units of their own."""
+    se = half / norm.ppf((1 + level) / 2)
+    runs = shrink(estimate, se, model, level)
+    tally.add("means", runs.estimate, runs.half, truth)
+    if len(pairs):
+        a, b = pairs[:, 0], pairs[:, 1]
+        differences = shrink(estimate[a] - estimate[b], np.hypot(se[a], se[b]), model[a] - model[b], level)
+        tally.add("differences", differences.estimate, differences.half, truth[a] - truth[b])
 
 
 def _refit(data: PlanData, topics: list[TopicItems], before: list[np.ndarray], open_: list[np.ndarray],

@@ -13,7 +13,7 @@ from sepia.metaeval.ppi import projected_width
 from sepia.metaeval.render import json_ready
 from sepia.matchers.base import Matcher
 from sepia.scoring.evaluate import Evaluator, Settings
-from sepia.matchers.learned import cross_fitted, fits_on_plan, refitted
+from sepia.matchers.learned import cross_fitted, fits_on_plan, held_out_runs, refitted
 from sepia.matchers.learned.crossfit import CrossFitError
 from sepia.matchers.learned.matcher import LearnedMatcher
 from sepia.services.scores import NothingToScore, stored_run_ids
@@ -134,15 +134,17 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     """`estimate_plan` for an item-level plan: (the report, JSON-ready, with "matcher" and "pool";
     warnings). ImportRefused until every response's planned nuggets of the first wave are judged. A
     learned matcher without a model is trained on the first wave's judgments (cross-fitted) and, for
-    the second wave's estimate, refitted on both waves' (`_refitted`)."""
+    the second wave's estimate, refitted on both waves' (`_refitted`); its estimates are then also
+    shrunk across the runs toward the model's own held-out estimates of them (`_held_out`)."""
     with store.transaction() as session:
         topics, planned, warnings = judged_item_plan(session, pool_name)
-        wave_seed = get_plan(session, pool_name).wave_seed
+        stored = get_plan(session, pool_name)
+        wave_seed, plan_seed = stored.wave_seed, stored.seed
         gold = export_gold(session)
         runs = [export_run(session, run_id, "cclqa") for run_id in stored_run_ids(session, "cclqa")]
         judgments = export_judgments(session)
     matcher: Matcher | None = None
-    refit = None
+    refit = anchor = None
     try:  # a learned matcher: trained on the first wave's planned items, cross-fitted, and refitted after the
         # second wave for its estimate (as the simulation); or a model fixed before the plan
         if fits_on_plan(settings):
@@ -151,6 +153,8 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
             matcher = cross_fitted(gold, runs, [j for j, wave in inside if wave == 0], "item")
             if any(wave for _, wave in inside):
                 refit = _refitted(gold, runs, [j for j, _ in inside], planned, pool_name, wave_seed, warnings)
+            anchor = _held_out(gold, runs, [j for j, _ in inside], pool_name,
+                               plan_seed if wave_seed is None else wave_seed, warnings)
         else:
             automatic = Evaluator(gold, settings)
             if automatic.learns:
@@ -159,7 +163,7 @@ def estimate_item_plan(store, settings, pool_name: str, level: float = 0.95) -> 
     except ValueError as exc:
         raise NothingToScore(f"the {settings.matcher} matcher: {exc}") from None
     report = json_ready(estimate_items(gold, runs, judgments, settings, {t: planned.get(t, {}) for t in topics},
-                                       level, matcher, tuned=fits_on_plan(settings), refit=refit))
+                                       level, matcher, tuned=fits_on_plan(settings), refit=refit, anchor=anchor))
     if not report["language_pairs"]:
         raise NothingToScore(f"pool {pool_name}: no topic of the plan belongs to the stored runs' language pairs")
     for group in report["language_pairs"]:
@@ -184,4 +188,16 @@ def _refitted(gold, runs, judgments, planned: dict[str, Sample], pool_name: str,
     except CrossFitError as exc:
         warnings.append(f"pool {pool_name}: the learned model cannot be refitted on both waves' judgments ({exc}); "
                         f"{keep}")
+        return None
+
+
+def _held_out(gold, runs, judgments, pool_name: str, seed: int, warnings: list[str]) -> LearnedMatcher | None:
+    """The learned model's predictions of each run from models that never saw its judgments
+    (`held_out_runs`, the runs' folds from the plan's wave seed, else its seed): the anchor of the
+    shrunk estimates. None, with a warning, when it cannot be trained (no shrunk estimates)."""
+    try:
+        return held_out_runs(gold, runs, judgments, seed)
+    except CrossFitError as exc:
+        warnings.append(f"pool {pool_name}: the learned model cannot be trained with each run's judgments held out "
+                        f"({exc}); no shrunk estimates")
         return None

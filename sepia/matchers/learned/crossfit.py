@@ -112,6 +112,17 @@ class CrossFitter:
         return self._fitted(np.where(folds >= 0, folds, np.where(earlier, count + earlier_groups, -1)), known, count,
                             kind)
 
+    def predict_held_out(self, judged: np.ndarray, groups: np.ndarray) -> np.ndarray:
+        """P(the response holds the nugget) for every pair from the model trained on the `judged`
+        pairs outside its group (`groups`: 0, 1, ... for every pair; e.g. its run's fold), its reuse
+        features never from its own group: a run's predictions from models that never saw its
+        judgments."""
+        judged, count = np.asarray(judged, bool), int(groups.max(initial=0)) + 1
+        if count < 2:
+            raise CrossFitError(f"{count} group: predictions held out of their group need two")
+        checked_labels(self.pairs.labels[judged], count)
+        return self._fitted(groups, judged, count, "held out")
+
     def _fitted(self, groups: np.ndarray, known: np.ndarray, count: int, kind: str) -> np.ndarray:
         """Model k trained on the `known` pairs outside group k predicts group k (k < count); pairs of no
         fold (group -1, or count and above: earlier waves') get the mean of the models' predictions.
