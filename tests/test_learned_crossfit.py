@@ -206,7 +206,7 @@ def test_item_lambda_is_the_within_sample_regression_slope():
 def test_coverage_by_simulation():
     pairs, topics = _synthetic(runs=12)
     data = PlanData.build([f"R{r}" for r in range(12)], topics, pairs)
-    (_, topic_learned, _, items_learned, active, shrunk) = simulate_plans(data, [50], 60, seed=0)
+    (_, topic_learned, _, items_learned, active, shrunk) = simulate_plans(data, [50], 40, seed=0)
     for plan in (items_learned, active, shrunk):
         assert plan["fallbacks"] == 0
         assert 0.88 <= plan["means"]["coverage"] <= 1

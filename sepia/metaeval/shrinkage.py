@@ -82,8 +82,13 @@ def cva(m2, alpha: float = 0.05) -> np.ndarray:
     if not some.any():
         return out
     m = m2[some]
-    # below: the critical value if every b^2 were m2 (a non-central chi-square's), which rho can only raise
-    low = np.sqrt(ncx2.ppf(1 - alpha, 1, m)) - 0.01
+    # below: the critical value if every b^2 were m2 (a non-central chi-square's, which rho can only
+    # raise; for sqrt(m2) >= 10 its normal limit sqrt(m2) + z_{1-alpha}, as the paper's code: ncx2's
+    # quantile is slow there)
+    root = np.sqrt(m)
+    low = np.where(root >= 10, root + norm.ppf(1 - alpha), 0.0) - 0.01
+    small = root < 10
+    low[small] = np.sqrt(ncx2.ppf(1 - alpha, 1, m[small])) - 0.01
     high = norm.ppf(1 - alpha / 2) + np.sqrt(m) + 1
     while np.any(short := rho(m, high) >= alpha):
         low, high = np.where(short, high, low), np.where(short, 2 * high, high)
