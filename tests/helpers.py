@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from sepia.formats.model import (Answer, CCLQARun, CCLQATopic, GoldNugget, GoldStandard, GoldTopic, LangText,
                                  Metadata)
+from sepia.store.models import User
 
 
 def nugget(nugget_id: str, text: str, vital: int, voters: int) -> GoldNugget:
@@ -22,3 +23,12 @@ def run(run_id: str, answers: dict[str, list[str]]) -> CCLQARun:
     return CCLQARun(Metadata(run_id, "test run"), [
         CCLQATopic(topic_id, [Answer(i + 1, text, []) for i, text in enumerate(texts)])
         for topic_id, texts in answers.items()])
+
+
+def accounts(session, *assessors: str, organisers: tuple[str, ...] = (), inactive: tuple[str, ...] = ()) -> None:
+    """Accounts to share judging work out to: active ASSESSORS; ORGANISERS and INACTIVE (deactivated
+    assessors), whom it is refused to (`sepia.store.sharing.check_sharing`)."""
+    session.add_all([User(username=n, password_hash="x", role="assessor") for n in assessors]
+                    + [User(username=n, password_hash="x", role="organiser") for n in organisers]
+                    + [User(username=n, password_hash="x", role="assessor", active=False) for n in inactive])
+    session.flush()

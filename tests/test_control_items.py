@@ -18,6 +18,7 @@ from sepia.store.wipe import delete_all
 from sepia.store.models import Assignment, ControlAnswer, ControlItem, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool, get_pool, pool_rows
 from sepia.store.item_view import read_queue
+from tests.helpers import accounts
 
 DRY, FORMAL = "ACLIA2-CS-0001", "ACLIA2-CS-0002"
 RUNS = {"TEAMA-CS-CS-01-T": {DRY: ["甲乙", "乙"], FORMAL: ["丙", "戊"]},
@@ -59,6 +60,7 @@ def campaign(store):
         # the dry run: DRY judged twice, the item 甲乙 disputed and adjudicated
         _retire(session, FORMAL)
         build_pool(session, "dry", "cclqa", 30)
+        accounts(session, "as1", "as2")
         assign_pool(session, "dry", ["as1", "as2"], overlap=1.0)
         _judge_all(session, "dry", lambda a, text: [i for i, n in enumerate("甲乙") if n in text][: 1 if a == "as1" else 2])
         entry = next(d.entry for d in disputes.disputes(session, get_pool(session, "dry")))

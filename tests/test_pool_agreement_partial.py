@@ -12,6 +12,7 @@ from test_control_items import DRY, two_topics_and_runs
 from sepia.store import pool_agreement
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, PoolEntry, Topic, utcnow
 from sepia.store.pools import assign_pool, build_pool
+from tests.helpers import accounts
 
 
 def test_pool_agreement_with_partial_support(store):
@@ -20,6 +21,7 @@ def test_pool_agreement_with_partial_support(store):
     with store.transaction() as session:
         session.scalars(select(Topic).where(Topic.id != DRY)).one().retired = True
         pool = build_pool(session, "p", "cclqa", 10)
+        accounts(session, "as1", "as2")
         assign_pool(session, "p", ["as1", "as2"], overlap=1.0)
         nuggets = session.scalars(select(Nugget.id).where(Nugget.topic_id == DRY).order_by(Nugget.position)).all()
         for a in session.scalars(select(Assignment).join(PoolEntry)):

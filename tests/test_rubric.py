@@ -20,6 +20,7 @@ from sepia.metaeval.rubric_agreement import ScoreAgreement, agreement, score_agr
 from sepia.scoring.rubric import answer_scores, assessor_scores, long_tsv, run_scores
 from sepia.store.exchange.runs import import_run
 from sepia.store import rubric as store_rubric
+from tests.helpers import accounts
 
 RUBRIC = """
 [[dimension]]
@@ -211,6 +212,7 @@ def test_the_store_keeps_versions_refuses_stranding_grades_and_imports_all_or_no
 def test_answers_are_shared_out_topic_by_topic_as_pool_items_are(store):
     with store.transaction() as session:
         _add_runs(session)  # 3 topics x 2 runs: 6 answers
+        accounts(session, "as1", "as2", "as3")
         store_rubric.set_rubric(session, RUBRIC, "org")
         rubric = store_rubric.require(session)
         every, _ = store_rubric.queue(session, "as9", rubric)
@@ -258,7 +260,7 @@ def test_commands_from_set_to_metaeval(on_store, store_url, tmp_path):
     s = Store(store_url)
     with s.transaction() as session:
         _add_runs(session)
-    s.dispose()
+        accounts(session, "as1", "as2", organisers=("org",), inactive=("gone",))
     rubric_file, grades_file = tmp_path / "rubric.toml", tmp_path / "grades.tsv"
     rubric_file.write_text(RUBRIC)
     assert _invoke("rubric", "show")[0] == 1
@@ -268,6 +270,15 @@ def test_commands_from_set_to_metaeval(on_store, store_url, tmp_path):
     assert code == 0 and out.startswith("# version 1, set by org\n") and 'name = "fluency"' in out
     code, out = _invoke("rubric", "assign", "--assessor", "as1", "--overlap", "0.5")
     assert code == 2 and "overlap needs at least two assessors" in out
+    # a typo, an organiser, a deactivated assessor: their answers would sit in nobody's queue
+    code, out = _invoke("rubric", "assign", "--assessor", "as1", "--assessor", "as3", "--assessor", "org",
+                        "--assessor", "gone")
+    assert code == 2 and "not active assessors: as3, org, gone" in out
+    code, out = _invoke("rubric", "assign", "--assessor", "as1", "--assessor", "as1")
+    assert code == 2 and "assessors named more than once: as1" in out
+    with s.transaction() as session:
+        assert not store_rubric.shared_out(session)
+    s.dispose()
     # every answer to the assessor of its topic, and one of each topic's two to the other as well
     assert _invoke("rubric", "assign", "--assessor", "as1", "--assessor", "as2", "--overlap", "0.5") == (
         0, "9 answers assigned to 2 assessors\n")

@@ -12,6 +12,7 @@ from web_helpers import browser_for, web_app_on
 
 from sepia.store import guidelines
 from sepia.store import rubric as store_rubric
+from tests.helpers import accounts
 
 
 def _answers(web_store):
@@ -135,6 +136,13 @@ def test_the_organiser_shares_the_answers_out_and_each_assessor_grades_only_thei
                                                                               ).status_code == 200
     refused = org.post("/rubric/assign", {"assessors": ["as1"], "overlap": "50"}, follow_redirects=True)
     assert "The answers were not shared out: overlap needs at least two assessors." in refused.get_data(as_text=True)
+    with store.transaction() as session:
+        accounts(session, inactive=("gone",))
+    refused = org.post("/rubric/assign", {"assessors": ["as1", "asl", "org", "gone"], "overlap": "0"},
+                       follow_redirects=True)
+    assert "The answers were not shared out: not active assessors: asl, org, gone." in refused.get_data(as_text=True)
+    with store.transaction() as session:
+        assert not store_rubric.shared_out(session)
     assert as1.post("/rubric/assign", {"assessors": ["as1", "as2"], "overlap": "0"}).status_code == 403
     done = org.post("/rubric/assign", {"assessors": ["as1", "as2"], "overlap": "0"}, follow_redirects=True)
     # T1 and T3 to as1 (turns 0 and 2), T2 to as2; nothing twice

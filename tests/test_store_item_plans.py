@@ -21,6 +21,7 @@ from sepia.store.models import JudgingPlan, Nugget, PlanNugget, Pool, PoolEntry,
 from sepia.store.planned import item_plan_labels
 from sepia.store.plans import make_plan, plan_status
 from sepia.store.pools import assign_pool, build_pool
+from tests.helpers import accounts
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 
@@ -266,6 +267,7 @@ def test_only_items_the_plan_judges_are_assigned(plan_campaign):
         session.flush()
         entries = session.scalars(select(PoolEntry).where(PoolEntry.pool_id == pool.id)).all()
         runs_of = {e.id: {m.run_topic.run.run_id for m in e.members} for e in entries}
+        accounts(session, "a1", "a2")
         assert assign_pool(session, "p", ["a1", "a2"]) == sum(runs != {dropped} for runs in runs_of.values())
         assigned = {e.id for e in entries if e.assignments}
     assert assigned == {e for e, runs in runs_of.items() if runs != {dropped}}

@@ -24,6 +24,7 @@ from sepia.metaeval.learned_plans import FLOOR
 from sepia.scoring.evaluate import Settings
 from sepia.matchers.learned import cross_fitted
 from sepia.store.models import Assignment, PlanNugget, utcnow
+from tests.helpers import accounts
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 
@@ -61,6 +62,8 @@ def test_the_next_wave_is_drawn_as_active_inference_says_and_estimated(plan_camp
     before = _status(runner)
     first = _pairs(before)
     assert (before["wave_seed"], before["wave_expected"]) == (None, None)
+    with plan_campaign.transaction() as session:
+        accounts(session, "a1")
     assert runner.invoke(main, ["pool", "assign", "p", "--assessor", "a1"]).exit_code == 0
     with plan_campaign.transaction() as session:    # as if a1 had judged every item
         for assignment in session.scalars(select(Assignment)):

@@ -13,6 +13,7 @@ from sepia.store.errors import ImportRefused
 from sepia.store.models import Assignment, JudgingPlan, PlanTopic, Pool, PoolEntry, Topic, utcnow
 from sepia.store.plans import _allocation, add_topics, make_plan, parse_budget, plan_status
 from sepia.store.pools import assign_pool, build_pool
+from tests.helpers import accounts
 
 CS = Path(__file__).resolve().parents[1] / "corpora" / "cs"
 TOPICS = [f"SEPIA-CS-000{i}" for i in range(1, 7)]
@@ -70,6 +71,7 @@ def test_only_planned_topics_are_assigned(plan_campaign):
     with plan_campaign.transaction() as session:
         build_pool(session, "p", "cclqa", 30)
         planned = {t.topic_id for t in make_plan(session, "p", "2", seed=1).topics}
+        accounts(session, "a1")
         assign_pool(session, "p", ["a1"])
         assigned = set(session.scalars(select(PoolEntry.topic_id).join(Assignment)))
     assert assigned == planned
@@ -267,6 +269,7 @@ def test_topics_added_to_a_plan_go_out_without_handing_judged_items_again(plan_c
     with plan_campaign.transaction() as session:
         build_pool(session, "p", "cclqa", 30)
         make_plan(session, "p", "2", seed=1)
+        accounts(session, *assessors)
         first = assign_pool(session, "p", assessors, overlap=0.4, seed=0)
         before = _holders(session)
         for assignment in session.scalars(select(Assignment)):

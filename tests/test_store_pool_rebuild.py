@@ -15,6 +15,7 @@ from sepia.store.exchange.runs import import_run
 from sepia.store.db import Store
 from sepia.store.plans import make_plan
 from sepia.store.pools import assign_pool, build_pool
+from tests.helpers import accounts
 
 TOPICS = ("X-CS-1", "X-CS-2")
 
@@ -95,6 +96,7 @@ def test_a_rebuild_deletes_the_old_pool_in_one_statement_and_everything_on_it_go
             import_run(session, qa_run(f"{team}-CS-CS-01-T", team))
         build_pool(session, "p", "cclqa", depth=5)
         make_plan(session, "p", "50%", "none", 1, "items")
+        accounts(session, "as1", "as2")
         assign_pool(session, "p", ["as1", "as2"], overlap=1.0)
         import_judgments(session, [model.Judgment(t, "A-CS-CS-01-T", 1, "N001", 1.0, "as1") for t in TOPICS])
         old = session.scalar(select(db.Pool.id))

@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 from click.testing import CliRunner
 
 from sepia.cli import main
@@ -10,6 +10,7 @@ from sepia.formats import model
 from sepia.store.exchange.runs import import_run
 from sepia.store.models import Assignment, Nugget, PoolEntry, Topic
 from sepia.store.pools import assign_pool, build_pool, pool_rows
+from tests.helpers import accounts
 
 
 def ir_run(run_id, docids):
@@ -92,6 +93,7 @@ def test_assignment_shares_topics_out_with_the_overlap_asked(store):
             import_run(session, model.CCLQARun(model.Metadata("A-CS-CS-01-T" if t == 0 else f"A{t}-CS-CS-01-T"), [
                 model.CCLQATopic(f"X-CS-{t}", [model.Answer(i + 1, f"answer {t} {i}") for i in range(10)])]))
         build_pool(session, "p", "cclqa", depth=30)
+        accounts(session, "a1", "a2", "a3")
         assert assign_pool(session, "p", ["a1", "a2", "a3"], overlap=0.2, seed=7) == 60 + 12
         # Assigning again keeps what is there.
         assert assign_pool(session, "p", ["a1", "a2", "a3"], overlap=0.2, seed=7) == 0
@@ -114,6 +116,28 @@ def test_assignment_shares_topics_out_with_the_overlap_asked(store):
             assign_pool(session, "p", ["a1"], overlap=0.5)
 
 
+def test_pool_assign_refuses_names_that_are_not_active_assessors(filled, monkeypatch, store_url):
+    """A name that is no active assessor's account (a typo, an organiser, a deactivated assessor) would
+    leave its items in nobody's queue: refused, every such name told, nothing stored; so is a name
+    given twice."""
+    monkeypatch.setenv("SEPIA_DATABASE_URL", store_url)
+    with filled.transaction() as session:
+        build_pool(session, "p", "ir4qa", depth=2, max_priority=1)
+        accounts(session, "a1", "a2", organisers=("org",), inactive=("gone",))
+    runner = CliRunner()
+    refused = runner.invoke(main, ["pool", "assign", "p", "--assessor", "a1", "--assessor", "a3",
+                                   "--assessor", "org", "--assessor", "gone"])
+    assert refused.exit_code == 2 and "not active assessors: a3, org, gone" in refused.output
+    twice = runner.invoke(main, ["pool", "assign", "p", "--assessor", "a1", "--assessor", "a2", "--assessor", "a1"])
+    assert twice.exit_code == 2 and "assessors named more than once: a1" in twice.output
+    with filled.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Assignment)) == 0
+    done = runner.invoke(main, ["pool", "assign", "p", "--assessor", "a1", "--assessor", "a2"])
+    assert done.exit_code == 0 and "pool p: 3 assignments to 2 assessors" in done.output
+    with filled.transaction() as session:
+        assert set(session.scalars(select(Assignment.assessor))) == {"a1"}  # one topic: to the first named
+
+
 def test_an_imported_relevance_judgment_keeps_the_document_from_its_assessor(filled):
     """Issue 33: an item already judged by an assessor is never handed out to them again, judged
     through an assignment or imported (here a relevance judgment of d1 by a1): a1 keeps the topic,
@@ -123,7 +147,7 @@ def test_an_imported_relevance_judgment_keeps_the_document_from_its_assessor(fil
     with filled.transaction() as session:
         build_pool(session, "p", "ir4qa", depth=2, max_priority=1)
         session.add(RelevanceJudgment(topic_id="X-CS-1", docid="d1", assessor="a1", level=1))
-        session.flush()
+        accounts(session, "a1", "a2")
         assert assign_pool(session, "p", ["a2", "a1"]) == 2
         rows = sorted(session.execute(select(PoolEntry.docid, Assignment.assessor).join(Assignment)).all())
     assert rows == [("d2", "a1"), ("d4", "a1")]

@@ -15,6 +15,7 @@ from sepia.store.exchange.runs import import_run
 from sepia.store.models import Document
 from sepia.store.pools import assign_pool, build_pool
 from sepia.store.support import citations, save_support, support_judgments
+from tests.helpers import accounts
 
 T1 = "RAG2025-EN-1"
 SEG = ["msmarco_v2.1_doc_00_1#0_0", "msmarco_v2.1_doc_00_1#1_90", "msmarco_v2.1_doc_01_2#0_0"]
@@ -100,6 +101,7 @@ def test_an_assessor_judges_only_the_citations_assigned_to_them(store_url):
         with s.transaction() as session:
             add_run(session)
             build_pool(session, "rag", "cclqa", 1)
+            accounts(session, "as1")
             assign_pool(session, "rag", ["as1"])
         with s.transaction() as session:
             assert [(r.text, r.docid) for r in citations(session, T1, "as1", assigned_only=True)] == [

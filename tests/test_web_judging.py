@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from click.testing import CliRunner
-from sqlalchemy import event, select
+from sqlalchemy import event, func, select
 
 from web_helpers import browser_for, make_topic
 
@@ -14,6 +14,7 @@ from sepia.cli import main
 from sepia.formats import model
 from sepia.store.exchange.runs import import_run
 from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, RelevanceJudgment
+from tests.helpers import accounts
 
 TOPIC = "ACLIA2-CS-0001"
 DOC = "XIN_CMN_20080101.0001"
@@ -38,6 +39,25 @@ def build_and_assign(org, kind="cclqa", overlap="0", assessors=("as1",)):
     response = org.post(f"/pools/{pool_id}/assign", {"assessors": list(assessors), "overlap": overlap})
     assert response.status_code == 302
     return int(pool_id)
+
+
+def test_a_pool_is_shared_out_to_active_assessors_only(app, web_store):
+    """A name that is no active assessor's account would leave its items in nobody's queue: the form
+    refuses it, naming every such name, and stores nothing."""
+    campaign(web_store)
+    with web_store.transaction() as session:
+        accounts(session, inactive=("gone",))
+    org = browser_for(app, "org")
+    org.post("/pools/", {"name": "p", "kind": "cclqa", "lang": "CS", "priorities": "1", "depth": ""})
+    pool_id = re.findall(r'id="pool-(\d+)"', org.get("/pools/").get_data(as_text=True))[-1]
+    for names, told in ((["as1", "asl", "org", "gone"], "p: not active assessors: asl, org, gone."),
+                        (["as1", "dev"], "p: not active assessors: dev.")):
+        refused = org.post(f"/pools/{pool_id}/assign", {"assessors": names, "overlap": "0"}, follow_redirects=True)
+        assert told in refused.get_data(as_text=True)
+    with web_store.transaction() as session:
+        assert session.scalar(select(func.count()).select_from(Assignment)) == 0
+    done = org.post(f"/pools/{pool_id}/assign", {"assessors": ["as1", "as2"], "overlap": "0"}, follow_redirects=True)
+    assert "p: 4 items assigned to as1, as2." in done.get_data(as_text=True)
 
 
 def judgments(store, assessor="as1"):

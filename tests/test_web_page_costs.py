@@ -11,6 +11,7 @@ from flask import url_for
 from sqlalchemy import event
 
 from web_helpers import FakeEngine, add_documents, browser_for, make_topic
+from tests.helpers import accounts
 
 from sepia.store.models import NuggetSource, Pool, Topic, Vote
 from sepia.web import gunicorn_conf, search_pane
@@ -79,6 +80,7 @@ def test_the_queue_as_the_judging_screens_read_it_is_the_mapped_queue(store):  #
             model.IR4QATopic(TOPIC, [model.RetrievedDoc(1, "XIN_CMN_20990101.0009")])]))
     with store.transaction() as session:
         pools = [build_pool(session, "p", "cclqa", 10), build_pool(session, "q", "ir4qa", 10)]
+        accounts(session, "as1", "as2")
         assign_pool(session, "p", ["as1", "as2"], overlap=0.5, seed=3)
         assign_pool(session, "q", ["as1"])
         session.flush()

@@ -33,7 +33,8 @@ from sepia.scoring.adjudication import ADJUDICATED  # noqa: E402
 from sepia.store import pool_agreement, quality  # noqa: E402
 from sepia.store.exchange.runs import import_run  # noqa: E402
 from sepia.store.db import Store  # noqa: E402
-from sepia.store.models import Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, Topic, Vote, utcnow  # noqa: E402
+from sepia.store.models import (Assignment, Nugget, NuggetJudgment, Pool, PoolEntry, Topic, User, Vote,  # noqa: E402
+                                 utcnow)
 from sepia.store.pools import assign_pool, build_pool  # noqa: E402
 
 AIM_RATIO, AIM_SECONDS = 5.0, 2.0
@@ -58,6 +59,7 @@ def seed(store: Store, topics: int, runs: int, depth: int) -> int:
         session.execute(insert(Vote), [{"nugget_id": n, "assessor": a, "vital": rng.random() < 0.5, "created_at": utcnow()}
                                        for ns in nuggets.values() for n in ns for a in ASSESSORS])
         pool = build_pool(session, "bench", "cclqa", depth)
+        session.add_all(User(username=a, password_hash="x", role="assessor") for a in ASSESSORS)
         assign_pool(session, "bench", ASSESSORS, overlap=0.5)
         rows, first = [], {}
         for a in session.scalars(select(Assignment).join(PoolEntry).order_by(Assignment.id)):

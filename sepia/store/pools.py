@@ -263,7 +263,7 @@ def assign_pool(session: Session, name: str, assessors: list[str], overlap: floa
     topic already shared out stays with its assessors (topics added to a plan later shift the turns
     of the others, which must not move); an item held by one assessor needs nobody else, and only the
     overlap a topic still lacks (items held by two or more count towards it) is added."""
-    check_sharing(assessors, overlap)
+    check_sharing(session, assessors, overlap)
     pool = get_pool(session, name)
     entries = session.scalars(select(db.PoolEntry).where(db.PoolEntry.pool_id == pool.id,
                                                          db.PoolEntry.control_id.is_(None))

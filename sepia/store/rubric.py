@@ -188,7 +188,7 @@ def assign_answers(session: Session, assessors: list[str], overlap: float = 0.0,
     An answer an assessor holds (assigned, or graded on some dimension) is never handed to them
     again; a topic shared out already keeps its assessors. Returns how many assignments were added.
     From the first assignment on, assessors grade only the answers assigned to them (`queue`)."""
-    check_sharing(assessors, overlap)
+    check_sharing(session, assessors, overlap)
     answers = session.execute(_answers().order_by(RunTopic.id)).all()
     holders: dict[int, set[str]] = {answer_id: set() for answer_id, _, _ in answers}
     for table in (RubricAssignment, GradeRow):

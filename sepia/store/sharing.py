@@ -1,19 +1,35 @@
 """Sharing judging work out to assessors, topic by topic: the rule pool items (`sepia.store.pools.
-assign_pool`) and rubric answers (`sepia.store.rubric.assign_answers`) are assigned by. Pure: items are
-IDs, grouped by topic, with the assessors who hold each already (assigned it or judged it)."""
+assign_pool`) and rubric answers (`sepia.store.rubric.assign_answers`) are assigned by. Only
+`check_sharing` reads the store; the rest is pure: items are IDs, grouped by topic, with the
+assessors who hold each already (assigned it or judged it)."""
 from __future__ import annotations
 
 import random
+from collections import Counter
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from sepia.store.models import User
 
 
-def check_sharing(assessors: list[str], overlap: float) -> None:
-    """ValueError (one line) for no assessor, an overlap that is not a share, or overlap with one assessor."""
+def check_sharing(session: Session, assessors: list[str], overlap: float) -> None:
+    """ValueError (one line) for no assessor, an overlap that is not a share, overlap with one
+    assessor, a name given twice, or a name that is not an active assessor's account (a typo, an
+    organiser, a deactivated account): work shared to it would sit in nobody's queue."""
     if not assessors:
         raise ValueError("name at least one assessor")
     if not 0 <= overlap <= 1:
         raise ValueError("overlap is a share between 0 and 1")
+    twice = [name for name, n in Counter(assessors).items() if n > 1]
+    if twice:
+        raise ValueError(f"assessors named more than once: {', '.join(twice)}")
     if overlap and len(assessors) < 2:
         raise ValueError("overlap needs at least two assessors")
+    active = set(session.scalars(select(User.username).where(User.username.in_(assessors),
+                                                             User.role == "assessor", User.active)))
+    if unknown := [name for name in assessors if name not in active]:
+        raise ValueError(f"not active assessors: {', '.join(unknown)}")
 
 
 def share_out(by_topic: dict[str, list[int]], holders: dict[int, set[str]], assessors: list[str], overlap: float,
