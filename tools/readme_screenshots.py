@@ -38,11 +38,8 @@ def build_demo(home: Path) -> dict[str, str]:
     from sepia.store.db import Store
     from sepia.services.accounts import seed_demo_accounts
 
-    store = Store()
-    try:
+    with Store() as store:
         return {username: password for username, password, _ in seed_demo_accounts(store)}
-    finally:
-        store.dispose()
 
 
 class Server:
