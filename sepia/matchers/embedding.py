@@ -6,8 +6,9 @@ value, a degree like softmatch's, and F counts it as it counts softmatch's.
 
 Its use is as a feature of the learned model in judging plans (`sepia metaeval budget --matcher learned
 --feature embedding`, `pair_values`): alone it ranks runs no better than the word-overlap matchers.
-Each text is embedded once per process, every text of the runs at once when the matcher is shown them
-first (`learn`, as the evaluator does), with a progress bar for long work.
+Each text is embedded once (kept for later processes in the embedding cache, sepia/text/embedding_cache.py),
+every text of the runs at once when the matcher is shown them first (`learn`, as the evaluator does),
+with a progress bar for long work.
 """
 from __future__ import annotations
 
