@@ -29,6 +29,7 @@ from itertools import combinations
 from typing import Callable
 
 import numpy as np
+from scipy.stats import norm
 
 from sepia.metaeval.active import draw, inclusion_probabilities
 from sepia.metaeval.active_estimates import (first_wave_totals, item_uncertainty, refitted_candidates, second_wave_lambda,
@@ -39,7 +40,6 @@ from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
 from sepia.metaeval.shrinkage import MIN_UNITS, shrink
-from scipy.stats import norm
 from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, unit_folds
 from sepia.matchers.learned.pairs import Pairs
 
@@ -267,28 +267,38 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
     weights = wave_weights(waves)
     T = len(topics)
     means = waves_interval(waves, weights, T, level)
-    tally.add("means", *means, truth)
-    if len(pairs):
-        tally.add("differences", *waves_interval([w.differences(pairs) for w in waves], weights, T, level),
-                  truth[pairs[:, 0]] - truth[pairs[:, 1]])
+    between = waves_interval([w.differences(pairs) for w in waves], weights, T, level) if len(pairs) else None
+    _add_plan(tally, means, between, truth, pairs)
     tally.correlations.append(item_correlation(topics))
     tally.difference_correlations.append(tally.correlations[-1])
     if shrunk is not None and anchor_rng is not None:
-        try:
-            if runs < MIN_UNITS:
-                raise CrossFitError(f"{runs} runs: shrinkage across the runs needs {MIN_UNITS}")
-            held_out = data.fitter.predict_held_out(known, data.run_folds(anchor_rng))
-            shrunk_figures(shrunk, *means, topic_f(data.with_predictions(held_out), beta).mean(axis=1), pairs, truth,
-                           level)
-        except CrossFitError:   # too few runs to shrink, or judgments to hold runs out: the estimates as they are
+        model = _held_out_estimates(data, known, anchor_rng, beta) if runs >= MIN_UNITS else None
+        if model is None:   # too few runs to shrink, or judgments to hold runs out: the estimates as they are
             fallbacks["shrunk"] += 1
-            shrunk.add("means", *means, truth)
-            if len(pairs):
-                shrunk.add("differences", *waves_interval([w.differences(pairs) for w in waves], weights, T, level),
-                           truth[pairs[:, 0]] - truth[pairs[:, 1]])
+            _add_plan(shrunk, means, between, truth, pairs)
+        else:
+            shrunk_figures(shrunk, *means, model, pairs, truth, level)
         shrunk.correlations.append(tally.correlations[-1])
         shrunk.difference_correlations.append(tally.correlations[-1])
     return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))
+
+
+def _add_plan(tally: Tally, means: tuple[np.ndarray, np.ndarray], between: tuple[np.ndarray, np.ndarray] | None,
+              truth: np.ndarray, pairs: np.ndarray) -> None:
+    """A plan's (estimates, half-widths) of the run means and, with pairs, of their differences."""
+    tally.add("means", *means, truth)
+    if between is not None:
+        tally.add("differences", *between, truth[pairs[:, 0]] - truth[pairs[:, 1]])
+
+
+def _held_out_estimates(data: PlanData, judged: np.ndarray, rng: np.random.Generator, beta: float) -> np.ndarray | None:
+    """Each run's mean F from the predictions of models that never saw its judgments (the runs dealt
+    into folds by `rng`); None when the judged pairs cannot train them."""
+    try:
+        held_out = data.fitter.predict_held_out(judged, data.run_folds(rng))
+    except CrossFitError:
+        return None
+    return topic_f(data.with_predictions(held_out), beta).mean(axis=1)
 
 
 def shrunk_figures(tally: Tally, estimate: np.ndarray, half: np.ndarray, model: np.ndarray, pairs: np.ndarray,
