@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from sepia.metaeval.active import draw, inclusion_probabilities
-from sepia.metaeval.active_estimates import (Totals, combined_interval, combined_weight, first_wave_totals,
-                                             item_uncertainty, second_wave_lambda, second_wave_totals)
+from sepia.metaeval.active_estimates import (Totals, first_wave_totals, item_uncertainty, second_wave_lambda,
+                                             second_wave_totals)
+from sepia.metaeval.active_waves import wave_weights, waves_interval
 from sepia.metaeval.clipped_variance import poisson_covariance, srs_covariance, variance_through_f
 from sepia.metaeval.items import TopicItems, f_from_sums, satterthwaite_half
 
@@ -207,9 +208,10 @@ def test_second_wave_lambda_is_the_weighted_least_squares_slope():
 def test_the_combination_never_widens_either_wave():
     first = Totals(np.array([1.0, 2.0]), np.array([0.04, 0.09]), np.array([0.0016, 0.0081]))
     second = Totals(np.array([1.2, 1.8]), np.array([0.02, 0.01]), np.array([0.0004, 0.0001]))
-    w = combined_weight(first, second)
+    weights = wave_weights([first, second])
+    w = weights[0]
     assert w == pytest.approx(0.03 / 0.16)
-    estimate, half = combined_interval(first, second, w, 2, 0.95)
+    estimate, half = waves_interval([first, second], weights, 2, 0.95)
     assert estimate == pytest.approx((w * first.estimate + (1 - w) * second.estimate) / 2)
     variance = w ** 2 * first.variance + (1 - w) ** 2 * second.variance
     assert half == pytest.approx(satterthwaite_half(variance, w ** 4 * first.spread + (1 - w) ** 4 * second.spread,
@@ -250,7 +252,7 @@ def test_second_wave_is_unbiased_and_covers_by_simulation():
             start += (~j).sum()
             drawn.append(d)
         totals = second_wave_totals(topics, pi, drawn, 3.0, 1.0)
-        estimate, half = combined_interval(totals, totals, 0.0, T, 0.95)
+        estimate, half = waves_interval([totals], np.ones(1), T, 0.95)
         estimates.append(estimate)
         variances.append(totals.variance / T ** 2)
         covered += np.sum(np.abs(estimate - truth) <= half)
@@ -278,7 +280,7 @@ def test_first_wave_variance_follows_the_estimates_spread_by_simulation():
     for _ in range(300):
         first = [np.argsort(rng.random((runs, K)), axis=1) < 2 for _ in topics]
         totals = first_wave_totals(topics, first, 3.0, 1.0)
-        estimate, half = combined_interval(totals, totals, 1.0, T, 0.95)
+        estimate, half = waves_interval([totals], np.ones(1), T, 0.95)
         estimates.append(estimate)
         variances.append(totals.variance / T ** 2)
         covered += np.sum(np.abs(estimate - truth) <= half)

@@ -1,5 +1,5 @@
 """An active plan's waves (sepia.metaeval.active_waves): the combination of k waves' estimates by
-hand, the two-wave case against `active_estimates`' combination, a later wave's estimate with two
+hand, the two-wave case's weight V2 / (V1 + V2) by hand, a later wave's estimate with two
 earlier waves entering exactly against a direct computation, and, by simulation over Poisson draws,
 that a prediction refitted on the draws of the other folds keeps a wave's estimate unbiased (and that
 one refitted on its own fold's draws would not)."""
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from sepia.metaeval.active import draw
-from sepia.metaeval.active_estimates import Totals, combined_interval, combined_weight, second_wave_totals
+from sepia.metaeval.active_estimates import Totals, second_wave_totals
 from sepia.metaeval.active_waves import wave_weights, waves_interval
 from sepia.metaeval.items import satterthwaite_half
 from tests.test_active_estimates import (AUTOMATIC, HUMAN, WEIGHTS, _topic, f3, f_by_hand, slope,
@@ -37,12 +37,18 @@ def test_three_waves_combined_by_hand():
 
 
 def test_two_waves_are_the_two_wave_combination():
+    """w T1 + (1 - w) T2 with w = V2 / (V1 + V2), its interval t(df) sqrt(w^2 V1 + (1 - w)^2 V2): by
+    hand; 1/2 each when neither wave varies."""
     first, second = _waves()[:2]
-    w = combined_weight(first, second)
+    w = 0.03 / (0.13 + 0.03)
     assert wave_weights([first, second]) == pytest.approx([w, 1 - w])
-    for a, b in zip(waves_interval([first, second], np.array([w, 1 - w]), 2, 0.95),
-                    combined_interval(first, second, w, 2, 0.95)):
-        assert a == pytest.approx(b)
+    estimate, half = waves_interval([first, second], np.array([w, 1 - w]), 2, 0.95)
+    assert estimate == pytest.approx((w * first.estimate + (1 - w) * second.estimate) / 2)
+    variance = w ** 2 * first.variance + (1 - w) ** 2 * second.variance
+    spread = w ** 4 * first.spread + (1 - w) ** 4 * second.spread
+    assert half == pytest.approx(satterthwaite_half(variance, spread, 0.95) / 2)
+    still = Totals(np.ones(2), np.zeros(2), np.zeros(2))
+    assert wave_weights([still, still]) == pytest.approx([0.5, 0.5])
 
 
 def test_a_third_wave_takes_both_earlier_waves_exactly():

@@ -120,8 +120,8 @@ def test_each_responses_own_sample_by_hand_in_the_store_and_the_simulation():
 def test_an_active_plans_estimate_is_the_simulations():
     # wave 0: SAMPLES; wave 1 drew, for A, N1 (pi .4) and N4 (pi .8) on T0 and N3 (pi .5) on T1; for B, N2 (pi .25)
     # on T0. The store's estimate is `active_estimates`' combination, called here on masks written out.
-    from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals,
-                                                 second_wave_lambda, second_wave_totals)
+    from sepia.metaeval.active_estimates import first_wave_totals, second_wave_lambda, second_wave_totals
+    from sepia.metaeval.active_waves import waves_interval
     from sepia.metaeval.items import item_lambda
 
     topics = _topics()
@@ -145,8 +145,9 @@ def test_an_active_plans_estimate_is_the_simulations():
         lam1 = float(item_lambda(topics, samples)[0]) if tuned else 1.0
         lam2 = second_wave_lambda(topics, pi, drawn) if tuned else 1.0
         one, two = first_wave_totals(topics, first, BETA, lam1), second_wave_totals(topics, pi, drawn, BETA, lam2)
-        w = combined_weight(one, two)
-        estimate, half = combined_interval(one, two, w, 2, LEVEL)
+        v1, v2 = one.variance.sum(), two.variance.sum()
+        w = v2 / (v1 + v2)                                   # the waves' weights by hand
+        estimate, half = waves_interval([one, two], np.array([w, 1 - w]), 2, LEVEL)
         group = item_plan_estimates(topics, planned, LEVEL, BETA, RUNS, tuned)
         rows = {row["run_id"]: row for row in group["runs"]}
         for i, r in enumerate(RUNS):
@@ -154,8 +155,8 @@ def test_an_active_plans_estimate_is_the_simulations():
                 (estimate[i], estimate[i] - half[i], estimate[i] + half[i]))
             assert rows[r]["lambda"] == pytest.approx(lam2)
         (a_b,) = [p for p in group["pairs"] if {p["a"], p["b"]} == {"A", "B"}]
-        d_estimate, d_half = combined_interval(one.differences(np.array([[0, 1]])), two.differences(np.array([[0, 1]])),
-                                               w, 2, LEVEL)
+        d_estimate, d_half = waves_interval([one.differences(np.array([[0, 1]])), two.differences(np.array([[0, 1]]))],
+                                            np.array([w, 1 - w]), 2, LEVEL)
         sign = 1 if a_b["a"] == "A" else -1
         assert (a_b["estimate"], a_b["raw_high"] - a_b["raw_low"]) == pytest.approx((sign * d_estimate[0], 2 * d_half[0]))
         assert (group["judged_items"], group["waves"], group["first_wave_weight"]) == (14, 2, pytest.approx(w))

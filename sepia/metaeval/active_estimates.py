@@ -35,12 +35,12 @@ Two estimates of each topic's F, combined:
   the same draws, so the model can only narrow the interval).
 
 The first-wave estimate depends on the first wave only and the second is unbiased given it, so the
-two are uncorrelated; they are combined as w T1 + (1 - w) T2, with w = V2 / (V1 + V2) from their
-variances summed over the runs (one w per plan, which also minimises the summed variance of every
-difference of two runs, whose samples are independent, so that a difference's variance is the sum
-of the two runs'). The interval is t(df) * sqrt(w^2 V1 + (1 - w)^2 V2) with Satterthwaite's df over
-the topics and both waves (a response's second-wave variance counting as many df as it has draws
-less one, at least one).
+two are uncorrelated; they are combined (`sepia.metaeval.active_waves`) as w T1 + (1 - w) T2, with
+w = V2 / (V1 + V2) from their variances summed over the runs (one w per plan, which also minimises
+the summed variance of every difference of two runs, whose samples are independent, so that a
+difference's variance is the sum of the two runs'). The interval is t(df) * sqrt(w^2 V1 +
+(1 - w)^2 V2) with Satterthwaite's df over the topics and both waves (a response's second-wave
+variance counting as many df as it has draws less one, at least one).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ import numpy as np
 
 from sepia.metaeval.active import uncertainty_of
 from sepia.metaeval.clipped_variance import poisson_covariance, srs_covariance, variance_through_f
-from sepia.metaeval.items import TopicItems, f_from_sums, satterthwaite_half
+from sepia.metaeval.items import TopicItems, f_from_sums
 
 STEP = 1e-6   # relative step of the central differences of F
 
@@ -176,17 +176,3 @@ def refitted_candidates(topics: list[TopicItems], refitted: list[TopicItems], ea
     return [replace(t, automatic=np.where(e, t.automatic, r.automatic)) for t, r, e in zip(topics, refitted, earlier)]
 
 
-def combined_weight(first: Totals, second: Totals) -> float:
-    """w = V2 / (V1 + V2), the variances summed over the runs: the weight of the first wave's
-    estimate that minimises the combination's summed variance (1/2 when both are 0)."""
-    v1, v2 = float(first.variance.sum()), float(second.variance.sum())
-    return v2 / (v1 + v2) if v1 + v2 > 0 else 0.5
-
-
-def combined_interval(first: Totals, second: Totals, w: float, topics: int,
-                      level: float) -> tuple[np.ndarray, np.ndarray]:
-    """(estimates, half-widths) of the means over the topics of w T1 + (1 - w) T2."""
-    estimate = w * first.estimate + (1 - w) * second.estimate
-    variance = w ** 2 * first.variance + (1 - w) ** 2 * second.variance
-    spread = w ** 4 * first.spread + (1 - w) ** 4 * second.spread
-    return estimate / topics, satterthwaite_half(variance, spread, level) / topics

@@ -4,8 +4,8 @@ T_t whose pi were drawn from the model known before wave t, the items judged in 
 it exactly (pi = 1). Each T_t (t >= 2) is unbiased given the waves before t, so the T_t are
 uncorrelated (a martingale's increments: E[T_t - truth | waves < t] = 0 and T_s, s < t, is fixed given
 them), and sum_t w_t T_t with w_t proportional to 1 / V_t (the runs' summed variances) minimises the
-summed variance of the runs' means and of their differences; with two waves w_1 = V_2 / (V_1 + V_2),
-`active_estimates.combined_weight`. The interval: t(df) sqrt(sum_t w_t^2 V_t), Satterthwaite's df.
+summed variance of the runs' means and of their differences; with two waves w_1 = V_2 / (V_1 + V_2)
+(a stored plan's two waves, `sepia.metaeval.item_estimates`, as the simulation's). The interval: t(df) sqrt(sum_t w_t^2 V_t), Satterthwaite's df.
 """
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.stats import norm
 
-from sepia.metaeval.active_estimates import (combined_interval, combined_weight, first_wave_totals, refitted_candidates,
-                                             second_wave_lambda, second_wave_totals)
+from sepia.metaeval.active_estimates import first_wave_totals, refitted_candidates, second_wave_lambda, second_wave_totals
+from sepia.metaeval.active_waves import wave_weights, waves_interval
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
@@ -71,11 +71,12 @@ def item_plan_estimates(topics: list[TopicItems], planned: dict[str, Sample], le
         second = topics if refitted is None else refitted_candidates(topics, refitted, known)
         lam_two = second_wave_lambda(second, pi, drawn) if tuned else 1.0
         one, two = first_wave_totals(topics, known, beta, lam), second_wave_totals(second, pi, drawn, beta, lam_two)
-        weight, lam = combined_weight(one, two), lam_two
+        weights = wave_weights([one, two])
+        weight, lam = float(weights[0]), lam_two
 
         def interval(pairs=None):
-            a, b = (one, two) if pairs is None else (one.differences(pairs), two.differences(pairs))
-            estimate, half = combined_interval(a, b, weight, T, level)
+            waves = [one, two] if pairs is None else [one.differences(pairs), two.differences(pairs)]
+            estimate, half = waves_interval(waves, weights, T, level)
             return estimate[:, None], half[:, None]
     else:
         def interval(pairs=None):
