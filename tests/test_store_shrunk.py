@@ -52,7 +52,7 @@ def _anchors(gold, runs, judgments, seed: int) -> dict[str, float]:
 
 def _by_hand(group: dict, anchor: dict[str, float], level=0.95) -> tuple[list, list]:
     """The group's runs' and pairs' (shrunk, low, high) from its stored estimates and unclipped
-    ends, as `learned_plans.shrunk_figures` shrinks them."""
+    ends, as `shrinkage.shrink_plan` shrinks them."""
     runs = group["runs"]
     y = np.array([r["estimate"] for r in runs])
     se = np.array([r["raw_high"] - r["estimate"] for r in runs]) / norm.ppf((1 + level) / 2)

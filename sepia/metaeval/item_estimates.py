@@ -14,14 +14,13 @@ from itertools import combinations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.stats import norm
 
 from sepia.metaeval.active_estimates import first_wave_totals, refitted_candidates, second_wave_lambda, second_wave_totals
 from sepia.metaeval.active_waves import wave_weights, waves_interval
 from sepia.metaeval.calibrate import DIFFERENCE_RANGE, MEAN_RANGE, shown
 from sepia.metaeval.items import TopicItems, f_from_sums, item_lambda, item_scores, plan_sums
 from sepia.metaeval.ppi import Estimate
-from sepia.metaeval.shrinkage import MIN_UNITS, Shrunk, shrink
+from sepia.metaeval.shrinkage import MIN_UNITS, Shrunk, shrink_plan
 
 
 class Drawn(NamedTuple):
@@ -120,9 +119,8 @@ def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, o
                    rows: list[dict], differences: list[dict], level: float) -> dict:
     """The runs' estimates (`estimate`, intervals +- `half`, in run order; `rows` ranked by `order`)
     shrunk toward the line on the model's own estimates (`anchor`), with robust empirical Bayes
-    intervals (`sepia.metaeval.shrinkage`), as the simulation's `learned_plans.shrunk_figures`: the
-    standard error the half-width over the normal quantile; the differences of two runs (`pairs`, in
-    the order of `differences`) shrunk as units of their own. Added to the rows as shrunk,
+    intervals (`sepia.metaeval.shrinkage.shrink_plan`, as the simulation shrinks them); the
+    differences of two runs (`pairs`, in the order of `differences`) shrunk as units of their own. Added to the rows as shrunk,
     shrunk_low, shrunk_high (the interval clipped as the others); the group's entry: the line and
     mu_2, or why there are none (fewer than MIN_UNITS runs, or a run without an interval)."""
     if len(estimate) < MIN_UNITS:
@@ -130,12 +128,10 @@ def shrunk_columns(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, o
                                          f"across the runs needs at least {MIN_UNITS}"}}
     if not (np.isfinite(estimate).all() and np.isfinite(half).all() and np.isfinite(anchor).all()):
         return {"shrinkage": {"skipped": "a run's estimate has no interval (too few topics)"}}
-    se = half / norm.ppf((1 + level) / 2)
-    runs = shrink(estimate, se, anchor, level)
+    runs, between = shrink_plan(estimate, half, anchor, pairs, level)
     _add_shrunk(rows, runs, order, MEAN_RANGE)
-    a, b = pairs[:, 0], pairs[:, 1]
-    between = shrink(estimate[a] - estimate[b], np.hypot(se[a], se[b]), anchor[a] - anchor[b], level)
-    _add_shrunk(differences, between, list(range(len(pairs))), DIFFERENCE_RANGE)
+    if between is not None:
+        _add_shrunk(differences, between, list(range(len(pairs))), DIFFERENCE_RANGE)
     return {"shrinkage": {"intercept": float(runs.delta[0]), "slope": float(runs.delta[1]), "mu2": runs.mu2}}
 
 

@@ -29,7 +29,6 @@ from itertools import combinations
 from typing import Callable
 
 import numpy as np
-from scipy.stats import norm
 
 from sepia.metaeval.active import draw, inclusion_probabilities
 from sepia.metaeval.active_estimates import (first_wave_totals, item_uncertainty, refitted_candidates, second_wave_lambda,
@@ -39,7 +38,7 @@ from sepia.metaeval.budget import pair_differences, per_row_correlation
 from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item_lambda, plan_sums
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
-from sepia.metaeval.shrinkage import MIN_UNITS, shrink
+from sepia.metaeval.shrinkage import MIN_UNITS, shrink_plan
 from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, unit_folds
 from sepia.matchers.learned.pairs import Pairs
 
@@ -230,8 +229,8 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
     FLOOR of the wave's uniform rate); with `design.refit`, the model refitted after each wave on every
     judgment so far (`_refit`, its folds from `refit_rng`). The waves' estimates are combined
     (`active_waves`); the figures added to `tally`, and to `shrunk` those of the same estimates shrunk
-    across the runs toward the model's own (`shrunk_figures`; the runs' folds for the model's own
-    estimates from `anchor_rng`). Returns the judgments it took."""
+    across the runs toward the model's own (`shrinkage.shrink_plan`; the runs' folds for the model's
+    own estimates from `anchor_rng`). Returns the judgments it took."""
     design = design or ActiveDesign()
     sizes = [_size(budget, t) for t in data.topics]
     firsts = [min(k, max(2, round(design.first * k))) for k in sizes]
@@ -277,7 +276,9 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
             fallbacks["shrunk"] += 1
             _add_plan(shrunk, means, between, truth, pairs)
         else:
-            shrunk_figures(shrunk, *means, model, pairs, truth, level)
+            runs_shrunk, between_shrunk = shrink_plan(*means, model, pairs, level)
+            _add_plan(shrunk, (runs_shrunk.estimate, runs_shrunk.half),
+                      None if between_shrunk is None else (between_shrunk.estimate, between_shrunk.half), truth, pairs)
         shrunk.correlations.append(tally.correlations[-1])
         shrunk.difference_correlations.append(tally.correlations[-1])
     return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))
@@ -299,22 +300,6 @@ def _held_out_estimates(data: PlanData, judged: np.ndarray, rng: np.random.Gener
     except CrossFitError:
         return None
     return topic_f(data.with_predictions(held_out), beta).mean(axis=1)
-
-
-def shrunk_figures(tally: Tally, estimate: np.ndarray, half: np.ndarray, model: np.ndarray, pairs: np.ndarray,
-                   truth: np.ndarray, level: float) -> None:
-    """An active plan's run means (`estimate`, intervals +- `half`) shrunk toward the line through the
-    model's own estimates of the runs (`model`, from models that never saw the run's judgments), with
-    robust empirical Bayes intervals (`sepia.metaeval.shrinkage`; the standard error is the
-    interval's half-width over the normal quantile, so it keeps Satterthwaite's degrees of freedom);
-    the differences of two runs shrunk in the same way, as units of their own."""
-    se = half / norm.ppf((1 + level) / 2)
-    runs = shrink(estimate, se, model, level)
-    tally.add("means", runs.estimate, runs.half, truth)
-    if len(pairs):
-        a, b = pairs[:, 0], pairs[:, 1]
-        differences = shrink(estimate[a] - estimate[b], np.hypot(se[a], se[b]), model[a] - model[b], level)
-        tally.add("differences", differences.estimate, differences.half, truth[a] - truth[b])
 
 
 def _refit(data: PlanData, topics: list[TopicItems], before: list[np.ndarray], open_: list[np.ndarray],

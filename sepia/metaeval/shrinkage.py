@@ -112,6 +112,21 @@ class Shrunk:
     delta: np.ndarray
 
 
+def shrink_plan(estimate: np.ndarray, half: np.ndarray, anchor: np.ndarray, pairs: np.ndarray,
+                level: float = 0.95) -> tuple[Shrunk, Shrunk | None]:
+    """A plan's run means (intervals +- `half` at `level`) shrunk toward the line on the model's own
+    estimates (`anchor`), the standard error the half-width over the normal quantile (so it keeps the
+    interval's degrees of freedom); and, with `pairs` (pairs x 2 rows), the differences of two runs
+    shrunk as units of their own (standard error hypot(se_a, se_b), toward the line on the anchors'
+    differences). The simulation and a stored plan both shrink this way."""
+    se = half / norm.ppf((1 + level) / 2)
+    runs = shrink(estimate, se, anchor, level)
+    if not len(pairs):
+        return runs, None
+    a, b = pairs[:, 0], pairs[:, 1]
+    return runs, shrink(estimate[a] - estimate[b], np.hypot(se[a], se[b]), anchor[a] - anchor[b], level)
+
+
 def shrink(estimate, se, anchor, level: float = 0.95) -> Shrunk:
     """Each unit's unbiased `estimate` (standard error `se`) shrunk toward the least-squares line of
     the estimates on `anchor` (the model's own estimates), by the empirical Bayes weight, with the
