@@ -39,7 +39,7 @@ from sepia.metaeval.items import TopicItems, f_from_sums, item_correlation, item
 from sepia.metaeval.ppi import ppi_arrays
 from sepia.metaeval.ranking import kendall_tau
 from sepia.metaeval.shrinkage import MIN_UNITS, shrink_plan
-from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, unit_folds
+from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter, run_folds, unit_folds
 from sepia.matchers.learned.pairs import Pairs
 
 KINDS = (("topics", "binarized"), ("topics", "learned"), ("items", "binarized"), ("items", "learned"),
@@ -81,11 +81,6 @@ class PlanData:
         cell = np.array([offsets[t] + row[k[0]] * len(topics[t].weights) + column[t][k[3]]
                          for t, k in zip(topic, pairs.keys)], int)
         return cls(run_ids, topics, CrossFitter(pairs, extra), cell, topic, offsets)
-
-    def run_folds(self, rng: np.random.Generator) -> np.ndarray:
-        """A fold per pair: its run's, the runs dealt at random into FOLDS folds."""
-        runs = np.unique([k[0] for k in self.fitter.pairs.keys], return_inverse=True)[1]
-        return (rng.permutation(runs.max() + 1) % FOLDS)[runs]
 
     @property
     def cell_count(self) -> int:
@@ -296,7 +291,7 @@ def _held_out_estimates(data: PlanData, judged: np.ndarray, rng: np.random.Gener
     """Each run's mean F from the predictions of models that never saw its judgments (the runs dealt
     into folds by `rng`); None when the judged pairs cannot train them."""
     try:
-        held_out = data.fitter.predict_held_out(judged, data.run_folds(rng))
+        held_out = data.fitter.predict_held_out(judged, run_folds(data.fitter.pairs.keys, rng))
     except CrossFitError:
         return None
     return topic_f(data.with_predictions(held_out), beta).mean(axis=1)

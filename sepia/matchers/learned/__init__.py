@@ -120,21 +120,20 @@ def held_out_runs(gold: GoldStandard, runs: Sequence[CCLQARun], judgments: Seque
                   seed: int) -> LearnedMatcher:
     """The matcher trained on a plan's judgments (`judgments`: every wave's) whose every pair of a run
     comes from a model that never saw that run's judgments: the runs (those with answers, by ID) dealt
-    into FOLDS folds with numpy's generator seeded [seed, 2] (a stream of its own, `seed` the plan's),
-    as the simulation's `PlanData.run_folds`; model k, trained on the judged pairs outside fold k,
-    predicts fold k's (`CrossFitter.predict_held_out`). The model's own estimate of each run, the
+    into FOLDS folds with numpy's generator seeded [seed, 2] (a stream of its own, `seed` the plan's)
+    as the simulation deals them (`crossfit.run_folds`); model k, trained on the judged pairs outside
+    fold k, predicts fold k's (`CrossFitter.predict_held_out`). The model's own estimate of each run, the
     anchor a plan's estimates are shrunk toward (`sepia.metaeval.shrinkage`). CrossFitError (one
     line) when the judgments cannot train it."""
     import numpy as np
 
-    from sepia.matchers.learned.crossfit import FOLDS, CrossFitError, CrossFitter
+    from sepia.matchers.learned.crossfit import CrossFitError, CrossFitter, run_folds
     from sepia.matchers.learned.pairs import build_pairs
 
     pairs = build_pairs(gold, runs, judgments)
-    run_of = np.unique([k[0] for k in pairs.keys], return_inverse=True)[1]
-    if len(pairs.keys) == 0 or run_of.max() < 1:     # a lone run's model would have nothing to learn from
+    if len({k[0] for k in pairs.keys}) < 2:     # a lone run's model would have nothing to learn from
         raise CrossFitError("one run: no other run's judgments to learn from")
-    folds = (np.random.default_rng([seed, 2]).permutation(run_of.max() + 1) % FOLDS)[run_of]
+    folds = run_folds(pairs.keys, np.random.default_rng([seed, 2]))
     predictions = CrossFitter(pairs).predict_held_out(~np.isnan(pairs.labels), folds)
     return LearnedMatcher(dict(zip(pairs.keys, predictions.tolist())))
 

@@ -155,6 +155,13 @@ def checked_labels(labels: np.ndarray, folds: int) -> None:
         raise CrossFitError("the judged pairs hold one decision only (every pair matched, or none): nothing to learn")
 
 
+def run_folds(keys, rng, folds: int = FOLDS) -> np.ndarray:
+    """A fold per pair (`keys`: (run, ...) each): its run's, the runs in ID order dealt at random into
+    `folds` folds, so that a run's pairs are held out together (`CrossFitter.predict_held_out`)."""
+    runs = np.unique([k[0] for k in keys], return_inverse=True)[1]
+    return (rng.permutation(runs.max() + 1) % folds)[runs]
+
+
 def unit_folds(units: np.ndarray, judged: np.ndarray, rng, folds: int = FOLDS) -> np.ndarray:
     """A fold per pair: the judged pairs' sampling units (any hashable label per pair; a topic, an
     item) shuffled and dealt round into at most `folds` folds, every pair of a unit in the unit's
