@@ -54,11 +54,14 @@ def share_out(by_topic: dict[str, list[int]], holders: dict[int, set[str]], asse
 def queue_order(mine: list[int], topic_of: dict[int, str], order: random.Random) -> list[int]:
     """One assessor's new items in a random order fixed by ORDER, the items of a topic together (so
     an assessor keeps a topic in mind)."""
-    topics = sorted({topic_of[item] for item in mine})
+    by_topic: dict[str, list[int]] = {}
+    for item in mine:                       # one pass: a topic's items in the order given
+        by_topic.setdefault(topic_of[item], []).append(item)
+    topics = sorted(by_topic)
     order.shuffle(topics)
     queue = []
     for topic_id in topics:
-        items = [item for item in mine if topic_of[item] == topic_id]
+        items = by_topic[topic_id]
         order.shuffle(items)
         queue += items
     return queue
