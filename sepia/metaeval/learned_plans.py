@@ -215,8 +215,7 @@ def _learned(data: PlanData, judged: np.ndarray, folds: np.ndarray, kind: str, f
 
 def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, pairs: np.ndarray,
                  truth: np.ndarray, tally: Tally, fallbacks: dict, design: ActiveDesign | None,
-                 refit_rng: np.random.Generator, shrunk: Tally | None = None,
-                 anchor_rng: np.random.Generator | None = None) -> int:
+                 refit_rng: np.random.Generator, shrunk: Tally, anchor_rng: np.random.Generator) -> int:
     """One active plan at the item-level plan's judgments (in expectation): a first wave of each
     response's own uniform sample of FIRST_WAVE of its nuggets, the model cross-fitted on it, then
     `design.waves` - 1 waves sharing the rest of the judgments, each drawn from the items not yet
@@ -265,17 +264,16 @@ def _active_plan(data: PlanData, budget: float, rng, beta: float, level: float, 
     _add_plan(tally, means, between, truth, pairs)
     tally.correlations.append(item_correlation(topics))
     tally.difference_correlations.append(tally.correlations[-1])
-    if shrunk is not None and anchor_rng is not None:
-        model = _held_out_estimates(data, known, anchor_rng, beta) if runs >= MIN_UNITS else None
-        if model is None:   # too few runs to shrink, or judgments to hold runs out: the estimates as they are
-            fallbacks["shrunk"] += 1
-            _add_plan(shrunk, means, between, truth, pairs)
-        else:
-            runs_shrunk, between_shrunk = shrink_plan(*means, model, pairs, level)
-            _add_plan(shrunk, (runs_shrunk.estimate, runs_shrunk.half),
-                      None if between_shrunk is None else (between_shrunk.estimate, between_shrunk.half), truth, pairs)
-        shrunk.correlations.append(tally.correlations[-1])
-        shrunk.difference_correlations.append(tally.correlations[-1])
+    model = _held_out_estimates(data, known, anchor_rng, beta) if runs >= MIN_UNITS else None
+    if model is None:   # too few runs to shrink, or judgments to hold runs out: the estimates as they are
+        fallbacks["shrunk"] += 1
+        _add_plan(shrunk, means, between, truth, pairs)
+    else:
+        runs_shrunk, between_shrunk = shrink_plan(*means, model, pairs, level)
+        _add_plan(shrunk, (runs_shrunk.estimate, runs_shrunk.half),
+                  None if between_shrunk is None else (between_shrunk.estimate, between_shrunk.half), truth, pairs)
+    shrunk.correlations.append(tally.correlations[-1])
+    shrunk.difference_correlations.append(tally.correlations[-1])
     return int(sum(d[t.answered].sum() for d, t in zip(drawn, topics)))
 
 
